@@ -1,0 +1,140 @@
+// Fill and copy of arrays and views; compiled by nvcc in cuda builds, so that host-compiled
+// code (I/O, apps) can move arrays without compiling kernels of its own.
+#include <cstdint>
+#include <cstring>
+
+#include "core/array.hpp"
+#include "core/for_each.hpp"
+#if SIM_TU_HAS_CUDA
+#include "core/cuda/check.hpp"
+#endif
+
+namespace sim::detail {
+
+namespace {
+template <class T, int Rank>
+struct FillFn;
+template <class T>
+struct FillFn<T, 1> {
+  View<T, 1> v;
+  T value;
+  SIM_INLINE void operator()(index_t i) const { v(i) = value; }
+};
+template <class T>
+struct FillFn<T, 2> {
+  View<T, 2> v;
+  T value;
+  SIM_INLINE void operator()(index_t i, index_t j) const { v(i, j) = value; }
+};
+template <class T>
+struct FillFn<T, 3> {
+  View<T, 3> v;
+  T value;
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { v(i, j, k) = value; }
+};
+
+template <class T, int Rank>
+struct CopyFn;
+template <class T>
+struct CopyFn<T, 1> {
+  View<const T, 1> src;
+  View<T, 1> dst;
+  SIM_INLINE void operator()(index_t i) const { dst(i) = src(i); }
+};
+template <class T>
+struct CopyFn<T, 2> {
+  View<const T, 2> src;
+  View<T, 2> dst;
+  SIM_INLINE void operator()(index_t i, index_t j) const { dst(i, j) = src(i, j); }
+};
+template <class T>
+struct CopyFn<T, 3> {
+  View<const T, 3> src;
+  View<T, 3> dst;
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { dst(i, j, k) = src(i, j, k); }
+};
+
+template <class T, int Rank>
+View<T, Rank> dense_view(T* p, const Extents<Rank>& shape) {
+  View<T, Rank> v;
+  v.ptr = p;
+  v.shape = shape;
+  row_major_strides(shape, v.stride);
+  return v;
+}
+
+// Moves bytes between host and the context's memory, waiting for completion.
+void move_bytes(const Context& ctx, void* dst, const void* src, std::size_t bytes, bool to_host) {
+  if (bytes == 0) return;
+#if SIM_TU_HAS_CUDA
+  if (ctx.is_cuda()) {
+    auto stream = static_cast<cudaStream_t>(ctx.stream());
+    SIM_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, to_host ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice, stream));
+    SIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return;
+  }
+#endif
+  (void)to_host;
+  (void)ctx;
+  std::memcpy(dst, src, bytes);
+}
+}  // namespace
+
+template <class T, int Rank>
+void fill(const Context& ctx, View<T, Rank> v, T value) {
+  for_each(ctx, "sim::fill", v.box(), FillFn<T, Rank>{v, value});
+}
+
+template <class T, int Rank>
+void copy(const Context& ctx, View<const T, Rank> src, View<T, Rank> dst) {
+  if (src.shape != dst.shape)
+    throw ShapeError("copy: source shape " + to_string(src.shape) + " differs from destination shape " +
+                     to_string(dst.shape));
+  for_each(ctx, "sim::copy", dst.box(), CopyFn<T, Rank>{src, dst});
+}
+
+template <class T, int Rank>
+void copy_to_host(const Context& ctx, View<const T, Rank> v, T* host) {
+  const std::size_t bytes = static_cast<std::size_t>(v.size()) * sizeof(T);
+  if (v.contiguous() || !ctx.is_cuda()) {
+    if (v.contiguous()) return move_bytes(ctx, host, v.ptr, bytes, true);
+    copy<T, Rank>(ctx, v, dense_view(host, v.shape));
+    return;
+  }
+  T* packed = static_cast<T*>(ctx.allocate(bytes));
+  copy<T, Rank>(ctx, v, dense_view(packed, v.shape));
+  move_bytes(ctx, host, packed, bytes, true);
+  ctx.deallocate(packed, bytes);
+}
+
+template <class T, int Rank>
+void copy_from_host(const Context& ctx, const T* host, View<T, Rank> v) {
+  const std::size_t bytes = static_cast<std::size_t>(v.size()) * sizeof(T);
+  if (v.contiguous() || !ctx.is_cuda()) {
+    if (v.contiguous()) return move_bytes(ctx, v.ptr, host, bytes, false);
+    copy<T, Rank>(ctx, dense_view(host, v.shape), v);
+    return;
+  }
+  T* packed = static_cast<T*>(ctx.allocate(bytes));
+  move_bytes(ctx, packed, host, bytes, false);
+  copy<T, Rank>(ctx, dense_view<const T, Rank>(packed, v.shape), v);
+  ctx.synchronize();
+  ctx.deallocate(packed, bytes);
+}
+
+#define SIM_INSTANTIATE_ARRAY_OPS(T, R)                                   \
+  template void fill<T, R>(const Context&, View<T, R>, T);                \
+  template void copy<T, R>(const Context&, View<const T, R>, View<T, R>); \
+  template void copy_to_host<T, R>(const Context&, View<const T, R>, T*); \
+  template void copy_from_host<T, R>(const Context&, const T*, View<T, R>);
+#define SIM_INSTANTIATE_ARRAY_OPS_ALL_RANKS(T) \
+  SIM_INSTANTIATE_ARRAY_OPS(T, 1) SIM_INSTANTIATE_ARRAY_OPS(T, 2) SIM_INSTANTIATE_ARRAY_OPS(T, 3)
+
+SIM_INSTANTIATE_ARRAY_OPS_ALL_RANKS(float)
+SIM_INSTANTIATE_ARRAY_OPS_ALL_RANKS(double)
+SIM_INSTANTIATE_ARRAY_OPS_ALL_RANKS(std::int32_t)
+SIM_INSTANTIATE_ARRAY_OPS_ALL_RANKS(std::int64_t)
+SIM_INSTANTIATE_ARRAY_OPS_ALL_RANKS(std::uint32_t)
+SIM_INSTANTIATE_ARRAY_OPS_ALL_RANKS(std::uint64_t)
+
+}  // namespace sim::detail

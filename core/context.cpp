@@ -1,0 +1,281 @@
+#include "core/context.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <new>
+#include <string>
+
+#include "core/error.hpp"
+
+#if SIMKIT_HAS_CUDA
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "core/cuda/check.hpp"
+#endif
+
+namespace sim {
+
+std::string format_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 4) bytes /= 1024.0, ++u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", bytes, units[u]);
+  return buf;
+}
+
+const char* backend_name(Backend b) { return b == Backend::cuda ? "cuda" : "cpu"; }
+
+BackendRequest parse_backend(const std::string& name) {
+  if (name == "auto") return BackendRequest::automatic;
+  if (name == "cpu") return BackendRequest::cpu;
+  if (name == "cuda") return BackendRequest::cuda;
+  throw BackendError("unknown backend '" + name + "'; expected one of: auto, cuda, cpu");
+}
+
+bool cuda_compiled() { return SIMKIT_HAS_CUDA != 0; }
+
+int cuda_device_count() {
+#if SIMKIT_HAS_CUDA
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();  // clear the non-sticky error so later calls start clean
+    return 0;
+  }
+  return n;
+#else
+  return 0;
+#endif
+}
+
+std::string cuda_unavailable_reason() {
+#if SIMKIT_HAS_CUDA
+  int n = 0;
+  cudaError_t code = cudaGetDeviceCount(&n);
+  if (code != cudaSuccess) {
+    cudaGetLastError();
+    return std::string("no usable CUDA device (") + cudaGetErrorString(code) + ")";
+  }
+  return n > 0 ? "" : "no CUDA device found";
+#else
+  return "this simkit was built without the cuda backend (nvcc was not found at configure time)";
+#endif
+}
+
+namespace {
+std::size_t host_bytes_available() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::size_t kb = 0;
+  while (meminfo >> key >> kb) {
+    if (key == "MemAvailable:") return kb * 1024;
+    meminfo.ignore(256, '\n');
+  }
+  return 0;
+}
+}  // namespace
+
+struct Context::Impl {
+  Backend backend = Backend::cpu;
+  int device = 0;
+  std::string name;
+  int sms = 0;
+  std::uint64_t seed = 0, rng_stream = 0, rng_next = 0;
+  std::mutex mutex;  // guards the counters below and the lazily made BLAS handle
+  MemoryStats stats;
+#if SIMKIT_HAS_CUDA
+  cudaStream_t stream = nullptr;
+  cudaMemPool_t pool = nullptr;
+  cublasHandle_t blas = nullptr;
+#endif
+
+  ~Impl() {
+#if SIMKIT_HAS_CUDA
+    if (backend == Backend::cuda) {
+      cudaStreamSynchronize(stream);
+      if (blas) cublasDestroy(blas);
+      cudaMemPoolDestroy(pool);
+      cudaStreamDestroy(stream);
+    }
+#endif
+  }
+
+  void count_alloc(std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex);
+    stats.in_use += bytes;
+    stats.allocations += 1;
+    stats.peak = std::max(stats.peak, stats.in_use);
+  }
+  void count_free(std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex);
+    stats.in_use -= bytes;
+  }
+};
+
+Context::Impl& Context::impl() const {
+  if (!impl_) throw Error("simkit: use of an empty Context (create one with sim::Context::create)");
+  return *impl_;
+}
+
+Context Context::create(const std::string& backend, const ContextOptions& options) {
+  return create(parse_backend(backend), options);
+}
+
+Context Context::create(BackendRequest request, const ContextOptions& options) {
+  Context ctx;
+  ctx.impl_ = std::make_shared<Impl>();
+  Impl& im = *ctx.impl_;
+  im.seed = options.seed;
+  im.rng_stream = options.rng_stream;
+  std::string reason = cuda_unavailable_reason();
+  bool use_cuda = request == BackendRequest::cuda || (request == BackendRequest::automatic && reason.empty());
+  if (request == BackendRequest::cuda && !reason.empty())
+    throw BackendError("backend 'cuda' was requested but " + reason + "; use backend 'cpu' or 'auto'");
+  if (use_cuda) {
+#if SIMKIT_HAS_CUDA
+    im.backend = Backend::cuda;
+    im.device = options.device;
+    int count = cuda_device_count();
+    if (options.device < 0 || options.device >= count)
+      throw BackendError("CUDA device " + std::to_string(options.device) + " does not exist (found " +
+                         std::to_string(count) + ")");
+    SIM_CUDA_CHECK(cudaSetDevice(im.device));
+    cudaDeviceProp prop;
+    SIM_CUDA_CHECK(cudaGetDeviceProperties(&prop, im.device));
+    im.name = std::string(prop.name) + " (cuda device " + std::to_string(im.device) + ")";
+    im.sms = prop.multiProcessorCount;
+    SIM_CUDA_CHECK(cudaStreamCreateWithFlags(&im.stream, cudaStreamNonBlocking));
+    cudaMemPoolProps props = {};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = im.device;
+    SIM_CUDA_CHECK(cudaMemPoolCreate(&im.pool, &props));
+    // Keep freed blocks cached in the pool: no cudaMalloc/cudaFree per step.
+    std::uint64_t keep_all = UINT64_MAX;
+    SIM_CUDA_CHECK(cudaMemPoolSetAttribute(im.pool, cudaMemPoolAttrReleaseThreshold, &keep_all));
+#endif
+  } else {
+    im.backend = Backend::cpu;
+    if (options.cpu_threads > 0) omp_set_num_threads(options.cpu_threads);
+    im.name = "cpu: " + std::to_string(omp_get_max_threads()) + " OpenMP threads";
+  }
+  if (options.verbose) {
+    std::fprintf(stderr, "simkit: backend %s on %s%s\n", backend_name(im.backend), im.name.c_str(),
+                 request == BackendRequest::automatic && !use_cuda ? (" (" + reason + ")").c_str() : "");
+  }
+  return ctx;
+}
+
+Backend Context::backend() const { return impl().backend; }
+std::string Context::device_name() const { return impl().name; }
+int Context::multiprocessor_count() const { return impl().sms; }
+
+void* Context::stream() const {
+#if SIMKIT_HAS_CUDA
+  return impl().stream;
+#else
+  return nullptr;
+#endif
+}
+
+void* Context::blas_handle() const {
+  Impl& im = impl();
+  if (im.backend != Backend::cuda) throw BackendError("cuBLAS handle requested on a cpu context");
+#if SIMKIT_HAS_CUDA
+  std::lock_guard<std::mutex> lock(im.mutex);
+  if (!im.blas) {
+    if (cublasCreate(&im.blas) != CUBLAS_STATUS_SUCCESS) throw CudaError("cublasCreate failed");
+    cublasSetStream(im.blas, im.stream);
+  }
+  return im.blas;
+#else
+  return nullptr;
+#endif
+}
+
+void* Context::allocate(std::size_t bytes) const {
+  Impl& im = impl();
+  if (bytes == 0) return nullptr;
+#if SIMKIT_HAS_CUDA
+  if (im.backend == Backend::cuda) {
+    void* p = nullptr;
+    cudaError_t code = cudaMallocFromPoolAsync(&p, bytes, im.pool, im.stream);
+    if (code == cudaErrorMemoryAllocation) {
+      // Give cached blocks back to the driver and try once more before giving up.
+      cudaGetLastError();
+      cudaStreamSynchronize(im.stream);
+      cudaMemPoolTrimTo(im.pool, 0);
+      code = cudaMallocFromPoolAsync(&p, bytes, im.pool, im.stream);
+    }
+    if (code == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      std::size_t free_b = 0, total_b = 0;
+      cudaMemGetInfo(&free_b, &total_b);
+      throw OutOfMemory("out of GPU memory on " + im.name + ": asked for " + format_bytes(double(bytes)) + ", " +
+                        format_bytes(double(free_b)) + " free of " + format_bytes(double(total_b)) +
+                        " (simkit holds " + format_bytes(double(im.stats.in_use)) +
+                        "); use a smaller grid, float32, or more GPUs");
+    }
+    SIM_CUDA_CHECK(code);
+    im.count_alloc(bytes);
+    return p;
+  }
+#endif
+  std::size_t rounded = (bytes + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, rounded);
+  if (!p)
+    throw OutOfMemory("out of host memory: asked for " + format_bytes(double(bytes)) + ", " +
+                      format_bytes(double(host_bytes_available())) + " available; use a smaller grid or float32");
+  im.count_alloc(bytes);
+  return p;
+}
+
+void Context::deallocate(void* p, std::size_t bytes) const {
+  if (!p) return;
+  Impl& im = impl();
+  im.count_free(bytes);
+#if SIMKIT_HAS_CUDA
+  if (im.backend == Backend::cuda) {
+    SIM_CUDA_CHECK(cudaFreeAsync(p, im.stream));
+    return;
+  }
+#endif
+  std::free(p);
+}
+
+MemoryStats Context::memory_stats() const {
+  std::lock_guard<std::mutex> lock(impl().mutex);
+  return impl().stats;
+}
+
+void Context::synchronize() const {
+#if SIMKIT_HAS_CUDA
+  if (impl().backend == Backend::cuda) SIM_CUDA_CHECK(cudaStreamSynchronize(impl().stream));
+#endif
+}
+
+std::uint64_t Context::reserve_rng_blocks(std::uint64_t n) const {
+  std::lock_guard<std::mutex> lock(impl().mutex);
+  std::uint64_t first = impl().rng_next;
+  impl().rng_next += n;
+  return first;
+}
+std::uint64_t Context::rng_seed() const { return impl().seed; }
+std::uint64_t Context::rng_stream() const { return impl().rng_stream; }
+std::uint64_t Context::rng_offset() const {
+  std::lock_guard<std::mutex> lock(impl().mutex);
+  return impl().rng_next;
+}
+void Context::set_rng_state(std::uint64_t seed, std::uint64_t offset) const {
+  std::lock_guard<std::mutex> lock(impl().mutex);
+  impl().seed = seed;
+  impl().rng_next = offset;
+}
+
+}  // namespace sim

@@ -1,0 +1,68 @@
+#pragma once
+// The cpu backend of reduce. The index range is cut into fixed chunks (independent of the
+// thread count); each chunk is summed in a fixed order in 8 lanes and the chunk results are
+// combined in order, so the bits do not depend on the number of threads or the schedule.
+#include <algorithm>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace sim::cpu {
+
+constexpr index_t reduce_chunk = 1 << 15;
+
+/// Calls map at the point whose row-major position in box is t, then at t+1, ..., t+count-1.
+template <class Acc, class Map, class Op>
+Acc reduce_span(const Box<1>& b, index_t t, index_t count, const Map& map, const Op& op, Acc init) {
+  Acc lane[8] = {init, init, init, init, init, init, init, init};
+  const index_t i0 = b.lo[0] + t;
+  index_t m = 0;
+  for (; m + 8 <= count; m += 8)
+    for (int l = 0; l < 8; ++l) lane[l] = op(lane[l], map(i0 + m + l));
+  for (; m < count; ++m) lane[m & 7] = op(lane[m & 7], map(i0 + m));
+  return op(op(op(lane[0], lane[1]), op(lane[2], lane[3])), op(op(lane[4], lane[5]), op(lane[6], lane[7])));
+}
+template <class Acc, class Map, class Op>
+Acc reduce_span(const Box<2>& b, index_t t, index_t count, const Map& map, const Op& op, Acc init) {
+  const index_t n1 = b.extent(1);
+  index_t i = t / n1, j = t - i * n1;
+  Acc lane[8] = {init, init, init, init, init, init, init, init};
+  for (index_t m = 0; m < count; ++m) {
+    lane[m & 7] = op(lane[m & 7], map(b.lo[0] + i, b.lo[1] + j));
+    if (++j == n1) j = 0, ++i;
+  }
+  return op(op(op(lane[0], lane[1]), op(lane[2], lane[3])), op(op(lane[4], lane[5]), op(lane[6], lane[7])));
+}
+template <class Acc, class Map, class Op>
+Acc reduce_span(const Box<3>& b, index_t t, index_t count, const Map& map, const Op& op, Acc init) {
+  const index_t n1 = b.extent(1), n2 = b.extent(2);
+  index_t i = t / (n1 * n2), r = t - i * n1 * n2, j = r / n2, k = r - j * n2;
+  Acc lane[8] = {init, init, init, init, init, init, init, init};
+  for (index_t m = 0; m < count; ++m) {
+    lane[m & 7] = op(lane[m & 7], map(b.lo[0] + i, b.lo[1] + j, b.lo[2] + k));
+    if (++k == n2) {
+      k = 0;
+      if (++j == n1) j = 0, ++i;
+    }
+  }
+  return op(op(op(lane[0], lane[1]), op(lane[2], lane[3])), op(op(lane[4], lane[5]), op(lane[6], lane[7])));
+}
+
+/// Combines map(p) over every point p of box with op, starting from init (op's identity).
+template <int Rank, class Acc, class Map, class Op>
+Acc reduce(const Box<Rank>& box, const Map& map, const Op& op, Acc init) {
+  const index_t n = box.size();
+  if (n == 0) return init;
+  const index_t chunks = (n + reduce_chunk - 1) / reduce_chunk;
+  std::vector<Acc> partial(static_cast<std::size_t>(chunks), init);
+#pragma omp parallel for schedule(static) if (chunks > 1)
+  for (index_t c = 0; c < chunks; ++c) {
+    const index_t t0 = c * reduce_chunk;
+    partial[static_cast<std::size_t>(c)] = reduce_span(box, t0, std::min(reduce_chunk, n - t0), map, op, init);
+  }
+  Acc result = init;
+  for (const Acc& p : partial) result = op(result, p);
+  return result;
+}
+
+}  // namespace sim::cpu

@@ -1,0 +1,76 @@
+#pragma once
+// The cuda backend of for_each: the contiguous dimension on threadIdx.x (coalesced), outer
+// dimensions on the grid's y and z, with grid-stride loops where the grid limits bind.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "core/context.hpp"
+#include "core/cuda/check.hpp"
+#include "core/types.hpp"
+
+namespace sim::cuda {
+
+template <class F>
+__global__ void for_each_kernel_1d(index_t lo, index_t n, F f) {
+  const index_t step = index_t(gridDim.x) * blockDim.x;
+  for (index_t t = index_t(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += step) f(lo + t);
+}
+
+template <class F>
+__global__ void for_each_kernel_2d(index_t lo0, index_t lo1, index_t n0, index_t n1, F f) {
+  const index_t j = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= n1) return;
+  const index_t step = index_t(gridDim.y) * blockDim.y;
+  for (index_t i = index_t(blockIdx.y) * blockDim.y + threadIdx.y; i < n0; i += step) f(lo0 + i, lo1 + j);
+}
+
+template <class F>
+__global__ void for_each_kernel_3d(index_t lo0, index_t lo1, index_t lo2, index_t n0, index_t n1, index_t n2, F f) {
+  const index_t k = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= n2) return;
+  const index_t step1 = index_t(gridDim.y) * blockDim.y;
+  for (index_t i = blockIdx.z; i < n0; i += gridDim.z)
+    for (index_t j = index_t(blockIdx.y) * blockDim.y + threadIdx.y; j < n1; j += step1) f(lo0 + i, lo1 + j, lo2 + k);
+}
+
+/// Threads per block, and how they split between the contiguous and the next dimension.
+constexpr int block_threads = 256;
+inline dim3 block_shape(index_t contiguous_extent) {
+  unsigned bx = 32;
+  while (bx < block_threads && bx < contiguous_extent) bx *= 2;
+  return dim3(bx, block_threads / bx, 1);
+}
+inline unsigned clamp_grid(index_t blocks, index_t limit) { return unsigned(std::max<index_t>(1, std::min(blocks, limit))); }
+
+template <class F>
+void launch_for_each(const Context& ctx, const char* name, const Box<1>& b, const F& f) {
+  const index_t n = b.extent(0);
+  auto stream = static_cast<cudaStream_t>(ctx.stream());
+  const unsigned grid = clamp_grid((n + block_threads - 1) / block_threads, 0x7fffffff);
+  for_each_kernel_1d<<<grid, block_threads, 0, stream>>>(b.lo[0], n, f);
+  SIM_CUDA_CHECK_LAUNCH(name, stream);
+}
+
+template <class F>
+void launch_for_each(const Context& ctx, const char* name, const Box<2>& b, const F& f) {
+  const index_t n0 = b.extent(0), n1 = b.extent(1);
+  auto stream = static_cast<cudaStream_t>(ctx.stream());
+  dim3 block = block_shape(n1);
+  dim3 grid(clamp_grid((n1 + block.x - 1) / block.x, 0x7fffffff), clamp_grid((n0 + block.y - 1) / block.y, 65535));
+  for_each_kernel_2d<<<grid, block, 0, stream>>>(b.lo[0], b.lo[1], n0, n1, f);
+  SIM_CUDA_CHECK_LAUNCH(name, stream);
+}
+
+template <class F>
+void launch_for_each(const Context& ctx, const char* name, const Box<3>& b, const F& f) {
+  const index_t n0 = b.extent(0), n1 = b.extent(1), n2 = b.extent(2);
+  auto stream = static_cast<cudaStream_t>(ctx.stream());
+  dim3 block = block_shape(n2);
+  dim3 grid(clamp_grid((n2 + block.x - 1) / block.x, 0x7fffffff), clamp_grid((n1 + block.y - 1) / block.y, 65535),
+            clamp_grid(n0, 65535));
+  for_each_kernel_3d<<<grid, block, 0, stream>>>(b.lo[0], b.lo[1], b.lo[2], n0, n1, n2, f);
+  SIM_CUDA_CHECK_LAUNCH(name, stream);
+}
+
+}  // namespace sim::cuda

@@ -1,0 +1,80 @@
+#pragma once
+// The cuda backend of reduce: cub::DeviceReduce over the box's points in row-major order
+// (deterministic: the same input gives the same bits on every run on the same GPU).
+#include <cub/device/device_reduce.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include "core/context.hpp"
+#include "core/cuda/check.hpp"
+#include "core/types.hpp"
+
+namespace sim::cuda {
+
+/// Maps a row-major position t in a box to map(i[, j[, k]]).
+template <int Rank, class Acc, class Map>
+struct BoxPoint;
+
+template <class Acc, class Map>
+struct BoxPoint<1, Acc, Map> {
+  index_t lo0;
+  Map map;
+  __host__ __device__ Acc operator()(index_t t) const { return map(lo0 + t); }
+};
+template <class Acc, class Map>
+struct BoxPoint<2, Acc, Map> {
+  index_t lo0, lo1, n1;
+  Map map;
+  __host__ __device__ Acc operator()(index_t t) const {
+    const index_t i = t / n1;
+    return map(lo0 + i, lo1 + (t - i * n1));
+  }
+};
+template <class Acc, class Map>
+struct BoxPoint<3, Acc, Map> {
+  index_t lo0, lo1, lo2, n1, n2;
+  Map map;
+  __host__ __device__ Acc operator()(index_t t) const {
+    const index_t i = t / (n1 * n2), r = t - i * n1 * n2, j = r / n2;
+    return map(lo0 + i, lo1 + j, lo2 + (r - j * n2));
+  }
+};
+
+template <class Acc, class Map>
+BoxPoint<1, Acc, Map> box_point(const Box<1>& b, const Map& m) { return {b.lo[0], m}; }
+template <class Acc, class Map>
+BoxPoint<2, Acc, Map> box_point(const Box<2>& b, const Map& m) { return {b.lo[0], b.lo[1], b.extent(1), m}; }
+template <class Acc, class Map>
+BoxPoint<3, Acc, Map> box_point(const Box<3>& b, const Map& m) {
+  return {b.lo[0], b.lo[1], b.lo[2], b.extent(1), b.extent(2), m};
+}
+
+/// Device memory from the context's pool, returned when the scope ends.
+struct PoolScratch {
+  const Context& ctx;
+  std::size_t bytes;
+  void* ptr;
+  PoolScratch(const Context& c, std::size_t b) : ctx(c), bytes(b), ptr(c.allocate(b)) {}
+  ~PoolScratch() { ctx.deallocate(ptr, bytes); }
+  PoolScratch(const PoolScratch&) = delete;
+  PoolScratch& operator=(const PoolScratch&) = delete;
+};
+
+template <int Rank, class Acc, class Map, class Op>
+Acc reduce(const Context& ctx, const char* name, const Box<Rank>& box, const Map& map, const Op& op, Acc init) {
+  auto stream = static_cast<cudaStream_t>(ctx.stream());
+  auto points = thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), box_point<Acc>(box, map));
+  const index_t n = box.size();
+  PoolScratch out(ctx, sizeof(Acc));
+  std::size_t temp_bytes = 0;
+  SIM_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, temp_bytes, points, static_cast<Acc*>(out.ptr), n, op, init, stream));
+  PoolScratch temp(ctx, temp_bytes);
+  SIM_CUDA_CHECK(cub::DeviceReduce::Reduce(temp.ptr, temp_bytes, points, static_cast<Acc*>(out.ptr), n, op, init, stream));
+  SIM_CUDA_CHECK_LAUNCH(name, stream);
+  Acc result;
+  SIM_CUDA_CHECK(cudaMemcpyAsync(&result, out.ptr, sizeof(Acc), cudaMemcpyDeviceToHost, stream));
+  SIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return result;
+}
+
+}  // namespace sim::cuda

@@ -1,0 +1,452 @@
+#pragma once
+// Fused elementwise expressions. `c = a * 5 + sin(b)` builds a small tree of view-holding
+// nodes and evaluates it in one kernel: one read of a and b, one write of c, no
+// temporaries. Scalars take the element type of the array they meet (x * 5 stays float for
+// a float array). Reductions (sum, min, max, count, dot, norm2, norm_max) take expressions
+// too, so sqrt(sum(x * x)) is one pass.
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "core/array.hpp"
+#include "core/for_each.hpp"
+#include "core/math.hpp"
+#include "core/reduce.hpp"
+
+namespace sim {
+inline namespace SIM_TU_NS {
+namespace expr {
+
+/// Base of every expression node; marks the type for operator overloading.
+struct Node {
+  static constexpr bool is_sim_expression = true;
+};
+
+template <class E>
+constexpr bool is_node = std::is_base_of<Node, E>::value;
+
+/// What an expression needs checked before it runs: one shape, one context.
+template <int Rank>
+struct Operands {
+  const Context* ctx = nullptr;
+  Extents<Rank> shape{};
+  bool has_shape = false;
+};
+
+/// A leaf reading an array or view.
+template <class T, int Rank>
+struct Leaf : Node {
+  using value_type = T;
+  static constexpr int rank = Rank;
+  View<const T, Rank> v;
+  const Context* ctx;  // host-side check only; never read in a kernel
+
+  template <class... I>
+  SIM_INLINE T operator()(I... i) const { return v(i...); }
+  SIM_INLINE T flat(index_t t) const { return v.ptr[t]; }
+  bool contiguous() const { return v.contiguous(); }
+  template <int R>
+  void collect(Operands<R>& o) const {
+    if (ctx) {
+      if (o.ctx && *o.ctx != *ctx) throw BackendError("expression mixes arrays of different contexts (backends)");
+      o.ctx = ctx;
+    }
+    if (o.has_shape && o.shape != v.shape)
+      throw ShapeError("expression mixes shapes " + to_string(o.shape) + " and " + to_string(v.shape));
+    o.shape = v.shape;
+    o.has_shape = true;
+  }
+};
+
+/// A scalar constant.
+template <class T>
+struct Scalar : Node {
+  using value_type = T;
+  static constexpr int rank = 0;
+  T value;
+  template <class... I>
+  SIM_INLINE T operator()(I...) const { return value; }
+  SIM_INLINE T flat(index_t) const { return value; }
+  bool contiguous() const { return true; }
+  template <int R>
+  void collect(Operands<R>&) const {}
+};
+
+template <class Op, class A>
+struct Unary : Node {
+  static constexpr int rank = A::rank;
+  A a;
+  Op op;
+  using value_type = decltype(Op{}(std::declval<typename A::value_type>()));
+  template <class... I>
+  SIM_INLINE value_type operator()(I... i) const { return op(a(i...)); }
+  SIM_INLINE value_type flat(index_t t) const { return op(a.flat(t)); }
+  bool contiguous() const { return a.contiguous(); }
+  template <int R>
+  void collect(Operands<R>& o) const { a.collect(o); }
+};
+
+template <class Op, class A, class B>
+struct Binary : Node {
+  static_assert(A::rank == 0 || B::rank == 0 || A::rank == B::rank,
+                "an expression cannot mix arrays of different rank");
+  static constexpr int rank = A::rank > B::rank ? A::rank : B::rank;
+  A a;
+  B b;
+  Op op;
+  using value_type = decltype(Op{}(std::declval<typename A::value_type>(), std::declval<typename B::value_type>()));
+  template <class... I>
+  SIM_INLINE value_type operator()(I... i) const { return op(a(i...), b(i...)); }
+  SIM_INLINE value_type flat(index_t t) const { return op(a.flat(t), b.flat(t)); }
+  bool contiguous() const { return a.contiguous() && b.contiguous(); }
+  template <int R>
+  void collect(Operands<R>& o) const { a.collect(o), b.collect(o); }
+};
+
+template <class C, class A, class B>
+struct Select : Node {
+  static constexpr int rank = C::rank > A::rank ? (C::rank > B::rank ? C::rank : B::rank)
+                                                : (A::rank > B::rank ? A::rank : B::rank);
+  C c;
+  A a;
+  B b;
+  using value_type = std::common_type_t<typename A::value_type, typename B::value_type>;
+  template <class... I>
+  SIM_INLINE value_type operator()(I... i) const { return c(i...) ? value_type(a(i...)) : value_type(b(i...)); }
+  SIM_INLINE value_type flat(index_t t) const { return c.flat(t) ? value_type(a.flat(t)) : value_type(b.flat(t)); }
+  bool contiguous() const { return c.contiguous() && a.contiguous() && b.contiguous(); }
+  template <int R>
+  void collect(Operands<R>& o) const { c.collect(o), a.collect(o), b.collect(o); }
+};
+
+// ---- turning operands into nodes
+template <class X, class = void>
+struct value_of {
+  using type = X;  // arithmetic scalars
+};
+template <class X>
+struct value_of<X, std::enable_if_t<is_node<X>>> {
+  using type = typename X::value_type;
+};
+template <class T, int R>
+struct value_of<Array<T, R>> {
+  using type = T;
+};
+template <class T, int R>
+struct value_of<View<T, R>> {
+  using type = std::remove_const_t<T>;
+};
+
+template <class X>
+constexpr bool is_array_like = false;
+template <class T, int R>
+constexpr bool is_array_like<Array<T, R>> = true;
+template <class T, int R>
+constexpr bool is_array_like<View<T, R>> = true;
+
+/// Expressions, arrays and views: the things operators apply to.
+template <class X>
+constexpr bool is_operand = is_node<X> || is_array_like<X>;
+
+/// Wraps x as a node; a scalar takes element type S.
+template <class S, class T, int R>
+Leaf<T, R> node(const Array<T, R>& a) {
+  return Leaf<T, R>{{}, a.view(), &a.context()};
+}
+template <class S, class T, int R>
+Leaf<std::remove_const_t<T>, R> node(const View<T, R>& v) {
+  return Leaf<std::remove_const_t<T>, R>{{}, v, nullptr};
+}
+template <class S, class E, std::enable_if_t<is_node<E>, int> = 0>
+const E& node(const E& e) {
+  return e;
+}
+template <class S, class X, std::enable_if_t<std::is_arithmetic<X>::value, int> = 0>
+Scalar<S> node(X x) {
+  return Scalar<S>{{}, static_cast<S>(x)};
+}
+template <class S, class X>
+using node_t = std::decay_t<decltype(node<S>(std::declval<const X&>()))>;
+
+/// The element type a scalar adopts next to the other operand.
+template <class A, class B>
+using scalar_type_t = std::conditional_t<std::is_arithmetic<A>::value, typename value_of<B>::type,
+                                         typename value_of<A>::type>;
+
+template <class Op, class A, class B>
+Binary<Op, node_t<scalar_type_t<A, B>, A>, node_t<scalar_type_t<A, B>, B>> binary(const A& a, const B& b) {
+  using S = scalar_type_t<A, B>;
+  return {{}, node<S>(a), node<S>(b), Op{}};
+}
+template <class Op, class A>
+Unary<Op, node_t<typename value_of<A>::type, A>> unary(const A& a) {
+  return {{}, node<typename value_of<A>::type>(a), Op{}};
+}
+
+// ---- the operations
+namespace op {
+#define SIM_EXPR_BINARY_OP(NAME, EXPR) \
+  struct NAME {                        \
+    template <class X, class Y>        \
+    SIM_INLINE auto operator()(X x, Y y) const { return EXPR; } \
+  };
+SIM_EXPR_BINARY_OP(Add, x + y)
+SIM_EXPR_BINARY_OP(Sub, x - y)
+SIM_EXPR_BINARY_OP(Mul, x * y)
+SIM_EXPR_BINARY_OP(Div, x / y)
+SIM_EXPR_BINARY_OP(Less, x < y)
+SIM_EXPR_BINARY_OP(LessEq, x <= y)
+SIM_EXPR_BINARY_OP(Greater, x > y)
+SIM_EXPR_BINARY_OP(GreaterEq, x >= y)
+SIM_EXPR_BINARY_OP(Equal, x == y)
+SIM_EXPR_BINARY_OP(NotEqual, x != y)
+SIM_EXPR_BINARY_OP(Min, y < x ? y : x)
+SIM_EXPR_BINARY_OP(Max, x < y ? y : x)
+SIM_EXPR_BINARY_OP(Pow, math::pow(math::real_t<decltype(x + y)>(x), math::real_t<decltype(x + y)>(y)))
+#undef SIM_EXPR_BINARY_OP
+#define SIM_EXPR_UNARY_OP(NAME, EXPR) \
+  struct NAME {                       \
+    template <class X>                \
+    SIM_INLINE auto operator()(X x) const { return EXPR; } \
+  };
+SIM_EXPR_UNARY_OP(Negate, -x)
+SIM_EXPR_UNARY_OP(Sin, math::sin(math::real_t<X>(x)))
+SIM_EXPR_UNARY_OP(Cos, math::cos(math::real_t<X>(x)))
+SIM_EXPR_UNARY_OP(Exp, math::exp(math::real_t<X>(x)))
+SIM_EXPR_UNARY_OP(Log, math::log(math::real_t<X>(x)))
+SIM_EXPR_UNARY_OP(Sqrt, math::sqrt(math::real_t<X>(x)))
+SIM_EXPR_UNARY_OP(Abs, math::abs(x))
+#undef SIM_EXPR_UNARY_OP
+template <class T>
+struct Cast {
+  template <class X>
+  SIM_INLINE T operator()(X x) const { return static_cast<T>(x); }
+};
+}  // namespace op
+
+// ---- evaluation
+template <class T, int Rank, class E>
+struct AssignFn;
+template <class T, class E>
+struct AssignFn<T, 1, E> {
+  View<T, 1> dst;
+  E e;
+  SIM_INLINE void operator()(index_t i) const { dst(i) = static_cast<T>(e(i)); }
+};
+template <class T, class E>
+struct AssignFn<T, 2, E> {
+  View<T, 2> dst;
+  E e;
+  SIM_INLINE void operator()(index_t i, index_t j) const { dst(i, j) = static_cast<T>(e(i, j)); }
+};
+template <class T, class E>
+struct AssignFn<T, 3, E> {
+  View<T, 3> dst;
+  E e;
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { dst(i, j, k) = static_cast<T>(e(i, j, k)); }
+};
+/// Contiguous operands: one flat loop, no index arithmetic per dimension.
+template <class T, class E>
+struct FlatAssignFn {
+  T* dst;
+  E e;
+  SIM_INLINE void operator()(index_t t) const { dst[t] = static_cast<T>(e.flat(t)); }
+};
+
+/// Checks an expression against a destination shape and context; returns the context.
+template <int Rank, class E>
+const Context& check(const E& e, const Context* dst_ctx, const Extents<Rank>* dst_shape) {
+  static_assert(E::rank == 0 || E::rank == Rank, "expression rank differs from the destination's rank");
+  Operands<Rank> o;
+  o.ctx = dst_ctx;
+  if (dst_shape) o.shape = *dst_shape, o.has_shape = true;
+  e.collect(o);
+  if (!o.ctx)
+    throw BackendError("expression has no array that says which context it runs on; pass the context explicitly");
+  return *o.ctx;
+}
+
+/// Evaluates e into dst on ctx in one pass.
+template <class T, int Rank, class E>
+void assign(const Context& ctx, View<T, Rank> dst, const E& e) {
+  check<Rank>(e, &ctx, &dst.shape);
+  if (dst.contiguous() && e.contiguous())
+    for_each(ctx, "sim::expr::assign", Box<1>{{0}, {dst.size()}}, FlatAssignFn<T, E>{dst.ptr, e});
+  else
+    for_each(ctx, "sim::expr::assign", dst.box(), AssignFn<T, Rank, E>{dst, e});
+}
+
+/// f applied to the value of e at each point, as reduce()'s map.
+template <class E, class F, class Acc>
+struct MapFn {
+  E e;
+  F f;
+  template <class... I>
+  SIM_INLINE Acc operator()(I... i) const { return f(e(i...)); }
+};
+template <class E, class F, class Acc>
+struct FlatMapFn {
+  E e;
+  F f;
+  SIM_INLINE Acc operator()(index_t t) const { return f(e.flat(t)); }
+};
+
+/// Reduces f(e) over e's shape with op, on ctx (or e's own context when ctx is null).
+template <class Acc, class E, class F, class Op>
+Acc reduce_expr(const Context* ctx, const char* name, const E& e, F f, Op op) {
+  static_assert(E::rank > 0, "a reduction needs at least one array in its expression");
+  Operands<E::rank> o;
+  o.ctx = ctx;
+  e.collect(o);
+  if (!o.ctx) throw BackendError(std::string(name) + ": the expression has no context; pass one explicitly");
+  if (e.contiguous())
+    return reduce(*o.ctx, name, Box<1>{{0}, {o.shape.size()}}, FlatMapFn<E, F, Acc>{e, f}, op, Op::template identity<Acc>());
+  return reduce(*o.ctx, name, box_of(o.shape), MapFn<E, F, Acc>{e, f}, op, Op::template identity<Acc>());
+}
+
+template <class Acc>
+struct ToAcc {
+  template <class X>
+  SIM_INLINE Acc operator()(X x) const { return static_cast<Acc>(x); }
+};
+template <class Acc>
+struct SquareAcc {
+  template <class X>
+  SIM_INLINE Acc operator()(X x) const { return static_cast<Acc>(x) * static_cast<Acc>(x); }
+};
+struct AbsVal {
+  template <class X>
+  SIM_INLINE X operator()(X x) const { return math::abs(x); }
+};
+struct Identity {
+  template <class X>
+  SIM_INLINE X operator()(X x) const { return x; }
+};
+struct NonZero {
+  template <class X>
+  SIM_INLINE std::int64_t operator()(X x) const { return x != X(0) ? 1 : 0; }
+};
+
+}  // namespace expr
+
+// ---- the public operators and functions (found by ADL on sim:: types)
+#define SIM_EXPR_BINARY_FN(NAME, OP)                                                                      \
+  template <class A, class B,                                                                             \
+            std::enable_if_t<(expr::is_operand<A> || expr::is_operand<B>) &&                              \
+                                 (expr::is_operand<A> || std::is_arithmetic<A>::value) &&                 \
+                                 (expr::is_operand<B> || std::is_arithmetic<B>::value), int> = 0>         \
+  auto NAME(const A& a, const B& b) {                                                                     \
+    return expr::binary<expr::op::OP>(a, b);                                                              \
+  }
+SIM_EXPR_BINARY_FN(operator+, Add)
+SIM_EXPR_BINARY_FN(operator-, Sub)
+SIM_EXPR_BINARY_FN(operator*, Mul)
+SIM_EXPR_BINARY_FN(operator/, Div)
+SIM_EXPR_BINARY_FN(operator<, Less)
+SIM_EXPR_BINARY_FN(operator<=, LessEq)
+SIM_EXPR_BINARY_FN(operator>, Greater)
+SIM_EXPR_BINARY_FN(operator>=, GreaterEq)
+SIM_EXPR_BINARY_FN(operator==, Equal)
+SIM_EXPR_BINARY_FN(operator!=, NotEqual)
+/// Elementwise minimum of two operands.
+SIM_EXPR_BINARY_FN(min, Min)
+/// Elementwise maximum of two operands.
+SIM_EXPR_BINARY_FN(max, Max)
+/// Elementwise power.
+SIM_EXPR_BINARY_FN(pow, Pow)
+#undef SIM_EXPR_BINARY_FN
+
+#define SIM_EXPR_UNARY_FN(NAME, OP)                                \
+  template <class A, std::enable_if_t<expr::is_operand<A>, int> = 0> \
+  auto NAME(const A& a) {                                          \
+    return expr::unary<expr::op::OP>(a);                           \
+  }
+SIM_EXPR_UNARY_FN(operator-, Negate)
+SIM_EXPR_UNARY_FN(sin, Sin)
+SIM_EXPR_UNARY_FN(cos, Cos)
+SIM_EXPR_UNARY_FN(exp, Exp)
+SIM_EXPR_UNARY_FN(log, Log)
+SIM_EXPR_UNARY_FN(sqrt, Sqrt)
+SIM_EXPR_UNARY_FN(abs, Abs)
+#undef SIM_EXPR_UNARY_FN
+
+/// Elementwise conversion to element type T.
+template <class T, class A, std::enable_if_t<expr::is_operand<A>, int> = 0>
+auto cast(const A& a) {
+  return expr::Unary<expr::op::Cast<T>, expr::node_t<typename expr::value_of<A>::type, A>>{
+      {}, expr::node<typename expr::value_of<A>::type>(a), {}};
+}
+
+/// where(c, a, b): a where c is true, else b (elementwise select).
+template <class C, class A, class B, std::enable_if_t<expr::is_operand<C>, int> = 0>
+auto where(const C& c, const A& a, const B& b) {
+  using S = expr::scalar_type_t<A, B>;
+  using Cn = expr::node_t<typename expr::value_of<C>::type, C>;
+  return expr::Select<Cn, expr::node_t<S, A>, expr::node_t<S, B>>{{}, expr::node<typename expr::value_of<C>::type>(c),
+                                                                  expr::node<S>(a), expr::node<S>(b)};
+}
+
+/// Evaluates an expression into a view on ctx in one pass.
+template <class T, int Rank, class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+void assign(const Context& ctx, View<T, Rank> dst, const E& e) {
+  expr::assign(ctx, dst, expr::node<T>(e));
+}
+
+// ---- reductions (each waits for its result)
+template <class E>
+using expr_value_t = typename expr::value_of<E>::type;
+
+/// Sum of the elements (accumulated in double for floating point, 64-bit for integers).
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+acc_t<expr_value_t<E>> sum(const E& e, const Context* ctx = nullptr) {
+  using Acc = acc_t<expr_value_t<E>>;
+  return expr::reduce_expr<Acc>(ctx, "sim::sum", expr::node<expr_value_t<E>>(e), expr::ToAcc<Acc>{}, ops::Plus{});
+}
+/// Smallest element.
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+expr_value_t<E> min(const E& e, const Context* ctx = nullptr) {
+  using T = expr_value_t<E>;
+  return expr::reduce_expr<T>(ctx, "sim::min", expr::node<T>(e), expr::Identity{}, ops::Minimum{});
+}
+/// Largest element.
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+expr_value_t<E> max(const E& e, const Context* ctx = nullptr) {
+  using T = expr_value_t<E>;
+  return expr::reduce_expr<T>(ctx, "sim::max", expr::node<T>(e), expr::Identity{}, ops::Maximum{});
+}
+/// Number of non-zero (true) elements.
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+std::int64_t count(const E& e, const Context* ctx = nullptr) {
+  return expr::reduce_expr<std::int64_t>(ctx, "sim::count", expr::node<expr_value_t<E>>(e), expr::NonZero{},
+                                         ops::Plus{});
+}
+/// Dot product sum(a * b), products and sum in double for floating point.
+template <class A, class B, std::enable_if_t<expr::is_operand<A> && expr::is_operand<B>, int> = 0>
+acc_t<expr_value_t<A>> dot(const A& a, const B& b, const Context* ctx = nullptr) {
+  using Acc = acc_t<expr_value_t<A>>;
+  return sum(cast<Acc>(a) * cast<Acc>(b), ctx);
+}
+/// Euclidean norm sqrt(sum(e^2)), accumulated in double.
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+double norm2(const E& e, const Context* ctx = nullptr) {
+  using Acc = acc_t<expr_value_t<E>>;
+  return std::sqrt(static_cast<double>(
+      expr::reduce_expr<Acc>(ctx, "sim::norm2", expr::node<expr_value_t<E>>(e), expr::SquareAcc<Acc>{}, ops::Plus{})));
+}
+/// Max norm: the largest |element|.
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+expr_value_t<E> norm_max(const E& e, const Context* ctx = nullptr) {
+  using T = expr_value_t<E>;
+  return expr::reduce_expr<T>(ctx, "sim::norm_max", expr::node<T>(e), expr::AbsVal{}, ops::Maximum{});
+}
+
+}  // namespace SIM_TU_NS
+
+template <class T, int Rank>
+template <class E, class>
+Array<T, Rank>& Array<T, Rank>::operator=(const E& expression) {
+  assign(ctx_, view_, expression);
+  return *this;
+}
+
+}  // namespace sim
