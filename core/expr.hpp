@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core/array.hpp"
+#include "core/grid.hpp"
 #include "core/for_each.hpp"
 #include "core/math.hpp"
 #include "core/reduce.hpp"
@@ -133,6 +134,10 @@ struct value_of<Array<T, R>> {
   using type = T;
 };
 template <class T, int R>
+struct value_of<Field<T, R>> {
+  using type = T;
+};
+template <class T, int R>
 struct value_of<View<T, R>> {
   using type = std::remove_const_t<T>;
 };
@@ -143,6 +148,8 @@ template <class T, int R>
 constexpr bool is_array_like<Array<T, R>> = true;
 template <class T, int R>
 constexpr bool is_array_like<View<T, R>> = true;
+template <class T, int R>
+constexpr bool is_array_like<Field<T, R>> = true;
 
 /// Expressions, arrays and views: the things operators apply to.
 template <class X>
@@ -152,6 +159,10 @@ constexpr bool is_operand = is_node<X> || is_array_like<X>;
 template <class S, class T, int R>
 Leaf<T, R> node(const Array<T, R>& a) {
   return Leaf<T, R>{{}, a.view(), &a.context()};
+}
+template <class S, class T, int R>
+Leaf<T, R> node(const Field<T, R>& f) {  // the interior cells
+  return Leaf<T, R>{{}, f.view(), &f.context()};
 }
 template <class S, class T, int R>
 Leaf<std::remove_const_t<T>, R> node(const View<T, R>& v) {
@@ -268,7 +279,7 @@ const Context& check(const E& e, const Context* dst_ctx, const Extents<Rank>* ds
 
 /// Evaluates e into dst on ctx in one pass.
 template <class T, int Rank, class E>
-void assign(const Context& ctx, View<T, Rank> dst, const E& e) {
+void evaluate_into(const Context& ctx, View<T, Rank> dst, const E& e) {
   check<Rank>(e, &ctx, &dst.shape);
   if (dst.contiguous() && e.contiguous())
     for_each(ctx, "sim::expr::assign", Box<1>{{0}, {dst.size()}}, FlatAssignFn<T, E>{dst.ptr, e});
@@ -389,7 +400,7 @@ auto where(const C& c, const A& a, const B& b) {
 /// Evaluates an expression into a view on ctx in one pass.
 template <class T, int Rank, class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 void assign(const Context& ctx, View<T, Rank> dst, const E& e) {
-  expr::assign(ctx, dst, expr::node<T>(e));
+  expr::evaluate_into(ctx, dst, expr::node<T>(e));
 }
 
 // ---- reductions (each waits for its result)
@@ -421,6 +432,14 @@ std::int64_t count(const E& e, const Context* ctx = nullptr) {
                                          ops::Plus{});
 }
 /// Dot product sum(a * b), products and sum in double for floating point.
+/// Reductions over views, which carry no context: sum(ctx, view) and friends.
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+auto sum(const Context& ctx, const E& e) { return sum(e, &ctx); }
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+auto min(const Context& ctx, const E& e) { return min(e, &ctx); }
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+auto max(const Context& ctx, const E& e) { return max(e, &ctx); }
+
 template <class A, class B, std::enable_if_t<expr::is_operand<A> && expr::is_operand<B>, int> = 0>
 acc_t<expr_value_t<A>> dot(const A& a, const B& b, const Context* ctx = nullptr) {
   using Acc = acc_t<expr_value_t<A>>;
@@ -445,7 +464,14 @@ expr_value_t<E> norm_max(const E& e, const Context* ctx = nullptr) {
 template <class T, int Rank>
 template <class E, class>
 Array<T, Rank>& Array<T, Rank>::operator=(const E& expression) {
-  assign(ctx_, view_, expression);
+  sim::assign(ctx_, view_, expression);
+  return *this;
+}
+
+template <class T, int Rank>
+template <class E, class>
+Field<T, Rank>& Field<T, Rank>::operator=(const E& expression) {
+  sim::assign(data_.context(), view_, expression);
   return *this;
 }
 

@@ -19,7 +19,7 @@ void for_each(const Context& ctx, const char* name, const Box<Rank>& box, const 
   if (box.size() == 0) return;
   if (ctx.is_cuda()) {
 #if SIM_TU_HAS_CUDA
-    cuda::launch_for_each(ctx, name, box, f);
+    gpu::launch_for_each(ctx, name, box, f);
 #else
     throw detail::not_compiled_for_cuda(name);
 #endif

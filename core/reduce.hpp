@@ -20,7 +20,7 @@ Acc reduce(const Context& ctx, const char* name, const Box<Rank>& box, const Map
   if (box.size() == 0) return init;
   if (ctx.is_cuda()) {
 #if SIM_TU_HAS_CUDA
-    return cuda::reduce(ctx, name, box, map, op, init);
+    return gpu::reduce(ctx, name, box, map, op, init);
 #else
     throw detail::not_compiled_for_cuda(name);
 #endif

@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 
-namespace sim::cuda {
+namespace sim::gpu {
 
 namespace {
 // Errors after which the CUDA context is unusable: every later call fails too.
@@ -49,4 +49,4 @@ void check_launch(const char* name, cudaStream_t stream, const char* file, int l
 #endif
 }
 
-}  // namespace sim::cuda
+}  // namespace sim::gpu

@@ -9,7 +9,7 @@
 #include "core/cuda/check.hpp"
 #include "core/types.hpp"
 
-namespace sim::cuda {
+namespace sim::gpu {
 
 template <class F>
 __global__ void for_each_kernel_1d(index_t lo, index_t n, F f) {
@@ -73,4 +73,4 @@ void launch_for_each(const Context& ctx, const char* name, const Box<3>& b, cons
   SIM_CUDA_CHECK_LAUNCH(name, stream);
 }
 
-}  // namespace sim::cuda
+}  // namespace sim::gpu

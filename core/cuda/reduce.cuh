@@ -9,7 +9,7 @@
 #include "core/cuda/check.hpp"
 #include "core/types.hpp"
 
-namespace sim::cuda {
+namespace sim::gpu {
 
 /// Maps a row-major position t in a box to map(i[, j[, k]]).
 template <int Rank, class Acc, class Map>
@@ -77,4 +77,4 @@ Acc reduce(const Context& ctx, const char* name, const Box<Rank>& box, const Map
   return result;
 }
 
-}  // namespace sim::cuda
+}  // namespace sim::gpu

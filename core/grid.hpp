@@ -1,0 +1,82 @@
+#pragma once
+// Uniform cell-centred grids and fields with ghost layers. A field's view has its origin at
+// the first interior cell, so kernels over grid.interior() read neighbours at i-1 and i+1,
+// including ghost cells at -1 and n, which boundary conditions fill (boundary.hpp).
+#include <string>
+
+#include "core/array.hpp"
+
+namespace sim {
+
+/// A uniform cell-centred grid: cells per dimension, spacing, origin and ghost width.
+template <int Rank>
+struct Grid {
+  Extents<Rank> cells{};
+  double dx[Rank] = {};
+  double origin[Rank] = {};
+  int ghost = 1;
+
+  /// A grid of the given cells over [origin, origin + length) in each dimension.
+  static Grid uniform(const Extents<Rank>& cells, const double (&length)[Rank], int ghost = 1,
+                      const double (&origin)[Rank] = {}) {
+    Grid g;
+    g.cells = cells;
+    g.ghost = ghost;
+    for (int d = 0; d < Rank; ++d) {
+      if (cells.n[d] <= 0) throw ShapeError("grid needs at least one cell per dimension, got " + to_string(cells));
+      if (!(length[d] > 0)) throw ShapeError("grid length must be positive in every dimension");
+      g.dx[d] = length[d] / double(cells.n[d]);
+      g.origin[d] = origin[d];
+    }
+    if (ghost < 0) throw ShapeError("ghost width must be 0 or more");
+    return g;
+  }
+  /// Box of the interior cells [0, cells).
+  Box<Rank> interior() const { return box_of(cells); }
+  /// Box of interior and ghost cells [-ghost, cells + ghost).
+  Box<Rank> with_ghosts() const { return interior().grow(ghost); }
+  /// Coordinate of the centre of cell i in dimension d.
+  SIM_HOST_DEVICE double center(int d, index_t i) const { return origin[d] + (double(i) + 0.5) * dx[d]; }
+  /// Number of interior cells.
+  index_t size() const { return cells.size(); }
+};
+
+/// A field on a grid: interior cells plus ghost layers, on one context.
+template <class T, int Rank>
+class Field {
+ public:
+  using value_type = T;
+  static constexpr int rank = Rank;
+
+  Field() = default;
+  /// Allocates the field (interior and ghosts), uninitialised.
+  Field(const Context& ctx, const Grid<Rank>& grid) : grid_(grid), data_(ctx, grid.with_ghosts().shape()) {
+    view_ = data_.view().sub(box_of(data_.shape()).grow(-grid.ghost));
+  }
+  /// The grid.
+  const Grid<Rank>& grid() const { return grid_; }
+  /// The context the field lives on.
+  const Context& context() const { return data_.context(); }
+  /// View with the origin at the first interior cell; ghosts at negative indices and >= n.
+  View<T, Rank> view() { return view_; }
+  View<const T, Rank> view() const { return view_; }
+  /// Box of the interior cells.
+  Box<Rank> interior() const { return grid_.interior(); }
+  /// Box of interior and ghost cells.
+  Box<Rank> with_ghosts() const { return grid_.with_ghosts(); }
+  /// The whole allocation, ghosts included, indexed from 0.
+  Array<T, Rank>& storage() { return data_; }
+  const Array<T, Rank>& storage() const { return data_; }
+  /// Sets interior and ghosts to value.
+  void fill(T value) { data_.fill(value); }
+  /// Evaluates a fused expression into the interior cells.
+  template <class E, class = std::enable_if_t<E::is_sim_expression>>
+  Field& operator=(const E& expression);
+
+ private:
+  Grid<Rank> grid_{};
+  Array<T, Rank> data_;
+  View<T, Rank> view_{};
+};
+
+}  // namespace sim

@@ -1,0 +1,21 @@
+#pragma once
+// Random fills from the context's Philox4x32-10 stream: cuRAND's generator on the GPU and
+// the same stream on the CPU, so one seed gives the same numbers, bit for bit, on both.
+// Each fill takes the next unused Philox blocks of the context (saved in checkpoints).
+#include <cstdint>
+
+#include "core/array.hpp"
+
+namespace sim {
+
+/// Fills x with uniform numbers lo + (hi - lo) u, u in the open interval (0, 1) (float or double).
+template <class T, int Rank>
+void fill_uniform(Array<T, Rank>& x, T lo = T(0), T hi = T(1));
+/// Fills x with normal numbers of the given mean and standard deviation (float or double).
+template <class T, int Rank>
+void fill_normal(Array<T, Rank>& x, T mean = T(0), T stddev = T(1));
+/// Fills x with the raw 32-bit words of the stream.
+template <int Rank>
+void fill_bits(Array<std::uint32_t, Rank>& x);
+
+}  // namespace sim

@@ -1,0 +1,72 @@
+#pragma once
+// Finite-difference operators on cell-centred fields, as small device functions to call
+// inside a for_each over grid.interior(): 3-, 5- and 7-point Laplacians, central gradient
+// and divergence (second order). Ghost cells must be filled first (fill_ghosts).
+#include "core/grid.hpp"
+
+namespace sim {
+
+/// Inverse spacings of a grid, in the field's precision, ready for kernels.
+template <class T, int Rank>
+struct Spacing {
+  T inv_dx2[Rank];  ///< 1 / dx^2
+  T inv_2dx[Rank];  ///< 1 / (2 dx)
+  /// The spacings of grid g.
+  static Spacing of(const Grid<Rank>& g) {
+    Spacing s;
+    for (int d = 0; d < Rank; ++d) s.inv_dx2[d] = T(1.0 / (g.dx[d] * g.dx[d])), s.inv_2dx[d] = T(0.5 / g.dx[d]);
+    return s;
+  }
+};
+
+/// 3-point Laplacian d2u/dx2 at i.
+template <class V, class T>
+SIM_INLINE T laplacian(const V& u, index_t i, const Spacing<T, 1>& s) {
+  return (u(i - 1) - T(2) * u(i) + u(i + 1)) * s.inv_dx2[0];
+}
+/// 5-point Laplacian at (i, j).
+template <class V, class T>
+SIM_INLINE T laplacian(const V& u, index_t i, index_t j, const Spacing<T, 2>& s) {
+  const T c = u(i, j);
+  return (u(i - 1, j) - T(2) * c + u(i + 1, j)) * s.inv_dx2[0] + (u(i, j - 1) - T(2) * c + u(i, j + 1)) * s.inv_dx2[1];
+}
+/// 7-point Laplacian at (i, j, k).
+template <class V, class T>
+SIM_INLINE T laplacian(const V& u, index_t i, index_t j, index_t k, const Spacing<T, 3>& s) {
+  const T c = u(i, j, k);
+  return (u(i - 1, j, k) - T(2) * c + u(i + 1, j, k)) * s.inv_dx2[0] +
+         (u(i, j - 1, k) - T(2) * c + u(i, j + 1, k)) * s.inv_dx2[1] +
+         (u(i, j, k - 1) - T(2) * c + u(i, j, k + 1)) * s.inv_dx2[2];
+}
+
+/// Central difference du/dx_d at i.
+template <class V, class T>
+SIM_INLINE T gradient(const V& u, int d, index_t i, const Spacing<T, 1>& s) {
+  return (u(i + 1) - u(i - 1)) * s.inv_2dx[d];
+}
+/// Central difference du/dx_d at (i, j), d = 0 or 1.
+template <class V, class T>
+SIM_INLINE T gradient(const V& u, int d, index_t i, index_t j, const Spacing<T, 2>& s) {
+  return (d == 0 ? u(i + 1, j) - u(i - 1, j) : u(i, j + 1) - u(i, j - 1)) * s.inv_2dx[d];
+}
+/// Central difference du/dx_d at (i, j, k), d = 0, 1 or 2.
+template <class V, class T>
+SIM_INLINE T gradient(const V& u, int d, index_t i, index_t j, index_t k, const Spacing<T, 3>& s) {
+  const T diff = d == 0 ? u(i + 1, j, k) - u(i - 1, j, k)
+                        : (d == 1 ? u(i, j + 1, k) - u(i, j - 1, k) : u(i, j, k + 1) - u(i, j, k - 1));
+  return diff * s.inv_2dx[d];
+}
+
+/// Central divergence of (ux, uy) at (i, j).
+template <class V, class T>
+SIM_INLINE T divergence(const V& ux, const V& uy, index_t i, index_t j, const Spacing<T, 2>& s) {
+  return gradient(ux, 0, i, j, s) + gradient(uy, 1, i, j, s);
+}
+/// Central divergence of (ux, uy, uz) at (i, j, k).
+template <class V, class T>
+SIM_INLINE T divergence(const V& ux, const V& uy, const V& uz, index_t i, index_t j, index_t k,
+                        const Spacing<T, 3>& s) {
+  return gradient(ux, 0, i, j, k, s) + gradient(uy, 1, i, j, k, s) + gradient(uz, 2, i, j, k, s);
+}
+
+}  // namespace sim
