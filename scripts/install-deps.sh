@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian packages simkit builds against, if any is missing. The CUDA toolkit
+# (nvcc, CUB, cuBLAS, cuRAND) is used when present at /usr/local/cuda; without it simkit
+# builds the cpu backend alone.
+set -euo pipefail
+packages=(cmake ninja-build g++ libgtest-dev libtomlplusplus-dev libcli11-dev libfmt-dev libhdf5-dev
+          python3-numpy python3-h5py)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "simkit: installing ${missing[*]}"
+  sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
