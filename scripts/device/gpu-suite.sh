@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine, from the repository root, over binaries built here and carried
+# in SIMKIT_DEV_DIR (.dev, made by scripts/device/prepare.sh, with their libraries in
+# .dev/devlib): every test binary, then the core benchmark and, in the same call, the peer
+# libraries (.shared/peers) on the same workloads.
+#   OUT=... COMMIT=... SIMKIT_DEV_DIR=.dev scripts/device/gpu-suite.sh [tests] [bench] [peers]
+set -u
+out=${OUT:-/tmp/out}; mkdir -p "$out"
+root=$(pwd)
+bin=${SIMKIT_DEV_DIR:-build}
+export LD_LIBRARY_PATH=$root/$bin/devlib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+parts=("$@"); [ ${#parts[@]} -gt 0 ] || parts=(tests bench peers)
+for part in "${parts[@]}"; do
+  case $part in
+    tests)
+      status=0
+      for t in "$bin"/tests/*/test_*; do
+        [ -x "$t" ] && [ -f "$t" ] || continue
+        echo "== $t" | tee -a "$out/tests.log"
+        "$t" --gtest_brief=1 >>"$out/tests.log" 2>&1 || status=1
+        tail -4 "$out/tests.log" | grep -E "PASSED|FAILED|SKIPPED" || true
+      done
+      echo "tests exit status: $status" | tee -a "$out/tests.log" ;;
+    bench)
+      "$bin"/bench/bench_core --json "$out/bench_core.json" --commit "${COMMIT:-unknown}" 2>&1 | tee "$out/bench_core.log" ;;
+    peers)
+      peers=.shared/peers/peers.py
+      : >"$out/peers.jsonl"
+      run() { timeout 300 python3 "$peers" "$@" 2>&1 | tee -a "$out/peers.jsonl"; }
+      run copy
+      run elementwise --dtype float64 --backend cupy jax torch
+      run reduce --dtype float32 --backend cupy jax torch
+      run reduce --dtype float64 --backend cupy jax torch ;;
+  esac
+done
