@@ -2,6 +2,7 @@
 // Array<T, Rank>: owns a dense row-major block of memory on one context's backend.
 // Move-only (copies are explicit: clone(), copy_from()); view() gives the kernel handle.
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -51,6 +52,9 @@ class Array {
     if (!ctx.valid()) throw BackendError("Array created with an empty Context");
     for (int d = 0; d < Rank; ++d)
       if (shape.n[d] < 0) throw ShapeError("negative extent in array shape " + to_string(shape));
+    if (static_cast<std::size_t>(shape.size()) > SIZE_MAX / sizeof(T) / 2)
+      throw OutOfMemory("array of shape " + to_string(shape) + " is larger than any memory (" +
+                        std::to_string(shape.size()) + " elements)");
     const std::size_t bytes = static_cast<std::size_t>(shape.size()) * sizeof(T);
     Context owner = ctx;
     mem_ = std::shared_ptr<T>(static_cast<T*>(ctx.allocate(bytes)),
@@ -119,6 +123,20 @@ class Array {
     if (static_cast<index_t>(host.size()) != size())
       throw ShapeError("copy_from_host: " + std::to_string(host.size()) + " host elements for an array of shape " +
                        to_string(shape()) + " (" + std::to_string(size()) + " elements)");
+    detail::copy_from_host<T, Rank>(ctx_, host.data(), view_);
+  }
+  /// Copies the elements into a host buffer of size() elements (pinned on cuda); waits.
+  template <class Buffer>
+  void copy_to(Buffer& host) const {
+    if (static_cast<index_t>(host.size()) != size())
+      throw ShapeError("copy_to: buffer of " + std::to_string(host.size()) + " elements for " + std::to_string(size()));
+    detail::copy_to_host<T, Rank>(ctx_, view_, host.data());
+  }
+  /// Copies the elements from a host buffer of size() elements; waits.
+  template <class Buffer>
+  void copy_from(const Buffer& host, std::enable_if_t<!std::is_same<Buffer, Array>::value, int> = 0) {
+    if (static_cast<index_t>(host.size()) != size())
+      throw ShapeError("copy_from: buffer of " + std::to_string(host.size()) + " elements for " + std::to_string(size()));
     detail::copy_from_host<T, Rank>(ctx_, host.data(), view_);
   }
   /// Copies another array of the same shape and context into this one.

@@ -90,6 +90,11 @@ void copy(const Context& ctx, View<const T, Rank> src, View<T, Rank> dst) {
   if (src.shape != dst.shape)
     throw ShapeError("copy: source shape " + to_string(src.shape) + " differs from destination shape " +
                      to_string(dst.shape));
+  if (src.contiguous() && dst.contiguous()) {  // one flat loop, no per-dimension index arithmetic
+    const index_t n = src.size();
+    for_each(ctx, "sim::copy", Box<1>{{0}, {n}}, CopyFn<T, 1>{dense_view<const T, 1>(src.ptr, extents(n)), dense_view<T, 1>(dst.ptr, extents(n))});
+    return;
+  }
   for_each(ctx, "sim::copy", dst.box(), CopyFn<T, Rank>{src, dst});
 }
 

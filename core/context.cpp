@@ -22,9 +22,9 @@
 namespace sim {
 
 std::string format_bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   int u = 0;
-  while (bytes >= 1024.0 && u < 4) bytes /= 1024.0, ++u;
+  while (bytes >= 1024.0 && u < 6) bytes /= 1024.0, ++u;
   char buf[32];
   std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", bytes, units[u]);
   return buf;
@@ -228,7 +228,7 @@ void* Context::allocate(std::size_t bytes) const {
   }
 #endif
   std::size_t rounded = (bytes + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, rounded);
+  void* p = rounded >= bytes ? std::aligned_alloc(64, rounded) : nullptr;
   if (!p)
     throw OutOfMemory("out of host memory: asked for " + format_bytes(double(bytes)) + ", " +
                       format_bytes(double(host_bytes_available())) + " available; use a smaller grid or float32");
@@ -243,6 +243,40 @@ void Context::deallocate(void* p, std::size_t bytes) const {
 #if SIMKIT_HAS_CUDA
   if (im.backend == Backend::cuda) {
     SIM_CUDA_CHECK(cudaFreeAsync(p, im.stream));
+    return;
+  }
+#endif
+  std::free(p);
+}
+
+void* Context::allocate_host(std::size_t bytes) const {
+  if (bytes == 0) return nullptr;
+#if SIMKIT_HAS_CUDA
+  if (impl().backend == Backend::cuda) {
+    void* p = nullptr;
+    cudaError_t code = cudaMallocHost(&p, bytes);
+    if (code == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      throw OutOfMemory("out of pinned host memory: asked for " + format_bytes(double(bytes)) + ", " +
+                        format_bytes(double(host_bytes_available())) + " available");
+    }
+    SIM_CUDA_CHECK(code);
+    return p;
+  }
+#endif
+  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (!p)
+    throw OutOfMemory("out of host memory: asked for " + format_bytes(double(bytes)) + ", " +
+                      format_bytes(double(host_bytes_available())) + " available");
+  return p;
+}
+
+void Context::deallocate_host(void* p, std::size_t bytes) const {
+  (void)bytes;
+  if (!p) return;
+#if SIMKIT_HAS_CUDA
+  if (impl().backend == Backend::cuda) {
+    SIM_CUDA_CHECK(cudaFreeHost(p));
     return;
   }
 #endif

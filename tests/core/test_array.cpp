@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/array.hpp"
+#include "core/host_buffer.hpp"
 #include "core/for_each.hpp"
 #include "tests/support/backends.hpp"
 
@@ -192,4 +193,31 @@ TEST(LargeArray, OverTwoToThe31ElementsOnGpu) {
   std::vector<std::int64_t> tail(100);
   detail::copy_to_host<std::int64_t, 1>(ctx, a.view().sub(Box<1>{{n - 100}, {n}}), tail.data());
   for (int t = 0; t < 100; ++t) ASSERT_EQ(tail[t], n - 100 + t);
+}
+
+TYPED_TEST(ArrayTest, PinnedHostBufferRoundTrip) {
+  HostBuffer<float> buf(this->ctx, 1000);
+  for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = float(i) * 0.5f;
+  Array<float, 2> a(this->ctx, extents(20, 50));
+  a.copy_from(buf);
+  HostBuffer<float> back(this->ctx, 1000);
+  a.copy_to(back);
+  for (std::size_t i = 0; i < back.size(); ++i) ASSERT_EQ(back[i], float(i) * 0.5f);
+  HostBuffer<float> wrong(this->ctx, 999);
+  EXPECT_THROW(a.copy_to(wrong), ShapeError);
+}
+
+TYPED_TEST(ArrayTest, OutOfMemoryNamesTheSizes) {
+  try {
+    Array<double, 1> huge(this->ctx, extents(index_t(1) << 56));  // 512 PiB
+    FAIL() << "allocating 512 PiB must fail";
+  } catch (const OutOfMemory& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("asked for"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("PiB"), std::string::npos) << msg;
+    EXPECT_TRUE(msg.find("free") != std::string::npos || msg.find("available") != std::string::npos) << msg;
+  }
+  Array<double, 1> fine(this->ctx, extents(10));  // the context still works afterwards
+  fine.fill(1);
+  EXPECT_EQ(fine.to_host()[9], 1.0);
 }
