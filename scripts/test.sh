@@ -4,4 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "simkit: no usable GPU on this machine: GPU tests are reported as skipped; each says why in"
+  echo "        ${SIMKIT_BUILD_DIR:-build}/Testing/Temporary/LastTest.log"
+fi
 ctest --test-dir "${SIMKIT_BUILD_DIR:-build}" --output-on-failure --parallel "$(nproc)"
