@@ -1,0 +1,127 @@
+// simulate: the command-line front door. Thin: parse arguments, call the library.
+//   simulate CONFIG.toml [section.key=value ...] [--backend B] [--resume [CKPT]] [--output DIR]
+//            [--dry-run] [--print-config] [--quiet]
+//   simulate info FILE.h5
+//   simulate models
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <variant>
+
+#include "core/context.hpp"
+#include "io/hdf5_file.hpp"
+#include "models/runner.hpp"
+
+namespace {
+
+std::string format_value(const sim::io::Value& v) {
+  std::ostringstream s;
+  std::visit(
+      [&](const auto& x) {
+        using X = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<X, bool>) s << (x ? "true" : "false");
+        else if constexpr (std::is_same_v<X, std::string>) s << '"' << x << '"';
+        else if constexpr (std::is_arithmetic_v<X>) s << x;
+        else {
+          s << '[';
+          for (std::size_t i = 0; i < x.size(); ++i) {
+            if (i) s << ", ";
+            if constexpr (std::is_same_v<typename X::value_type, std::string>) s << '"' << x[i] << '"';
+            else s << x[i];
+          }
+          s << ']';
+        }
+      },
+      v);
+  return s.str();
+}
+
+std::string format_range(const sim::io::Param& p) {
+  if (!p.choices.empty()) {
+    std::string c;
+    for (auto& x : p.choices) c += (c.empty() ? "" : "|") + (x.empty() ? std::string("\"\"") : x);
+    return c;
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  if (p.type == sim::io::ParamType::string || p.type == sim::io::ParamType::boolean ||
+      p.type == sim::io::ParamType::strings || (p.min == -inf && p.max == inf))
+    return "";
+  std::ostringstream s;
+  s << (p.min == -inf ? "(-inf" : "[" + std::to_string(p.min).substr(0, 10)) << ", "
+    << (p.max == inf ? "inf)" : std::to_string(p.max).substr(0, 10) + "]");
+  std::string r = s.str();
+  if (p.min == 1e-300) r = "> 0" + std::string(p.max == inf ? "" : ", <= " + std::to_string(p.max));
+  return r;
+}
+
+void print_models(const sim::ModelRegistry& registry) {
+  for (const sim::ModelInfo& m : registry.all()) {
+    std::printf("%s: %s\n", m.name.c_str(), m.doc.c_str());
+    std::printf("  %-18s %-18s %-14s %-36s %-8s %s\n", "[model] key", "type", "default", "range/choices", "unit", "doc");
+    for (const sim::io::Param& p : m.schema.params)
+      std::printf("  %-18s %-18s %-14s %-36s %-8s %s\n", p.name.c_str(), sim::io::type_name(p.type),
+                  p.default_value ? format_value(*p.default_value).c_str() : "(required)", format_range(p).c_str(),
+                  p.unit.c_str(), p.doc.c_str());
+    std::printf("\n");
+  }
+  std::printf("The framework sections [run], [grid], [output], [checkpoint], [boundary]: see\n"
+              "`simulate CONFIG --print-config`, which prints every key with its default and doc.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"simkit: run a simulation from a TOML config; write HDF5 snapshots and checkpoints", "simulate"};
+  app.set_version_flag("--version", std::string("simulate (simkit) ") + SIMKIT_VERSION_STRING + ", commit " +
+                                        SIMKIT_GIT_COMMIT + ", backends: cpu" + (sim::cuda_compiled() ? " cuda" : ""));
+  sim::RunOptions opt;
+  std::string backend, output, resume_path, info_file;
+  app.add_option("config", opt.config_path, "the run's TOML config file");
+  app.add_option("overrides", opt.overrides, "section.key=value overrides, validated like the file");
+  app.add_option("--backend", backend, "auto (GPU when present), cuda or cpu; overrides run.backend");
+  auto* resume = app.add_option("--resume", resume_path,
+                                "continue from a checkpoint (default: the newest valid one in the output directory)")
+                     ->expected(0, 1);
+  app.add_option("--output", output, "output directory; overrides output.directory");
+  app.add_flag("--dry-run", opt.dry_run, "validate and print the plan (model, grid, memory, steps, outputs); run nothing");
+  app.add_flag("--print-config", opt.print_config, "print the fully resolved config, defaults included");
+  app.add_flag("-q,--quiet", opt.quiet, "no progress or summary, errors only");
+  auto* info = app.add_subcommand("info", "print what a snapshot or checkpoint holds");
+  info->add_option("file", info_file, "an HDF5 snapshot or checkpoint")->required();
+  auto* models = app.add_subcommand("models", "list the registered models and their parameters");
+  app.require_subcommand(0, 1);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return sim::exit_bad_input;
+  }
+
+  const sim::ModelRegistry registry = sim::builtin_models();
+  if (info->parsed()) {
+    try {
+      std::fputs(sim::io::describe(info_file).c_str(), stdout);
+      return sim::exit_ok;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "simulate info: error: %s\n", e.what());
+      return sim::exit_bad_input;
+    }
+  }
+  if (models->parsed()) {
+    print_models(registry);
+    return sim::exit_ok;
+  }
+  if (opt.config_path.empty()) {
+    std::fprintf(stderr, "simulate: error: no config file given\n%s", app.help().c_str());
+    return sim::exit_bad_input;
+  }
+  if (!backend.empty()) opt.overrides.push_back("run.backend=" + backend);
+  if (!output.empty()) opt.overrides.push_back("output.directory=\"" + output + "\"");
+  if (resume->count() > 0) opt.resume = resume_path;
+  return sim::run_simulation(opt, registry);
+}

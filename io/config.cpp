@@ -1,0 +1,760 @@
+#include "io/config.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace sim::io {
+namespace {
+
+using Raw = detail::RawValue;
+using Kind = Raw::Kind;
+constexpr const char* kCommandLine = "command line";
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// ---- text helpers
+
+/// Shortest text that reads back as v; integral values keep a ".0" when as_toml (TOML floats).
+std::string fmt_real(double v, bool as_toml = true) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[40];
+  for (int prec = 15; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  std::string s = buf;
+  if (as_toml && s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+/// A TOML basic string.
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char ch : s) {
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += static_cast<char>(ch);
+    } else if (ch == '\n') {
+      out += "\\n";
+    } else if (ch == '\t') {
+      out += "\\t";
+    } else if (ch < 0x20 || ch == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04X", ch);
+      out += buf;
+    } else {
+      out += static_cast<char>(ch);
+    }
+  }
+  return out + "\"";
+}
+
+/// A key as TOML writes it: bare when it can be.
+std::string key_text(const std::string& k) {
+  bool bare = !k.empty() && std::all_of(k.begin(), k.end(), [](unsigned char ch) {
+    return std::isalnum(ch) || ch == '_' || ch == '-';
+  });
+  return bare ? k : quote(k);
+}
+
+template <class T, class F>
+std::string join(const std::vector<T>& v, F&& each, const char* sep = ", ") {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + each(v[i]);
+  return out;
+}
+
+/// A value in TOML syntax.
+std::string to_text(const Value& v) {
+  struct Visitor {
+    std::string operator()(bool b) const { return b ? "true" : "false"; }
+    std::string operator()(std::int64_t i) const { return std::to_string(i); }
+    std::string operator()(double d) const { return fmt_real(d); }
+    std::string operator()(const std::string& s) const { return quote(s); }
+    std::string operator()(const std::vector<std::int64_t>& a) const {
+      return "[" + join(a, [](std::int64_t i) { return std::to_string(i); }) + "]";
+    }
+    std::string operator()(const std::vector<double>& a) const {
+      return "[" + join(a, [](double d) { return fmt_real(d); }) + "]";
+    }
+    std::string operator()(const std::vector<std::string>& a) const { return "[" + join(a, quote) + "]"; }
+  };
+  return std::visit(Visitor{}, v);
+}
+
+/// A raw value for "found ..." (tables named, long arrays cut).
+std::string describe(const Raw& r) {
+  switch (r.kind) {
+    case Kind::table: return "a table";
+    case Kind::other: return r.text;
+    case Kind::array: {
+      std::string s = "[" + join(r.items, describe) + "]";
+      return s.size() > 60 ? s.substr(0, 56) + " ...]" : s;
+    }
+    default: return to_text(r.scalar);
+  }
+}
+
+std::string loc_text(const SourceLoc& l) {
+  std::string s = l.file;
+  if (l.line > 0) s += ":" + std::to_string(l.line) + (l.column > 0 ? ":" + std::to_string(l.column) : "");
+  return s;
+}
+
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+// ---- what a parameter expects
+
+bool is_array(ParamType t) { return t == ParamType::integers || t == ParamType::reals || t == ParamType::strings; }
+
+ParamType element_type(ParamType t) {
+  switch (t) {
+    case ParamType::integers: return ParamType::integer;
+    case ParamType::reals: return ParamType::real;
+    case ParamType::strings: return ParamType::string;
+    default: return t;
+  }
+}
+
+std::string range_text(const Param& p) {
+  auto num = [](double d) { return fmt_real(d, false); };
+  bool lo = std::isfinite(p.min), hi = std::isfinite(p.max);
+  if (lo && hi) return "in [" + num(p.min) + ", " + num(p.max) + "]";
+  if (lo) return p.min > 0 && p.min < 1e-200 ? "> 0" : ">= " + num(p.min);
+  if (hi) return "<= " + num(p.max);
+  return "";
+}
+
+std::string choices_text(const Param& p) { return "one of " + join(p.choices, quote); }
+
+/// What one value (or element) of p must be: "a real >= 0", "one of \"a\", \"b\"".
+std::string scalar_expected(const Param& p) {
+  ParamType t = element_type(p.type);
+  std::string range = range_text(p);
+  switch (t) {
+    case ParamType::boolean: return "a boolean (true or false)";
+    case ParamType::integer: return range.empty() ? "an integer" : "an integer " + range;
+    case ParamType::real: return range.empty() ? "a real" : "a real " + range;
+    default: return p.choices.empty() ? "a string" : choices_text(p);
+  }
+}
+
+/// What p must be: "an integer in [1, 4]", "an array of 1 to 3 integers, each >= 1".
+std::string expected(const Param& p) {
+  if (!is_array(p.type)) return scalar_expected(p);
+  const char* noun = p.type == ParamType::integers ? "integers" : p.type == ParamType::reals ? "reals" : "strings";
+  std::string count;
+  if (p.min_length == p.max_length) {
+    count = std::to_string(p.min_length) + " ";
+  } else if (p.max_length != SIZE_MAX) {
+    count = std::to_string(p.min_length) + " to " + std::to_string(p.max_length) + " ";
+  } else if (p.min_length > 0) {
+    count = "at least " + std::to_string(p.min_length) + " ";
+  }
+  std::string each = p.type == ParamType::strings ? (p.choices.empty() ? "" : choices_text(p)) : range_text(p);
+  return "an array of " + count + noun + (each.empty() ? "" : ", each " + each);
+}
+
+// ---- conversion of raw values
+
+/// Converts one scalar to type t of p; on failure sets err to "expected ..., found ...[; fix]".
+Value convert_scalar(const Raw& r, ParamType t, const Param& p, std::string& err) {
+  const std::string found = describe(r);
+  auto out_of_range = [&](double d) { return d < p.min || d > p.max; };
+  switch (t) {
+    case ParamType::boolean:
+      if (r.kind == Kind::boolean) return r.scalar;
+      err = "expected a boolean (true or false), found " + found;
+      return {};
+    case ParamType::integer:
+      if (r.kind == Kind::integer) {
+        auto i = std::get<std::int64_t>(r.scalar);
+        if (out_of_range(static_cast<double>(i))) err = "expected " + scalar_expected(p) + ", found " + found;
+        return i;
+      }
+      err = "expected an integer, found " + found;
+      if (r.kind == Kind::real) {
+        double d = std::get<double>(r.scalar);
+        if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e18)
+          err += "; write " + std::to_string(static_cast<std::int64_t>(d)) + " (no decimal point)";
+      }
+      return {};
+    case ParamType::real: {
+      double d;
+      if (r.kind == Kind::integer) {
+        d = static_cast<double>(std::get<std::int64_t>(r.scalar));
+      } else if (r.kind == Kind::real) {
+        d = std::get<double>(r.scalar);
+      } else {
+        err = "expected a real, found " + found;
+        return {};
+      }
+      if (!std::isfinite(d)) {
+        err = "expected a finite real" + (range_text(p).empty() ? "" : " " + range_text(p)) + ", found " + found;
+      } else if (out_of_range(d)) {
+        err = "expected " + scalar_expected(p) + ", found " + found;
+      }
+      return d;
+    }
+    default: {
+      if (r.kind != Kind::string) {
+        err = "expected a string, found " + found;
+        if (r.kind != Kind::table && r.kind != Kind::array) err += "; put it in quotes: " + quote(found);
+        return {};
+      }
+      const auto& s = std::get<std::string>(r.scalar);
+      if (!p.choices.empty() && std::find(p.choices.begin(), p.choices.end(), s) == p.choices.end()) {
+        err = "expected " + choices_text(p) + ", found " + found;
+        std::string near = nearest(s, p.choices);
+        if (!near.empty()) err += "; did you mean " + quote(near) + "?";
+      }
+      return s;
+    }
+  }
+}
+
+template <class T>
+std::vector<T> collect(const std::vector<Value>& elems) {
+  std::vector<T> out;
+  out.reserve(elems.size());
+  for (const auto& e : elems) out.push_back(std::get<T>(e));
+  return out;
+}
+
+/// Converts r to p's type; on failure sets err and points where at the offending value.
+Value convert(const Raw& r, const Param& p, std::string& err, SourceLoc& where) {
+  where = r.loc;
+  if (!is_array(p.type)) return convert_scalar(r, p.type, p, err);
+  const ParamType et = element_type(p.type);
+  if (r.kind != Kind::array) {
+    std::string scalar_err;
+    convert_scalar(r, et, p, scalar_err);
+    err = "expected " + expected(p) + ", found " + describe(r);
+    if (scalar_err.empty() && p.min_length <= 1) err += "; write [" + describe(r) + "]";
+    return {};
+  }
+  const std::size_t n = r.items.size();
+  if (n < p.min_length || n > p.max_length) {
+    err = "expected " + expected(p) + ", found " + std::to_string(n) + (n == 1 ? " entry" : " entries");
+    if (n > 0) err += " " + describe(r);
+    return {};
+  }
+  std::vector<Value> elems;
+  for (std::size_t i = 0; i < n; ++i) {
+    elems.push_back(convert_scalar(r.items[i], et, p, err));
+    if (!err.empty()) {
+      err = "element " + std::to_string(i + 1) + ": " + err;
+      where = r.items[i].loc;
+      return {};
+    }
+  }
+  if (et == ParamType::integer) return collect<std::int64_t>(elems);
+  if (et == ParamType::real) return collect<double>(elems);
+  return collect<std::string>(elems);
+}
+
+// ---- toml++ to raw values
+
+SourceLoc loc_of(const toml::source_region& src, const std::string& file) {
+  return {file, static_cast<int>(src.begin.line), static_cast<int>(src.begin.column)};
+}
+
+Raw to_raw(const toml::node& n, const std::string& file) {
+  Raw r;
+  r.loc = loc_of(n.source(), file);
+  switch (n.type()) {
+    case toml::node_type::boolean: r.kind = Kind::boolean, r.scalar = n.as_boolean()->get(); break;
+    case toml::node_type::integer: r.kind = Kind::integer, r.scalar = n.as_integer()->get(); break;
+    case toml::node_type::floating_point: r.kind = Kind::real, r.scalar = n.as_floating_point()->get(); break;
+    case toml::node_type::string: r.kind = Kind::string, r.scalar = n.as_string()->get(); break;
+    case toml::node_type::table: r.kind = Kind::table; break;
+    case toml::node_type::array:
+      r.kind = Kind::array;
+      for (const auto& e : *n.as_array()) r.items.push_back(to_raw(e, file));
+      break;
+    default: {  // dates and times
+      std::ostringstream os;
+      if (auto* v = n.as_date()) os << *v;
+      if (auto* v = n.as_time()) os << *v;
+      if (auto* v = n.as_date_time()) os << *v;
+      r.text = os.str();
+    }
+  }
+  return r;
+}
+
+void relocate(Raw& r, const SourceLoc& loc) {
+  r.loc = loc;
+  for (auto& e : r.items) relocate(e, loc);
+}
+
+bool before(const SourceLoc& a, const SourceLoc& b) {
+  return a.line != b.line ? a.line < b.line : a.column < b.column;
+}
+
+const Schema* find_schema(const std::vector<Schema>& schemas, const std::string& name) {
+  for (const auto& s : schemas)
+    if (s.section == name) return &s;
+  return nullptr;
+}
+
+const Param* find_param(const Schema& s, const std::string& name) {
+  for (const auto& p : s.params)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::vector<std::string> param_names(const Schema& s) {
+  std::vector<std::string> out;
+  for (const auto& p : s.params) out.push_back(p.name);
+  return out;
+}
+
+std::string section_list(const std::vector<Schema>& schemas) {
+  return join(schemas, [](const Schema& s) { return "[" + s.section + "]"; });
+}
+
+}  // namespace
+
+// ---- parsing
+
+Config Config::load(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path + ": error: cannot read the config file: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse(text.str(), path, overrides);
+}
+
+Config Config::parse(const std::string& toml_text, const std::string& file, const std::vector<std::string>& overrides) {
+  Config c;
+  c.file_ = file;
+  toml::table root;
+  try {
+    root = toml::parse(std::string_view(toml_text), std::string_view(file));
+  } catch (const toml::parse_error& e) {
+    std::string what(e.description());
+    const std::string prefix = "Error while parsing ";
+    if (what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
+    if (what.find("control characters") != std::string::npos)
+      what += "; is the closing quote of a string missing?";
+    throw ConfigError(loc_text(loc_of(e.source(), file)) + ": error: invalid TOML: " + what);
+  }
+  for (auto&& [key, node] : root) {
+    const std::string name(key.str());
+    if (const auto* table = node.as_table()) {
+      Section& s = c.section(name, loc_of(table->source(), file));
+      for (auto&& [k, v] : *table) s.items.push_back(Item{std::string(k.str()), to_raw(v, file), loc_of(k.source(), file), "", true, std::nullopt});
+      std::sort(s.items.begin(), s.items.end(), [](const Item& a, const Item& b) { return before(a.loc, b.loc); });
+      if (s.loc.line == 0 && !s.items.empty()) s.loc = s.items.front().loc;
+    } else {
+      c.section("", SourceLoc{file, 0, 0}).items.push_back(Item{name, to_raw(node, file), loc_of(key.source(), file), "", true, std::nullopt});
+    }
+  }
+  // File order, so that validate() reports the first error of the file; top-level keys first.
+  std::stable_sort(c.sections_.begin(), c.sections_.end(), [](const Section& a, const Section& b) {
+    return a.name.empty() != b.name.empty() ? a.name.empty() : before(a.loc, b.loc);
+  });
+  for (const auto& o : overrides) c.apply_override(o);
+  return c;
+}
+
+void Config::apply_override(const std::string& text) {
+  const std::string form = "; expected the form section.key=value (e.g. run.steps=100)";
+  const auto eq = text.find('=');
+  if (eq == std::string::npos)
+    throw ConfigError(std::string(kCommandLine) + ": error: override '" + text + "' has no '='" + form);
+  const std::string lhs = trim(text.substr(0, eq)), rhs = trim(text.substr(eq + 1));
+  const auto dot = lhs.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == lhs.size())
+    throw ConfigError(std::string(kCommandLine) + ": error: override '" + text + "' does not name a section and a key" + form);
+  const SourceLoc here{kCommandLine, 0, 0};
+  Raw raw;
+  raw.kind = Kind::other;
+  if (rhs.find('\n') == std::string::npos) {
+    try {
+      toml::table t = toml::parse("v = " + rhs);
+      if (t.size() == 1 && t.contains("v")) raw = to_raw(*t.get("v"), kCommandLine);
+    } catch (const toml::parse_error&) {
+    }
+  }
+  if (raw.kind == Kind::other && raw.text.empty()) raw.kind = Kind::string, raw.scalar = rhs;  // bare word
+  relocate(raw, here);
+  Section& s = section(lhs.substr(0, dot), here);
+  const std::string key = lhs.substr(dot + 1);
+  s.items.erase(std::remove_if(s.items.begin(), s.items.end(), [&](const Item& it) { return it.key == key; }),
+                s.items.end());
+  s.items.push_back(Item{key, raw, here, text, true, std::nullopt});
+}
+
+Config::Section& Config::section(const std::string& name, const SourceLoc& loc) {
+  for (auto& s : sections_)
+    if (s.name == name) return s;
+  sections_.push_back(Section{name, loc, {}});
+  return sections_.back();
+}
+
+// ---- lookup
+
+const Config::Item* Config::find(const std::string& section, const std::string& key) const {
+  for (const auto& s : sections_)
+    if (s.name == section)
+      for (const auto& it : s.items)
+        if (it.key == key) return &it;
+  return nullptr;
+}
+
+const Config::Item& Config::item(const std::string& section, const std::string& key) const {
+  const Item* it = find(section, key);
+  if (!it || !it->value)
+    throw sim::Error("config: [" + section + "] " + key + " has no value (is it in the schemas given to validate()?)");
+  return *it;
+}
+
+std::optional<std::string> Config::raw_string(const std::string& section, const std::string& key) const {
+  const Item* it = find(section, key);
+  if (!it || !it->set || it->raw.kind != Kind::string) return std::nullopt;
+  return std::get<std::string>(it->raw.scalar);
+}
+
+const Value& Config::value(const std::string& section, const std::string& key) const { return *item(section, key).value; }
+
+namespace {
+template <class T>
+const T& typed(const Value& v, const std::string& section, const std::string& key, ParamType asked) {
+  if (const T* p = std::get_if<T>(&v)) return *p;
+  throw sim::Error("config: [" + section + "] " + key + " is not " + type_name(asked) + " but holds " + to_text(v));
+}
+}  // namespace
+
+bool Config::boolean(const std::string& s, const std::string& k) const {
+  return typed<bool>(value(s, k), s, k, ParamType::boolean);
+}
+std::int64_t Config::integer(const std::string& s, const std::string& k) const {
+  return typed<std::int64_t>(value(s, k), s, k, ParamType::integer);
+}
+double Config::real(const std::string& s, const std::string& k) const {
+  return typed<double>(value(s, k), s, k, ParamType::real);
+}
+const std::string& Config::string(const std::string& s, const std::string& k) const {
+  return typed<std::string>(value(s, k), s, k, ParamType::string);
+}
+const std::vector<std::int64_t>& Config::integers(const std::string& s, const std::string& k) const {
+  return typed<std::vector<std::int64_t>>(value(s, k), s, k, ParamType::integers);
+}
+const std::vector<double>& Config::reals(const std::string& s, const std::string& k) const {
+  return typed<std::vector<double>>(value(s, k), s, k, ParamType::reals);
+}
+const std::vector<std::string>& Config::strings(const std::string& s, const std::string& k) const {
+  return typed<std::vector<std::string>>(value(s, k), s, k, ParamType::strings);
+}
+
+bool Config::is_set(const std::string& section, const std::string& key) const {
+  const Item* it = find(section, key);
+  return it && it->set;
+}
+
+SourceLoc Config::where(const std::string& section, const std::string& key) const {
+  const Item* it = find(section, key);
+  if (!it) throw sim::Error("config: [" + section + "] " + key + " is not in the config");
+  return it->set ? it->loc : SourceLoc{"default", 0, 0};
+}
+
+const std::string& Config::file() const { return file_; }
+
+// ---- errors
+
+ConfigError Config::error_at(const Item& it, const SourceLoc& loc, const std::string& message) const {
+  if (!it.override_text.empty())
+    return ConfigError(std::string(kCommandLine) + ": '" + it.override_text + "': error: " + message);
+  return ConfigError(loc_text(loc) + ": error: " + message);
+}
+
+ConfigError Config::error_at_section(const std::string& section, const std::string& message) const {
+  for (const auto& s : sections_)
+    if (s.name == section && s.loc.file == file_ && s.loc.line > 0) return ConfigError(loc_text(s.loc) + ": error: " + message);
+  return ConfigError(file_ + ": error: " + message);
+}
+
+ConfigError Config::error_at(const std::string& section, const std::string& key, const std::string& message) const {
+  const std::string msg = "[" + section + "] " + key + ": " + message;
+  const Item* it = find(section, key);
+  return it && it->set ? error_at(*it, it->loc, msg) : error_at_section(section, msg);
+}
+
+ConfigError Config::outside_section_error(const Item& it, const std::vector<Schema>& schemas) const {
+  if (find_schema(schemas, it.key))
+    return error_at(it, it.loc, "'" + it.key + "' must be a section: write [" + it.key + "] on a line of its own, then its keys");
+  for (const auto& s : schemas)
+    if (find_param(s, it.key))
+      return error_at(it, it.loc, "key '" + it.key + "' is outside any section; put it under [" + s.section + "]");
+  return error_at(it, it.loc, "key '" + it.key + "' is outside any section; keys go under a section header (" +
+                                  section_list(schemas) + ")");
+}
+
+// ---- validation
+
+void Config::validate(const std::vector<Schema>& schemas) {
+  Config c = *this;  // all or nothing: *this changes only when everything is valid
+  for (auto& s : c.sections_)  // forget the defaults of an earlier validate()
+    s.items.erase(std::remove_if(s.items.begin(), s.items.end(), [](const Item& it) { return !it.set; }), s.items.end());
+  c.sections_.erase(std::remove_if(c.sections_.begin(), c.sections_.end(), [](const Section& s) { return s.loc.file.empty(); }),
+                    c.sections_.end());
+
+  for (auto& s : c.sections_) {
+    if (s.name.empty()) {
+      if (!s.items.empty()) throw c.outside_section_error(s.items.front(), schemas);
+      continue;
+    }
+    const Schema* schema = find_schema(schemas, s.name);
+    if (!schema) {
+      std::vector<std::string> names;
+      for (const auto& sc : schemas) names.push_back(sc.section);
+      const std::string near = nearest(s.name, names);
+      const std::string msg = "unknown section [" + s.name + "]" +
+                              (near.empty() ? "; known sections: " + section_list(schemas) : "; did you mean [" + near + "]?");
+      if (s.loc.file == kCommandLine && !s.items.empty()) throw c.error_at(s.items.front(), s.loc, msg);
+      throw ConfigError(loc_text(s.loc) + ": error: " + msg);
+    }
+    for (auto& it : s.items) {
+      const Param* p = find_param(*schema, it.key);
+      if (!p) {
+        std::string msg = "unknown key '" + it.key + "' in [" + s.name + "]";
+        const std::string near = nearest(it.key, param_names(*schema));
+        const Schema* other = nullptr;
+        for (const auto& sc : schemas)
+          if (!other && &sc != schema && find_param(sc, it.key)) other = &sc;
+        if (!near.empty()) {
+          msg += "; did you mean '" + near + "'?";
+        } else if (other) {
+          msg += "; did you mean [" + other->section + "] " + it.key + "?";
+        } else {
+          if (it.raw.kind == Kind::table) msg += " (sections cannot hold tables)";
+          msg += "; known keys: " + join(param_names(*schema), [](const std::string& n) { return n; });
+        }
+        throw c.error_at(it, it.loc, msg);
+      }
+      std::string err;
+      SourceLoc where;
+      Value v = convert(it.raw, *p, err, where);
+      if (!err.empty()) throw c.error_at(it, where, "[" + s.name + "] " + it.key + ": " + err);
+      it.value = std::move(v);
+    }
+  }
+
+  for (const auto& schema : schemas) {
+    for (const auto& p : schema.params) {
+      if (c.find(schema.section, p.name)) continue;
+      if (!p.default_value)
+        throw c.error_at_section(schema.section, "[" + schema.section + "] " + p.name + ": required key missing (expected " +
+                                                     expected(p) + "); add " + p.name + " = ... under [" + schema.section + "]");
+      Item it{p.name, Raw{}, SourceLoc{}, "", false, p.default_value};
+      c.section(schema.section, SourceLoc{}).items.push_back(std::move(it));
+    }
+  }
+
+  // Unset grid.length / grid.origin take one entry per entry of grid.cells.
+  if (const Item* cells = c.find("grid", "cells"); cells && cells->value) {
+    if (const auto* n = std::get_if<std::vector<std::int64_t>>(&*cells->value)) {
+      for (auto& s : c.sections_)
+        if (s.name == "grid")
+          for (auto& it : s.items)
+            if (!it.set && (it.key == "length" || it.key == "origin"))
+              if (auto* v = std::get_if<std::vector<double>>(&*it.value); v && !v->empty()) v->assign(n->size(), v->front());
+    }
+  }
+  *this = std::move(c);
+}
+
+// ---- output
+
+std::string Config::to_toml(const std::vector<Schema>& schemas, bool with_docs) const {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < schemas.size(); ++i) {
+    const Schema& schema = schemas[i];
+    if (i) os << "\n";
+    if (with_docs && !schema.doc.empty()) os << "# " << schema.doc << "\n";
+    os << "[" << schema.section << "]\n";
+    for (const auto& p : schema.params) {
+      if (with_docs) {
+        os << "# " << p.doc << (p.unit.empty() ? "" : " [" + p.unit + "]") << "; " << expected(p);
+        os << (p.default_value ? "; default " + to_text(*p.default_value) : "; required") << "\n";
+      }
+      const Item* it = find(schema.section, p.name);
+      if (!it || !it->value) continue;
+      if (!it->set) os << "# ";
+      os << key_text(p.name) << " = " << to_text(*it->value) << (it->set ? "" : "  # default") << "\n";
+    }
+  }
+  return os.str();
+}
+
+// ---- suggestions
+
+std::string nearest(const std::string& word, const std::vector<std::string>& candidates) {
+  auto lower = [](std::string s) {
+    for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+  };
+  // Optimal string alignment distance: insertions, deletions, substitutions, adjacent swaps.
+  auto distance = [](const std::string& a, const std::string& b) {
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i)
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    return d[a.size()][b.size()];
+  };
+  const std::string w = lower(word);
+  std::string best;
+  std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    std::size_t d = distance(w, lower(c));
+    if (d < best_d) best = c, best_d = d;
+  }
+  return best;
+}
+
+// ---- framework sections and rules
+
+namespace {
+
+Value str(const char* s) { return Value{std::string(s)}; }
+
+Param param(const char* name, ParamType t, std::optional<Value> def, const char* unit, const char* doc,
+            double min = -kInf, double max = kInf, std::vector<std::string> choices = {}) {
+  Param p;
+  p.name = name, p.type = t, p.default_value = std::move(def), p.unit = unit, p.doc = doc;
+  p.min = min, p.max = max, p.choices = std::move(choices);
+  return p;
+}
+
+Param per_dim(Param p) {
+  p.min_length = 1, p.max_length = 3;
+  return p;
+}
+
+}  // namespace
+
+std::vector<Schema> framework_schemas() {
+  using T = ParamType;
+  using I = std::int64_t;
+  const std::vector<std::string> kinds = {"periodic", "dirichlet", "neumann"};
+  std::vector<Schema> out;
+
+  out.push_back({"run", "What to run, on which backend, for how long", {
+      param("model", T::string, std::nullopt, "", "Model to run (`simulate models` lists them)"),
+      param("backend", T::string, str("auto"), "", "Backend: auto (cuda when available), cuda or cpu", -kInf, kInf,
+            {"auto", "cuda", "cpu"}),
+      param("precision", T::string, str("float64"), "", "Floating-point precision of the fields", -kInf, kInf,
+            {"float32", "float64"}),
+      param("steps", T::integer, Value{I{0}}, "", "Number of time steps to run (set this or end_time)", 0),
+      param("end_time", T::real, Value{0.0}, "s", "Simulated time to reach (set this or steps)", 0),
+      param("dt", T::real, Value{0.0}, "s", "Fixed time step; unset: derived from cfl", 0),
+      param("cfl", T::real, Value{0.9}, "", "Courant number for the derived time step (meaning is the model's)", 0, 10),
+      param("seed", T::integer, Value{I{0}}, "", "Seed of the random streams", 0),
+      param("plugins", T::strings, Value{std::vector<std::string>{}}, "", "Shared libraries to load before the run"),
+  }});
+
+  Param cells = per_dim(param("cells", T::integers, Value{std::vector<I>{64, 64}}, "", "Cells per dimension (x, y, z)", 1));
+  Param length = per_dim(param("length", T::reals, Value{std::vector<double>{1.0, 1.0}}, "m",
+                               "Domain size per dimension; unset: 1 per entry of cells", 1e-300));
+  Param origin = per_dim(param("origin", T::reals, Value{std::vector<double>{0.0, 0.0}}, "m",
+                               "Coordinates of the domain's low corner; unset: 0 per entry of cells"));
+  out.push_back({"grid", "The uniform Cartesian grid", {
+      cells, length, origin,
+      param("ghost", T::integer, Value{I{1}}, "", "Ghost cells on each side", 1, 4),
+  }});
+
+  out.push_back({"output", "Snapshots of the fields (HDF5 + XDMF)", {
+      param("directory", T::string, str("output"), "", "Directory for snapshots and checkpoints"),
+      param("every", T::integer, Value{I{0}}, "steps", "Write a snapshot every this many steps; 0: off", 0),
+      param("every_time", T::real, Value{0.0}, "s", "Write a snapshot every this much simulated time; 0: off", 0),
+      param("fields", T::strings, Value{std::vector<std::string>{}}, "", "Fields to write; empty: all of the model's"),
+      param("compression", T::integer, Value{I{0}}, "", "Deflate level of the datasets; 0: none", 0, 9),
+      param("prefix", T::string, str("snapshot"), "", "File name prefix of the snapshots"),
+  }});
+
+  out.push_back({"checkpoint", "Restart files", {
+      param("every", T::integer, Value{I{0}}, "steps", "Write a checkpoint every this many steps; 0: off", 0),
+      param("every_minutes", T::real, Value{0.0}, "min", "Write a checkpoint every this many wall-clock minutes; 0: off", 0),
+      param("keep", T::integer, Value{I{3}}, "", "Number of checkpoints kept on disk", 1, 1000),
+      param("prefix", T::string, str("checkpoint"), "", "File name prefix of the checkpoints"),
+  }});
+
+  Schema bc{"boundary", "Boundary conditions of the fields, per face", {
+      param("default", T::string, str("neumann"), "", "Condition on faces not set below", -kInf, kInf, kinds),
+      param("default_value", T::real, Value{0.0}, "", "Value (dirichlet) or outward gradient (neumann) on those faces"),
+  }};
+  std::vector<std::string> face_kinds = kinds;
+  face_kinds.insert(face_kinds.begin(), "");
+  for (const char* face : {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"}) {
+    const std::string f = face, kind_doc = "Condition on the " + f + " face; \"\": use default",
+                      value_doc = "Value or outward gradient on the " + f + " face; unset: default_value";
+    bc.params.push_back(param(face, T::string, str(""), "", kind_doc.c_str(), -kInf, kInf, face_kinds));
+    bc.params.push_back(param((f + "_value").c_str(), T::real, Value{0.0}, "", value_doc.c_str()));
+  }
+  out.push_back(std::move(bc));
+  return out;
+}
+
+void check_framework_rules(const Config& c) {
+  auto at = [&](const char* section, const char* key) {
+    SourceLoc w = c.where(section, key);
+    return w.line > 0 ? "line " + std::to_string(w.line) : w.file;
+  };
+  const bool steps = c.is_set("run", "steps"), end_time = c.is_set("run", "end_time");
+  if (!steps && !end_time)
+    throw c.error_at("run", "steps", "neither steps nor end_time is set, so the run has no end; set one of them (e.g. steps = 100)");
+  if (steps && end_time)
+    throw c.error_at("run", "end_time", "both steps (" + at("run", "steps") + ") and end_time are set; keep one of them");
+  if (c.is_set("run", "dt") && c.is_set("run", "cfl"))
+    throw c.error_at("run", "cfl", "both dt (" + at("run", "dt") +
+                                       ") and cfl given; a fixed time step and a derived one exclude each other, remove one");
+  if (c.is_set("run", "dt") && !(c.real("run", "dt") > 0))
+    throw c.error_at("run", "dt", "expected a real > 0, found " + fmt_real(c.real("run", "dt"), false) +
+                                      "; remove dt to derive the time step from cfl");
+  const auto& cells = c.integers("grid", "cells");
+  for (const char* key : {"length", "origin"}) {
+    const auto n = c.reals("grid", key).size();
+    if (c.is_set("grid", key) && n != cells.size())
+      throw c.error_at("grid", key, "has " + std::to_string(n) + " entries but cells has " + std::to_string(cells.size()) +
+                                        " (" + to_text(cells) + "); give one entry per dimension");
+  }
+}
+
+void check_model_name(const Config& c, const std::vector<std::string>& registered) {
+  const std::string list = "(registered models: " + (registered.empty() ? std::string("none") : join(registered, [](const std::string& s) { return s; })) + ")";
+  const Config::Item* it = c.find("run", "model");
+  if (!it || !it->set) {
+    for (const auto& s : c.sections_)  // a key outside any section explains better than "missing"
+      if (s.name.empty() && !s.items.empty()) throw c.outside_section_error(s.items.front(), framework_schemas());
+    throw c.error_at_section("run", "[run] model: required key missing " + list + "; add model = " +
+                                        quote(registered.empty() ? "name" : registered.front()) + " under [run]");
+  }
+  if (it->raw.kind != Kind::string)
+    throw c.error_at(*it, it->raw.loc, "[run] model: expected a string naming a model " + list + ", found " + describe(it->raw));
+  const auto& name = std::get<std::string>(it->raw.scalar);
+  if (std::find(registered.begin(), registered.end(), name) != registered.end()) return;
+  const std::string near = nearest(name, registered);
+  throw c.error_at(*it, it->raw.loc, "[run] model: unknown model " + quote(name) + " " + list +
+                                         (near.empty() ? "" : "; did you mean " + quote(near) + "?"));
+}
+
+}  // namespace sim::io

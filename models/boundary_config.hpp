@@ -1,0 +1,16 @@
+#pragma once
+// Reads the [boundary] section into a Boundary<Rank>: `default` / `default_value` for every
+// face, then per face x_lo, x_hi, y_lo, ... and <face>_value where set.
+#include "core/boundary.hpp"
+
+namespace sim::io {
+class Config;
+}
+
+namespace sim {
+
+/// The boundary conditions the config asks for, for a grid of rank Rank.
+template <int Rank>
+Boundary<Rank> boundary_from_config(const io::Config& c);
+
+}  // namespace sim

@@ -1,0 +1,12 @@
+#include "models/heat/heat.hpp"
+#include "models/model.hpp"
+
+namespace sim {
+
+ModelRegistry builtin_models() {
+  ModelRegistry r;
+  r.add(heat_model_info());
+  return r;
+}
+
+}  // namespace sim

@@ -1,0 +1,362 @@
+// Heat diffusion model. Kernels are functors over the interior: one fused pass per explicit
+// stage (ghost fill, then u + dt (alpha lap u + s)); the implicit schemes solve
+// (I - theta dt alpha L) u' = rhs with matrix-free CG from solvers/.
+#include "models/heat/heat.hpp"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "core/boundary.hpp"
+#include "core/expr.hpp"
+#include "core/stencil.hpp"
+#include "io/config.hpp"
+#include "io/hdf5_file.hpp"
+#include "models/boundary_config.hpp"
+#include "models/field_ref.hpp"
+#include "solvers/cg.hpp"
+#include "solvers/time_integrators.hpp"
+
+namespace sim {
+namespace heat {
+
+enum class Init { constant, gaussian, sine, cosine, hot_box };
+enum class Source { none, constant, gaussian };
+
+/// Shape parameters of an initial condition or source, in double (converted once per cell).
+template <int Rank>
+struct Profile {
+  Grid<Rank> grid;
+  double base = 0, amplitude = 1, width = 0.1;
+  double center[Rank] = {};
+  double wavenumber[Rank] = {};  // k pi / L for sine and cosine modes
+  int kind = 0;
+
+  template <class... I>
+  SIM_HOST_DEVICE double at(I... idx) const {
+    const index_t p[Rank] = {idx...};
+    double r2 = 0, box = 1, wave = 1;
+    for (int d = 0; d < Rank; ++d) {
+      const double x = grid.center(d, p[d]), s = x - center[d];
+      r2 += s * s;
+      if (s < -width || s > width) box = 0;
+      const double phase = wavenumber[d] * (x - grid.origin[d]);
+      wave *= kind == int(Init::sine) ? ::sin(phase) : ::cos(phase);
+    }
+    switch (Init(kind)) {
+      case Init::constant: return base;
+      case Init::gaussian: return base + amplitude * ::exp(-r2 / (2 * width * width));
+      case Init::hot_box: return base + amplitude * box;
+      default: return base + amplitude * wave;
+    }
+  }
+};
+
+template <class T, int Rank>
+struct SetProfile {
+  View<T, Rank> out;
+  Profile<Rank> prof;
+  template <class... I>
+  SIM_INLINE void operator()(I... i) const { out(i...) = T(prof.at(i...)); }
+};
+
+/// out = w u0 + (1 - w) (v + dt (alpha lap v + s)): one explicit stage.
+template <class T, int Rank>
+struct Stage {
+  View<const T, Rank> v, u0, src;
+  View<T, Rank> out;
+  Spacing<T, Rank> s;
+  T alpha_dt, dt, w;
+  bool has_src;
+  template <class... I>
+  SIM_INLINE void operator()(I... i) const {
+    T next = v(i...) + alpha_dt * laplacian(v, i..., s);
+    if (has_src) next += dt * src(i...);
+    out(i...) = w == T(0) ? next : w * u0(i...) + (T(1) - w) * next;
+  }
+};
+
+/// out = x - c lap x: the implicit operator (ghosts of x hold homogeneous conditions).
+template <class T, int Rank>
+struct Implicit {
+  View<const T, Rank> x;
+  View<T, Rank> out;
+  Spacing<T, Rank> s;
+  T c;
+  template <class... I>
+  SIM_INLINE void operator()(I... i) const { out(i...) = x(i...) - c * laplacian(x, i..., s); }
+};
+
+/// rhs = u + c lap u + dt s + cb lbc: the implicit right-hand side.
+template <class T, int Rank>
+struct ImplicitRhs {
+  View<const T, Rank> u, src, lbc;
+  View<T, Rank> out;
+  Spacing<T, Rank> s;
+  T c, dt, cb;
+  bool has_src, has_lbc;
+  template <class... I>
+  SIM_INLINE void operator()(I... i) const {
+    T r = u(i...) + c * laplacian(u, i..., s);
+    if (has_src) r += dt * src(i...);
+    if (has_lbc) r += cb * lbc(i...);
+    out(i...) = r;
+  }
+};
+
+/// lap of the field into out (used once for the inhomogeneous boundary term).
+template <class T, int Rank>
+struct Lap {
+  View<const T, Rank> x;
+  View<T, Rank> out;
+  Spacing<T, Rank> s;
+  template <class... I>
+  SIM_INLINE void operator()(I... i) const { out(i...) = laplacian(x, i..., s); }
+};
+
+template <class T, int Rank>
+class HeatModel final : public Model {
+ public:
+  explicit HeatModel(const ModelSetup& setup)
+      : ctx_(setup.ctx), grid_(setup.grid.grid<Rank>()), spacing_(Spacing<T, Rank>::of(grid_)),
+        u_(ctx_, grid_), next_(ctx_, grid_), bc_(boundary_from_config<Rank>(*setup.config)) {
+    const io::Config& c = *setup.config;
+    alpha_ = c.real("model", "alpha");
+    scheme_ = c.string("model", "scheme");
+    cg_tol_ = c.real("model", "cg_tol");
+    cg_max_ = int(c.integer("model", "cg_max_iterations"));
+    init_kind_ = c.string("model", "init");
+    init_ = profile(c, "init", c.real("model", "init_value"), c.real("model", "amplitude"), c.real("model", "width"),
+                    c.reals("model", "center"));
+    if (init_kind_ == "file") {
+      init_file_ = c.string("model", "init_file");
+      init_dataset_ = c.string("model", "init_dataset");
+      if (init_file_.empty()) throw c.error_at("model", "init_file", "init = \"file\" needs init_file = \"path.h5\"");
+    }
+    const std::string src = c.string("model", "source");
+    if (src != "none") {
+      source_ = Field<T, Rank>(ctx_, grid_);
+      Profile<Rank> p = profile(c, "source", 0.0, c.real("model", "source_value"), c.real("model", "source_width"),
+                                c.reals("model", "source_center"));
+      p.kind = src == "constant" ? int(Init::constant) : int(Init::gaussian);
+      if (src == "constant") p.base = c.real("model", "source_value");
+      for_each(ctx_, "heat::source", grid_.interior(), SetProfile<T, Rank>{source_.view(), p});
+      has_source_ = true;
+    }
+    if (implicit()) setup_implicit();
+    else stage_ = Field<T, Rank>(ctx_, grid_);
+  }
+
+  std::vector<FieldRef> fields() override { return {field_ref("u", "K", u_)}; }
+
+  void initialize() override {
+    if (init_kind_ == "file") return load_initial_file();
+    for_each(ctx_, "heat::init", grid_.interior(), SetProfile<T, Rank>{u_.view(), init_});
+  }
+
+  void step(double dt) override {
+    const T tdt = T(dt);
+    if (scheme_ == "euler" || scheme_ == "rk2") {
+      auto update = [this](Field<T, Rank>& v, Field<T, Rank>& out, T h, T w, Field<T, Rank>& u0) {
+        fill_ghosts(v, bc_);
+        for_each(ctx_, "heat::stage", grid_.interior(),
+                 Stage<T, Rank>{v.view(), u0.view(), src_view(), out.view(), spacing_, T(alpha_) * h, h, w, has_source_});
+      };
+      if (scheme_ == "euler") solvers::euler_step(update, u_, next_, tdt);
+      else solvers::rk2_step(update, u_, stage_, next_, tdt);
+    } else {
+      implicit_step(tdt);
+    }
+    std::swap(u_, next_);
+  }
+
+  double stable_dt() const override {
+    if (implicit()) return std::numeric_limits<double>::infinity();
+    double sum = 0;
+    for (int d = 0; d < Rank; ++d) sum += 1.0 / (grid_.dx[d] * grid_.dx[d]);
+    return alpha_ > 0 ? 1.0 / (2.0 * alpha_ * sum) : std::numeric_limits<double>::infinity();
+  }
+
+  double default_dt(double cfl) const override {
+    if (!implicit()) return cfl * stable_dt();
+    double sum = 0;
+    for (int d = 0; d < Rank; ++d) sum += 1.0 / (grid_.dx[d] * grid_.dx[d]);
+    return alpha_ > 0 ? cfl / (2.0 * alpha_ * sum) : 1.0;
+  }
+
+  void check_dt(double dt) const override {
+    if (dt > stable_dt()) {
+      char buf[320];
+      std::snprintf(buf, sizeof buf,
+                    "dt = %.6g is beyond the explicit stability limit; the largest stable dt for scheme '%s' on this "
+                    "grid is %.6g: lower run.dt, or set model.scheme = \"crank_nicolson\" for larger steps",
+                    dt, scheme_.c_str(), stable_dt());
+      throw Error(buf);
+    }
+  }
+
+  std::vector<Diagnostic> diagnostics() override {
+    double cell = 1;
+    for (int d = 0; d < Rank; ++d) cell *= grid_.dx[d];
+    std::vector<Diagnostic> out = {{"total_heat", "K m^" + std::to_string(Rank), sum(u_) * cell},
+                                   {"min", "K", double(min(u_))},
+                                   {"max", "K", double(max(u_))}};
+    if (implicit()) {
+      out.push_back({"cg_iterations", "", double(last_cg_.iterations)});
+      out.push_back({"cg_residual", "", last_cg_.residual});
+    }
+    return out;
+  }
+
+  double cell_updates_per_step() const override { return double(grid_.size()); }
+
+ private:
+  bool implicit() const { return scheme_ == "crank_nicolson" || scheme_ == "backward_euler"; }
+  View<const T, Rank> src_view() const { return has_source_ ? source_.view() : u_.view(); }
+
+  Profile<Rank> profile(const io::Config& c, const std::string& what, double base, double amp, double width,
+                        const std::vector<double>& center) const {
+    Profile<Rank> p;
+    p.grid = grid_;
+    p.base = base, p.amplitude = amp, p.width = width;
+    const std::string kind = what == "init" ? c.string("model", "init") : "gaussian";
+    p.kind = kind == "constant" ? int(Init::constant)
+             : kind == "sine"   ? int(Init::sine)
+             : kind == "cosine" ? int(Init::cosine)
+             : kind == "hot_box" ? int(Init::hot_box)
+                                 : int(Init::gaussian);
+    if (!center.empty() && center.size() != size_t(Rank))
+      throw c.error_at("model", what == "init" ? "center" : "source_center",
+                       "expected " + std::to_string(Rank) + " coordinates (one per grid dimension), found " +
+                           std::to_string(center.size()));
+    const auto& modes = c.integers("model", "modes");
+    if (modes.size() != 1 && modes.size() != size_t(Rank))
+      throw c.error_at("model", "modes", "expected 1 or " + std::to_string(Rank) + " mode numbers, found " +
+                                             std::to_string(modes.size()));
+    for (int d = 0; d < Rank; ++d) {
+      const double length = grid_.dx[d] * double(grid_.cells.n[d]);
+      p.center[d] = center.empty() ? grid_.origin[d] + 0.5 * length : center[d];
+      p.wavenumber[d] = double(modes.size() == 1 ? modes[0] : modes[d]) * M_PI / length;
+    }
+    return p;
+  }
+
+  void load_initial_file() {
+    io::FieldData f = io::read_field(init_file_, init_dataset_);
+    std::vector<std::int64_t> want;
+    for (int d = 0; d < Rank; ++d) want.push_back(grid_.cells.n[d]);
+    if (f.shape != want)
+      throw Error("initial condition: dataset '" + init_dataset_ + "' in " + init_file_ + " has shape " +
+                  shape_text(f.shape) + " but the grid has " + shape_text(want));
+    std::vector<double> d = f.as_double();
+    std::vector<T> host(d.begin(), d.end());
+    detail::copy_from_host<T, Rank>(ctx_, host.data(), u_.view());
+  }
+  static std::string shape_text(const std::vector<std::int64_t>& s) {
+    std::string t = "(";
+    for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
+    return t + ")";
+  }
+
+  void setup_implicit() {
+    theta_ = scheme_ == "crank_nicolson" ? 0.5 : 1.0;
+    rhs_ = Field<T, Rank>(ctx_, grid_);
+    r_ = Field<T, Rank>(ctx_, grid_);
+    p_ = Field<T, Rank>(ctx_, grid_);
+    ap_ = Field<T, Rank>(ctx_, grid_);
+    bc_zero_ = bc_;
+    for (int d = 0; d < Rank; ++d) bc_zero_.lo[d].value = 0, bc_zero_.hi[d].value = 0;
+    // Inhomogeneous faces make the operator affine: keep lap(0 with those ghosts) aside.
+    bool inhomogeneous = false;
+    for (int d = 0; d < Rank; ++d)
+      inhomogeneous |= bc_.lo[d].kind != BcKind::periodic && (bc_.lo[d].value != 0 || bc_.hi[d].value != 0);
+    if (inhomogeneous) {
+      lbc_ = Field<T, Rank>(ctx_, grid_);
+      p_.fill(T(0));
+      fill_ghosts(p_, bc_);
+      for_each(ctx_, "heat::boundary_term", grid_.interior(), Lap<T, Rank>{p_.view(), lbc_.view(), spacing_});
+      has_lbc_ = true;
+    }
+  }
+
+  void implicit_step(T dt) {
+    const T a = T(alpha_) * dt;
+    fill_ghosts(u_, bc_);
+    for_each(ctx_, "heat::implicit_rhs", grid_.interior(),
+             ImplicitRhs<T, Rank>{u_.view(), src_view(), has_lbc_ ? lbc_.view() : u_.view(), rhs_.view(), spacing_,
+                                  T((1 - theta_) * a), dt, T(theta_ * a), has_source_, has_lbc_});
+    detail::copy<T, Rank>(ctx_, u_.view(), next_.view());
+    const T c = T(theta_ * a);
+    auto apply = [this, c](Field<T, Rank>& x, Field<T, Rank>& out) {
+      fill_ghosts(x, bc_zero_);
+      for_each(ctx_, "heat::implicit_apply", grid_.interior(), Implicit<T, Rank>{x.view(), out.view(), spacing_, c});
+    };
+    last_cg_ = solvers::cg(apply, next_, rhs_, r_, p_, ap_, cg_tol_, cg_max_);
+    if (!last_cg_.converged)
+      throw Error("heat: CG did not reach cg_tol = " + std::to_string(cg_tol_) + " in " + std::to_string(cg_max_) +
+                  " iterations (residual " + std::to_string(last_cg_.residual) +
+                  "); raise model.cg_max_iterations or cg_tol, or lower run.dt");
+  }
+
+  Context ctx_;
+  Grid<Rank> grid_;
+  Spacing<T, Rank> spacing_;
+  Field<T, Rank> u_, next_, stage_, source_, rhs_, r_, p_, ap_, lbc_;
+  Boundary<Rank> bc_, bc_zero_;
+  Profile<Rank> init_;
+  std::string scheme_, init_kind_, init_file_, init_dataset_;
+  double alpha_ = 1, theta_ = 0.5, cg_tol_ = 1e-10;
+  int cg_max_ = 1000;
+  bool has_source_ = false, has_lbc_ = false;
+  solvers::CgResult last_cg_;
+};
+
+template <class T>
+std::unique_ptr<Model> make(const ModelSetup& s) {
+  switch (s.grid.rank) {
+    case 1: return std::make_unique<HeatModel<T, 1>>(s);
+    case 2: return std::make_unique<HeatModel<T, 2>>(s);
+    default: return std::make_unique<HeatModel<T, 3>>(s);
+  }
+}
+
+}  // namespace heat
+
+ModelInfo heat_model_info() {
+  using io::Param;
+  using io::ParamType;
+  const double inf = std::numeric_limits<double>::infinity();
+  ModelInfo m;
+  m.name = "heat";
+  m.doc = "heat diffusion du/dt = alpha lap(u) + source, 1D/2D/3D, explicit or implicit";
+  m.uses_boundary = true;
+  m.schema.section = "model";
+  m.schema.doc = "heat diffusion parameters";
+  auto p = [&](Param q) { m.schema.params.push_back(std::move(q)); };
+  p({"alpha", ParamType::real, 1.0, 0, inf, {}, "m^2/s", "thermal diffusivity"});
+  p({"scheme", ParamType::string, std::string("euler"), -inf, inf,
+     {"euler", "rk2", "crank_nicolson", "backward_euler"}, "", "time stepping: explicit euler/rk2, implicit via CG"});
+  p({"init", ParamType::string, std::string("gaussian"), -inf, inf,
+     {"constant", "gaussian", "sine", "cosine", "hot_box", "file"}, "", "initial condition"});
+  p({"init_value", ParamType::real, 0.0, -inf, inf, {}, "K", "background value of the initial condition"});
+  p({"amplitude", ParamType::real, 1.0, -inf, inf, {}, "K", "peak of gaussian / hot_box, amplitude of sine modes"});
+  p({"center", ParamType::reals, std::vector<double>{}, -inf, inf, {}, "m", "centre of gaussian / hot_box (default: domain centre)"});
+  p({"width", ParamType::real, 0.1, 1e-300, inf, {}, "m", "gaussian sigma, or hot_box half-width"});
+  p({"modes", ParamType::integers, std::vector<std::int64_t>{1}, 0, 1e9, {}, "",
+     "sine/cosine mode numbers k per dimension: sin(k pi x / L) (one entry: all dimensions)"});
+  p({"init_file", ParamType::string, std::string(""), -inf, inf, {}, "", "HDF5 file for init = \"file\""});
+  p({"init_dataset", ParamType::string, std::string("/fields/u"), -inf, inf, {}, "", "dataset in init_file"});
+  p({"source", ParamType::string, std::string("none"), -inf, inf, {"none", "constant", "gaussian"}, "", "source term"});
+  p({"source_value", ParamType::real, 0.0, -inf, inf, {}, "K/s", "source strength (peak for gaussian)"});
+  p({"source_center", ParamType::reals, std::vector<double>{}, -inf, inf, {}, "m", "gaussian source centre"});
+  p({"source_width", ParamType::real, 0.1, 1e-300, inf, {}, "m", "gaussian source sigma"});
+  p({"cg_tol", ParamType::real, 1e-10, 1e-300, 1, {}, "", "implicit schemes: CG relative residual tolerance"});
+  p({"cg_max_iterations", ParamType::integer, std::int64_t(5000), 1, 1e9, {}, "", "implicit schemes: CG iteration cap"});
+  m.create = [](const ModelSetup& s) -> std::unique_ptr<Model> {
+    return s.float64 ? heat::make<double>(s) : heat::make<float>(s);
+  };
+  return m;
+}
+
+}  // namespace sim

@@ -1,0 +1,134 @@
+#pragma once
+// The model interface. A model declares its parameters (a schema the config is validated
+// against), its fields (which makes them part of snapshots and checkpoints), its initial
+// state, its step, its stable dt and its diagnostics. The runner (runner.hpp) does the rest:
+// time loop, output, checkpoints, signals. Models never parse TOML or write files.
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/context.hpp"
+#include "core/grid.hpp"
+#include "io/schema.hpp"
+
+namespace sim::io {
+class Config;
+}
+
+namespace sim {
+
+/// The grid of a run as the config gives it (rank 1-3).
+struct GridSpec {
+  int rank = 2;
+  index_t cells[3] = {1, 1, 1};
+  double length[3] = {1, 1, 1};
+  double origin[3] = {0, 0, 0};
+  int ghost = 1;
+  /// The grid as a Grid<Rank> (Rank must equal rank).
+  template <int Rank>
+  Grid<Rank> grid() const {
+    Grid<Rank> g;
+    double len[Rank], org[Rank];
+    Extents<Rank> e;
+    for (int d = 0; d < Rank; ++d) e.n[d] = cells[d], len[d] = length[d], org[d] = origin[d];
+    return Grid<Rank>::uniform(e, len, ghost, org);
+  }
+  /// Number of interior cells.
+  index_t size() const { return cells[0] * (rank > 1 ? cells[1] : 1) * (rank > 2 ? cells[2] : 1); }
+};
+
+/// Everything a model is built from.
+struct ModelSetup {
+  Context ctx;
+  const io::Config* config = nullptr;  ///< validated; read the [model] section (and [boundary])
+  GridSpec grid;
+  bool float64 = true;
+};
+
+/// A field as the runner sees it: shape, element type, and copies of its interior cells.
+struct FieldRef {
+  std::string name, unit;
+  bool is_double = true;
+  std::vector<std::int64_t> shape;
+  std::function<void(void* host)> to_host;          ///< interior cells, row-major
+  std::function<void(const void* host)> from_host;  ///< restores the interior cells
+  std::function<double()> sum;                      ///< sum of the interior (NaN/Inf guard)
+  /// Number of elements.
+  std::int64_t size() const {
+    std::int64_t n = 1;
+    for (auto s : shape) n *= s;
+    return n;
+  }
+};
+
+/// A named scalar reported at each output (total heat, kinetic energy, ...).
+struct Diagnostic {
+  std::string name, unit;
+  double value = 0;
+};
+
+/// A simulation model.
+class Model {
+ public:
+  virtual ~Model() = default;
+  /// The fields written to snapshots and checkpoints.
+  virtual std::vector<FieldRef> fields() = 0;
+  /// Sets the initial state (time 0).
+  virtual void initialize() = 0;
+  /// Advances the state by dt.
+  virtual void step(double dt) = 0;
+  /// The largest stable time step (infinity when the scheme has no limit).
+  virtual double stable_dt() const { return std::numeric_limits<double>::infinity(); }
+  /// The time step to use when the config gives none: run.cfl times the stable dt by default.
+  virtual double default_dt(double cfl) const { return cfl * stable_dt(); }
+  /// Checks a user-given dt; throws Error with the largest stable dt and a fix if it is too large.
+  virtual void check_dt(double dt) const;
+  /// Scalars worth reporting at each output.
+  virtual std::vector<Diagnostic> diagnostics() { return {}; }
+  /// Cells updated per step (for the cell-updates/s figure).
+  virtual double cell_updates_per_step() const = 0;
+  /// Model-internal state beyond the fields, for checkpoints.
+  virtual void save_state(std::map<std::string, std::uint64_t>& counters, std::map<std::string, double>& reals) const {
+    (void)counters, (void)reals;
+  }
+  /// Restores what save_state wrote.
+  virtual void load_state(const std::map<std::string, std::uint64_t>& counters,
+                          const std::map<std::string, double>& reals) {
+    (void)counters, (void)reals;
+  }
+};
+
+/// How to build a model, and what it accepts.
+struct ModelInfo {
+  std::string name;
+  std::string doc;
+  io::Schema schema;          ///< the [model] section
+  bool uses_boundary = false;  ///< reads the [boundary] section
+  std::vector<int> ranks = {1, 2, 3};
+  std::function<std::unique_ptr<Model>(const ModelSetup&)> create;
+};
+
+/// The models a run can choose from (built-ins and loaded plugins), by name.
+class ModelRegistry {
+ public:
+  /// Adds a model; throws Error if the name is taken.
+  void add(ModelInfo info);
+  /// The model called name, or nullptr.
+  const ModelInfo* find(const std::string& name) const;
+  /// Names in registration order.
+  std::vector<std::string> names() const;
+  /// All models in registration order.
+  const std::vector<ModelInfo>& all() const { return models_; }
+
+ private:
+  std::vector<ModelInfo> models_;
+};
+
+/// A registry holding the built-in models (heat, ...).
+ModelRegistry builtin_models();
+
+}  // namespace sim

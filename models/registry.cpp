@@ -1,0 +1,35 @@
+#include <cstdio>
+
+#include "core/error.hpp"
+#include "models/model.hpp"
+
+namespace sim {
+
+void Model::check_dt(double dt) const {
+  const double limit = stable_dt();
+  if (dt > limit) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "dt = %.6g is beyond the stability limit of this scheme; the largest stable dt is %.6g",
+                  dt, limit);
+    throw Error(buf);
+  }
+}
+
+void ModelRegistry::add(ModelInfo info) {
+  if (find(info.name)) throw Error("a model called '" + info.name + "' is already registered");
+  models_.push_back(std::move(info));
+}
+
+const ModelInfo* ModelRegistry::find(const std::string& name) const {
+  for (const ModelInfo& m : models_)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+std::vector<std::string> ModelRegistry::names() const {
+  std::vector<std::string> n;
+  for (const ModelInfo& m : models_) n.push_back(m.name);
+  return n;
+}
+
+}  // namespace sim

@@ -1,0 +1,586 @@
+// The run driver. Everything a user can get wrong is checked before the output directory is
+// touched, so a bad config leaves nothing behind. Snapshots are copied to pinned host
+// buffers and written by a background thread while the next steps run; checkpoints are
+// written synchronously and atomically.
+#include "models/runner.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdarg>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <thread>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/host_buffer.hpp"
+#include "io/config.hpp"
+#include "io/hdf5_file.hpp"
+#include "io/xdmf.hpp"
+
+#ifndef SIMKIT_VERSION_STRING
+#define SIMKIT_VERSION_STRING "unknown"
+#endif
+#ifndef SIMKIT_GIT_COMMIT
+#define SIMKIT_GIT_COMMIT "unknown"
+#endif
+
+namespace fs = std::filesystem;
+
+namespace sim {
+
+namespace {
+
+std::atomic<int> stop_signal{0};  // set by SIGINT/SIGTERM; the loop stops after the current step
+extern "C" void on_stop_signal(int sig) { stop_signal = sig; }
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+void log(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+void log(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::fputs("simulate: ", stderr);
+  std::vfprintf(stderr, fmt, ap);
+  std::fputc('\n', stderr);
+  va_end(ap);
+}
+
+std::string human_time(double s) {
+  char b[32];
+  if (s < 120) std::snprintf(b, sizeof b, "%.1fs", s);
+  else if (s < 7200) std::snprintf(b, sizeof b, "%dm%02ds", int(s) / 60, int(s) % 60);
+  else std::snprintf(b, sizeof b, "%dh%02dm", int(s) / 3600, int(s) % 3600 / 60);
+  return b;
+}
+
+std::string si(double v) {
+  char b[32];
+  const char* unit[] = {"", "k", "M", "G", "T"};
+  int u = 0;
+  while (std::fabs(v) >= 1000 && u < 4) v /= 1000, ++u;
+  std::snprintf(b, sizeof b, "%.3g%s", v, unit[u]);
+  return b;
+}
+
+/// One file write at a time on a background thread; errors surface at the next wait().
+class BackgroundWriter {
+ public:
+  ~BackgroundWriter() {
+    if (worker_.joinable()) worker_.join();
+  }
+  /// Waits for the write in flight; rethrows its error.
+  void wait() {
+    if (worker_.joinable()) worker_.join();
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+  /// Waits for the previous write, then starts job.
+  void submit(std::function<void()> job) {
+    wait();
+    worker_ = std::thread([this, job = std::move(job)] {
+      auto t0 = Clock::now();
+      try {
+        job();
+      } catch (...) {
+        error_ = std::current_exception();
+      }
+      busy_ += seconds_since(t0);
+    });
+  }
+  double busy_seconds() const { return busy_; }
+
+ private:
+  std::thread worker_;
+  std::exception_ptr error_;
+  double busy_ = 0;  // written by the worker, read after wait()
+};
+
+/// Live progress on a terminal, a plain line every few seconds otherwise.
+class Progress {
+ public:
+  Progress(bool quiet, std::int64_t total, double cells) : quiet_(quiet), tty_(isatty(2)), total_(total), cells_(cells) {}
+  void update(std::int64_t step, std::int64_t first, double time, bool force = false) {
+    if (quiet_) return;
+    const double since = seconds_since(last_);
+    if (!force && since < (tty_ ? 0.2 : 5.0)) return;
+    last_ = Clock::now();
+    const double elapsed = seconds_since(start_), done = double(step - first);
+    const double rate = elapsed > 0 ? done / elapsed : 0;
+    const double eta = rate > 0 ? double(total_ - step) / rate : 0;
+    const double frac = total_ > 0 ? double(step) / double(total_) : 1;
+    if (tty_) {
+      char bar[31];
+      int fill = int(frac * 30);
+      for (int i = 0; i < 30; ++i) bar[i] = i < fill ? '#' : '.';
+      bar[30] = 0;
+      std::fprintf(stderr, "\r[%s] %3.0f%% step %lld/%lld t=%.5g ETA %s %s steps/s %scell/s   ", bar, frac * 100,
+                   (long long)step, (long long)total_, time, human_time(eta).c_str(), si(rate).c_str(),
+                   si(rate * cells_).c_str());
+    } else {
+      std::fprintf(stderr, "simulate: step %lld/%lld (%.0f%%) t=%.6g, %s steps/s, %scell/s, ETA %s\n",
+                   (long long)step, (long long)total_, frac * 100, time, si(rate).c_str(), si(rate * cells_).c_str(),
+                   human_time(eta).c_str());
+    }
+  }
+  void finish() {
+    if (!quiet_ && tty_) std::fputc('\n', stderr);
+  }
+
+ private:
+  bool quiet_, tty_;
+  std::int64_t total_;
+  double cells_;
+  Clock::time_point start_ = Clock::now(), last_ = Clock::now() - std::chrono::hours(1);
+};
+
+/// The resolved settings of a run.
+struct Plan {
+  GridSpec grid;
+  bool float64 = true;
+  double dt = 0;
+  std::int64_t total_steps = 0;
+  double end_time = 0;  // > 0: the last step is shortened to end exactly here
+  std::string out_dir, snap_prefix, ckpt_prefix;
+  std::int64_t output_every = 0, checkpoint_every = 0, keep = 3;
+  double output_every_time = 0, checkpoint_minutes = 0;
+  int gzip = 0;
+  std::vector<std::string> output_fields;
+};
+
+GridSpec grid_from_config(const io::Config& c) {
+  GridSpec g;
+  const auto& cells = c.integers("grid", "cells");
+  const auto& length = c.reals("grid", "length");
+  const auto& origin = c.reals("grid", "origin");
+  g.rank = int(cells.size());
+  for (int d = 0; d < g.rank; ++d) g.cells[d] = cells[d], g.length[d] = length[d], g.origin[d] = origin[d];
+  g.ghost = int(c.integer("grid", "ghost"));
+  return g;
+}
+
+io::GridInfo grid_info(const GridSpec& g) {
+  io::GridInfo info;
+  info.rank = g.rank;
+  for (int d = 0; d < g.rank; ++d) {
+    info.cells.push_back(g.cells[d]);
+    info.origin.push_back(g.origin[d]);
+    info.spacing.push_back(g.length[d] / double(g.cells[d]));
+  }
+  return info;
+}
+
+/// Host copies of fields: pinned buffers, one per field.
+struct HostFields {
+  std::vector<FieldRef> refs;
+  std::vector<HostBuffer<unsigned char>> buffers;
+  HostFields(const Context& ctx, std::vector<FieldRef> r) : refs(std::move(r)) {
+    for (auto& f : refs) buffers.emplace_back(ctx, std::size_t(f.size()) * (f.is_double ? 8 : 4));
+  }
+  void copy_from_device() {
+    for (std::size_t i = 0; i < refs.size(); ++i) refs[i].to_host(buffers[i].data());
+  }
+  std::vector<io::FieldView> views() const {
+    std::vector<io::FieldView> v;
+    for (std::size_t i = 0; i < refs.size(); ++i)
+      v.push_back({refs[i].name, refs[i].unit, refs[i].is_double, refs[i].shape, buffers[i].data()});
+    return v;
+  }
+};
+
+/// Throws Error naming the first non-finite cell of any field.
+void guard_finite(std::vector<FieldRef>& fields, std::int64_t step, const GridSpec& g) {
+  for (FieldRef& f : fields) {
+    if (std::isfinite(f.sum())) continue;
+    std::vector<unsigned char> host(std::size_t(f.size()) * (f.is_double ? 8 : 4));
+    f.to_host(host.data());
+    for (std::int64_t t = 0; t < f.size(); ++t) {
+      const double v = f.is_double ? reinterpret_cast<const double*>(host.data())[t]
+                                   : double(reinterpret_cast<const float*>(host.data())[t]);
+      if (std::isfinite(v)) continue;
+      std::string where = "(";
+      std::int64_t rest = t, stride = f.size();
+      for (std::size_t d = 0; d < f.shape.size(); ++d) {
+        stride /= f.shape[d];
+        const std::int64_t i = rest / stride;
+        rest -= i * stride;
+        char b[64];
+        std::snprintf(b, sizeof b, "%s%lld", d ? ", " : "", (long long)i);
+        where += b;
+      }
+      char b[160];
+      std::snprintf(b, sizeof b, ") (x = %.6g)", g.origin[0] + (double(t / (f.size() / f.shape[0])) + 0.5) * g.length[0] / double(g.cells[0]));
+      throw Error("the run blew up: at step " + std::to_string(step) + " field '" + f.name + "' is " +
+                  (std::isnan(v) ? "NaN" : "Inf") + " at cell " + where + b +
+                  "; the last good checkpoint is kept. Lower run.dt or run.cfl");
+    }
+    // The sum overflowed although every value is finite: not a blow-up.
+  }
+}
+
+/// Config changes on resume: model, grid and precision must match; the rest is logged.
+void compare_with_checkpoint(const io::Config& now, const io::Checkpoint& ck, const std::vector<io::Schema>& schemas,
+                             const GridSpec& grid, bool float64, const std::string& path) {
+  if (ck.info.model != now.string("run", "model"))
+    throw now.error_at("run", "model", "the checkpoint " + path + " is of model '" + ck.info.model +
+                                           "'; resume with the same model or start a new output directory");
+  if (ck.info.precision != (float64 ? "float64" : "float32"))
+    throw now.error_at("run", "precision", "the checkpoint " + path + " holds " + ck.info.precision +
+                                               " fields; resume with the same precision");
+  io::GridInfo g = grid_info(grid);
+  bool same = g.cells == ck.grid.cells && g.rank == ck.grid.rank;
+  for (std::size_t d = 0; same && d < g.spacing.size(); ++d)
+    same = std::fabs(g.spacing[d] - ck.grid.spacing[d]) <= 1e-12 * std::fabs(g.spacing[d]) &&
+           std::fabs(g.origin[d] - ck.grid.origin[d]) <= 1e-12 * (1 + std::fabs(g.origin[d]));
+  if (!same) throw now.error_at("grid", "cells", "the grid differs from the one in checkpoint " + path + "; resume with the same [grid]");
+  try {
+    io::Config old = io::Config::parse(ck.info.config_toml, path + " (stored config)");
+    old.validate(schemas);
+    for (const io::Schema& s : schemas)
+      for (const io::Param& p : s.params)
+        if (!(old.value(s.section, p.name) == now.value(s.section, p.name)))
+          log("note: [%s] %s differs from the checkpoint's config; using the new value", s.section.c_str(),
+              p.name.c_str());
+  } catch (const std::exception& e) {
+    log("note: could not compare with the checkpoint's stored config (%s)", e.what());
+  }
+}
+
+std::string snapshot_name(const std::string& prefix, std::int64_t step) {
+  char b[32];
+  std::snprintf(b, sizeof b, "_%09lld.h5", (long long)step);
+  return prefix + b;
+}
+
+}  // namespace
+
+int run_simulation(const RunOptions& opt, const ModelRegistry& registry) {
+  // ---- 1. everything that can be wrong in the input, before anything is written
+  io::Config config;
+  std::vector<io::Schema> schemas;
+  const ModelInfo* info = nullptr;
+  Plan plan;
+  std::unique_ptr<Model> model;
+  Context ctx;
+  try {
+    config = io::Config::load(opt.config_path, opt.overrides);
+    io::check_model_name(config, registry.names());
+    info = registry.find(*config.raw_string("run", "model"));
+    schemas = io::framework_schemas();
+    schemas.push_back(info->schema);
+    config.validate(schemas);
+    io::check_framework_rules(config);
+    if (opt.print_config) {
+      std::fputs(config.to_toml(schemas, true).c_str(), stdout);
+      return exit_ok;
+    }
+    plan.grid = grid_from_config(config);
+    if (std::find(info->ranks.begin(), info->ranks.end(), plan.grid.rank) == info->ranks.end())
+      throw config.error_at("grid", "cells", "model '" + info->name + "' does not run on " +
+                                                 std::to_string(plan.grid.rank) + "D grids");
+    plan.float64 = config.string("run", "precision") == "float64";
+    plan.out_dir = config.string("output", "directory");
+    plan.snap_prefix = config.string("output", "prefix");
+    plan.ckpt_prefix = config.string("checkpoint", "prefix");
+    plan.output_every = config.integer("output", "every");
+    plan.output_every_time = config.real("output", "every_time");
+    plan.gzip = int(config.integer("output", "compression"));
+    plan.output_fields = config.strings("output", "fields");
+    plan.checkpoint_every = config.integer("checkpoint", "every");
+    plan.checkpoint_minutes = config.real("checkpoint", "every_minutes");
+    plan.keep = config.integer("checkpoint", "keep");
+
+    ContextOptions copts;
+    copts.seed = std::uint64_t(config.integer("run", "seed"));
+    copts.verbose = !opt.quiet;
+    try {
+      ctx = Context::create(parse_backend(config.string("run", "backend")), copts);
+    } catch (const BackendError& e) {
+      throw config.error_at("run", "backend", e.what());
+    }
+    ModelSetup setup{ctx, &config, plan.grid, plan.float64};
+    model = info->create(setup);
+
+    std::vector<std::string> names;
+    for (auto& f : model->fields()) names.push_back(f.name);
+    for (const std::string& want : plan.output_fields)
+      if (std::find(names.begin(), names.end(), want) == names.end()) {
+        std::string list;
+        for (auto& n : names) list += (list.empty() ? "" : ", ") + n;
+        throw config.error_at("output", "fields", "model '" + info->name + "' has no field '" + want +
+                                                      "' (its fields: " + list + ")");
+      }
+
+    if (config.is_set("run", "dt")) {
+      plan.dt = config.real("run", "dt");
+      try {
+        model->check_dt(plan.dt);
+      } catch (const Error& e) {
+        throw config.error_at("run", "dt", e.what());
+      }
+    } else {
+      plan.dt = model->default_dt(config.real("run", "cfl"));
+    }
+    if (config.is_set("run", "end_time")) {
+      plan.end_time = config.real("run", "end_time");
+      plan.total_steps = std::int64_t(std::ceil(plan.end_time / plan.dt * (1 - 1e-12)));
+    } else {
+      plan.total_steps = config.integer("run", "steps");
+    }
+
+    if (opt.dry_run) {
+      std::printf("model      %s (%s, %s)\n", info->name.c_str(), plan.float64 ? "float64" : "float32",
+                  ctx.device_name().c_str());
+      std::printf("grid       %dD, cells", plan.grid.rank);
+      for (int d = 0; d < plan.grid.rank; ++d) std::printf(" %lld", (long long)plan.grid.cells[d]);
+      std::printf(", %lld cells\n", (long long)plan.grid.size());
+      std::printf("memory     %s on the device\n", format_bytes(double(ctx.memory_stats().in_use)).c_str());
+      std::printf("time       dt = %.6g, %lld steps, end time %.6g\n", plan.dt, (long long)plan.total_steps,
+                  plan.end_time > 0 ? plan.end_time : plan.dt * double(plan.total_steps));
+      std::printf("output     %s: snapshots every %lld steps / %.6g time units (0 = off), checkpoints every %lld "
+                  "steps / %.6g min (0 = off), keep %lld\n",
+                  plan.out_dir.c_str(), (long long)plan.output_every, plan.output_every_time,
+                  (long long)plan.checkpoint_every, plan.checkpoint_minutes, (long long)plan.keep);
+      return exit_ok;
+    }
+
+    // the output directory must be usable before the first step
+    std::error_code ec;
+    fs::create_directories(plan.out_dir, ec);
+    const std::string probe = plan.out_dir + "/.simulate-write-test";
+    std::ofstream(probe).put('x');
+    if (ec || !fs::exists(probe))
+      throw config.error_at("output", "directory", "cannot create or write the output directory '" + plan.out_dir +
+                                                       "'; choose a writable path with output.directory or --output");
+    fs::remove(probe);
+  } catch (const io::ConfigError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return exit_bad_input;
+  } catch (const io::FileError& e) {
+    std::fprintf(stderr, "simulate: error: %s\n", e.what());
+    return exit_bad_input;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "simulate: error: %s\n", e.what());
+    return exit_bad_input;
+  }
+
+  // ---- 2. the run
+  try {
+    std::vector<FieldRef> all_fields = model->fields();
+    std::vector<FieldRef> out_fields;
+    for (auto& f : all_fields)
+      if (plan.output_fields.empty() ||
+          std::find(plan.output_fields.begin(), plan.output_fields.end(), f.name) != plan.output_fields.end())
+        out_fields.push_back(f);
+    const io::GridInfo ginfo = grid_info(plan.grid);
+    const std::string config_text = config.to_toml(schemas, false);
+    io::RunInfo run_info{info->name, 0, 0.0, plan.dt, config_text, SIMKIT_VERSION_STRING, SIMKIT_GIT_COMMIT,
+                         backend_name(ctx.backend()), ctx.device_name(), plan.float64 ? "float64" : "float32"};
+
+    std::int64_t step = 0;
+    double time = 0, next_output_time = 0;
+    std::vector<io::XdmfEntry> series;
+    io::remove_stale_temporaries(plan.out_dir);
+
+    if (opt.resume) {
+      std::vector<std::string> candidates =
+          opt.resume->empty() ? io::list_checkpoints(plan.out_dir, plan.ckpt_prefix) : std::vector<std::string>{*opt.resume};
+      if (candidates.empty()) {
+        log("error: --resume: no checkpoint named %s_*.h5 in %s", plan.ckpt_prefix.c_str(), plan.out_dir.c_str());
+        return exit_bad_input;
+      }
+      std::optional<io::Checkpoint> ck;
+      std::string used;
+      for (const std::string& path : candidates) {
+        try {
+          ck = io::read_checkpoint(path);
+          used = path;
+          break;
+        } catch (const io::FileError& e) {
+          log("checkpoint %s is unusable (%s)%s", path.c_str(), e.what(),
+              &path != &candidates.back() ? "; trying the one before it" : "");
+        }
+      }
+      if (!ck) {
+        log("error: --resume: no valid checkpoint to resume from");
+        return exit_bad_input;
+      }
+      try {
+        compare_with_checkpoint(config, *ck, schemas, plan.grid, plan.float64, used);
+      } catch (const io::ConfigError& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return exit_bad_input;
+      }
+      for (FieldRef& f : all_fields) {
+        auto it = std::find_if(ck->fields.begin(), ck->fields.end(), [&](const io::FieldData& d) { return d.name == f.name; });
+        if (it == ck->fields.end() || it->is_double != f.is_double || it->shape != f.shape) {
+          log("error: checkpoint %s has no matching field '%s'", used.c_str(), f.name.c_str());
+          return exit_bad_input;
+        }
+        f.from_host(it->bytes.data());
+      }
+      step = std::int64_t(ck->counters.at("step"));
+      time = ck->reals.at("time");
+      next_output_time = ck->reals.count("next_output_time") ? ck->reals.at("next_output_time") : 0;
+      ctx.set_rng_state(ck->counters.at("rng_seed"), ck->counters.at("rng_offset"));
+      model->load_state(ck->counters, ck->reals);
+      // the snapshots up to this step stay in the series; later ones are rewritten
+      for (const auto& entry : fs::directory_iterator(plan.out_dir)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind(plan.snap_prefix + "_", 0) != 0 || entry.path().extension() != ".h5") continue;
+        try {
+          io::FileSummary s = io::read_summary(entry.path().string());
+          if (s.kind != "snapshot") continue;
+          if (s.info.step > step) {
+            fs::remove(entry.path());
+            continue;
+          }
+          io::XdmfEntry e{name, s.info.time, s.info.step, {}};
+          for (const io::FieldData& f : s.fields) e.fields.push_back({f.name, f.unit, f.is_double, f.shape, nullptr});
+          series.push_back(e);
+        } catch (const io::FileError&) {
+        }
+      }
+      std::sort(series.begin(), series.end(), [](auto& a, auto& b) { return a.step < b.step; });
+      log("resumed from %s at step %lld, t = %.6g", used.c_str(), (long long)step, time);
+    } else {
+      model->initialize();
+    }
+    if (step >= plan.total_steps && !opt.resume) log("note: the run has 0 steps; writing the initial state only");
+
+    std::signal(SIGINT, on_stop_signal);
+    std::signal(SIGTERM, on_stop_signal);
+
+    BackgroundWriter writer;
+    HostFields host[2] = {HostFields(ctx, out_fields), HostFields(ctx, out_fields)};
+    int which = 0;
+    double output_blocked = 0;
+    std::int64_t snapshots = 0, checkpoints = 0;
+    const bool outputs_on = plan.output_every > 0 || plan.output_every_time > 0;
+
+    auto write_snapshot = [&] {
+      auto t0 = Clock::now();
+      guard_finite(all_fields, step, plan.grid);
+      HostFields& h = host[which];
+      which ^= 1;
+      h.copy_from_device();  // the write of the previous snapshot may still be running
+      io::RunInfo ri = run_info;
+      ri.step = step, ri.time = time, ri.dt = plan.dt;
+      const std::string file = snapshot_name(plan.snap_prefix, step);
+      series.push_back({file, time, step, h.views()});
+      auto entries = series;
+      writer.submit([&h, ri, ginfo, file, entries, dir = plan.out_dir, prefix = plan.snap_prefix, gz = plan.gzip] {
+        io::write_snapshot(dir + "/" + file, ri, ginfo, h.views(), gz);
+        io::write_xdmf(dir + "/" + prefix + ".xdmf", ginfo, entries);
+      });
+      ++snapshots;
+      output_blocked += seconds_since(t0);
+    };
+    auto write_checkpoint = [&] {
+      auto t0 = Clock::now();
+      guard_finite(all_fields, step, plan.grid);
+      HostFields h(ctx, all_fields);
+      h.copy_from_device();
+      io::RunInfo ri = run_info;
+      ri.step = step, ri.time = time, ri.dt = plan.dt;
+      std::map<std::string, std::uint64_t> counters = {
+          {"step", std::uint64_t(step)}, {"rng_seed", ctx.rng_seed()}, {"rng_offset", ctx.rng_offset()}};
+      std::map<std::string, double> reals = {{"time", time}, {"dt", plan.dt}, {"next_output_time", next_output_time}};
+      model->save_state(counters, reals);
+      io::write_checkpoint(io::checkpoint_path(plan.out_dir, plan.ckpt_prefix, step), ri, ginfo, h.views(), counters,
+                           reals, {});
+      io::prune_checkpoints(plan.out_dir, plan.ckpt_prefix, int(plan.keep));
+      ++checkpoints;
+      output_blocked += seconds_since(t0);
+    };
+    auto output_due = [&] {
+      if (plan.output_every > 0 && step % plan.output_every == 0) return true;
+      if (plan.output_every_time > 0 && time >= next_output_time * (1 - 1e-12)) return true;
+      return false;
+    };
+    auto advance_output_time = [&] {
+      if (plan.output_every_time > 0)
+        while (next_output_time <= time * (1 + 1e-12)) next_output_time += plan.output_every_time;
+    };
+
+    if (!opt.resume && outputs_on) {
+      write_snapshot();
+      advance_output_time();
+    }
+    const std::int64_t first = step;
+    Progress progress(opt.quiet, plan.total_steps, model->cell_updates_per_step());
+    auto start = Clock::now(), last_checkpoint = Clock::now();
+    bool last_was_output = true;
+    while (step < plan.total_steps) {
+      double dt = plan.dt;
+      if (plan.end_time > 0 && step + 1 == plan.total_steps) dt = plan.end_time - time;  // land on end_time
+      model->step(dt);
+      ++step;
+      time = plan.end_time > 0 && step == plan.total_steps ? plan.end_time : time + dt;
+      last_was_output = false;
+      if (outputs_on && output_due()) {
+        write_snapshot();
+        advance_output_time();
+        last_was_output = true;
+      } else if (step % 100 == 0) {
+        guard_finite(all_fields, step, plan.grid);
+      }
+      if ((plan.checkpoint_every > 0 && step % plan.checkpoint_every == 0) ||
+          (plan.checkpoint_minutes > 0 && seconds_since(last_checkpoint) >= 60 * plan.checkpoint_minutes)) {
+        write_checkpoint();
+        last_checkpoint = Clock::now();
+      }
+      progress.update(step, first, time);
+      if (const int sig = stop_signal.load()) {
+        progress.finish();
+        log("stopped by %s at step %lld; writing a checkpoint", sig == SIGINT ? "SIGINT" : "SIGTERM", (long long)step);
+        writer.wait();
+        write_checkpoint();
+        return 128 + sig;
+      }
+    }
+    if (outputs_on && !last_was_output) write_snapshot();
+    ctx.synchronize();
+    const double compute_wall = seconds_since(start);
+    writer.wait();
+    if (plan.checkpoint_every > 0 || plan.checkpoint_minutes > 0) {
+      if (io::list_checkpoints(plan.out_dir, plan.ckpt_prefix).empty() ||
+          io::list_checkpoints(plan.out_dir, plan.ckpt_prefix).front() !=
+              io::checkpoint_path(plan.out_dir, plan.ckpt_prefix, step))
+        write_checkpoint();
+    }
+    progress.update(step, first, time, true);
+    progress.finish();
+
+    const std::int64_t done = step - first;
+    if (!opt.quiet) {
+      log("done: %lld steps to t = %.6g in %s (%.3g ms/step, %scell/s)", (long long)done, time,
+          human_time(compute_wall).c_str(), done ? 1e3 * compute_wall / double(done) : 0.0,
+          si(compute_wall > 0 ? double(done) * model->cell_updates_per_step() / compute_wall : 0).c_str());
+      log("output: %lld snapshots, %lld checkpoints; the loop waited %s for output, the writer thread worked %s",
+          (long long)snapshots, (long long)checkpoints, human_time(output_blocked).c_str(),
+          human_time(writer.busy_seconds()).c_str());
+      log("peak memory: %s (%s)", format_bytes(double(ctx.memory_stats().peak)).c_str(), ctx.device_name().c_str());
+      for (const Diagnostic& d : model->diagnostics())
+        log("  %-14s %.10g %s", d.name.c_str(), d.value, d.unit.c_str());
+    }
+    return exit_ok;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "\nsimulate: error: %s\n", e.what());
+    return exit_failure;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "\nsimulate: error: %s\n", e.what());
+    return exit_failure;
+  }
+}
+
+}  // namespace sim

@@ -1,0 +1,273 @@
+// Config reader: parsing, overrides, validation against schemas, defaults, resolved output,
+// and the corpus of broken configs in tests/data/bad_configs (listed in EXPECTED.txt).
+#include "io/config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+namespace sim::io {
+namespace {
+
+/// The sample model the tests (and the bad-config corpus) validate [model] against.
+Schema model_schema() {
+  Param alpha;
+  alpha.name = "alpha", alpha.type = ParamType::real, alpha.default_value = Value{1.0}, alpha.min = 0;
+  alpha.unit = "m^2/s", alpha.doc = "Diffusion coefficient";
+  Param init;
+  init.name = "init", init.type = ParamType::string, init.choices = {"constant", "gaussian"};
+  init.doc = "Initial condition";  // no default: required
+  Param modes;
+  modes.name = "modes", modes.type = ParamType::integers, modes.default_value = Value{std::vector<std::int64_t>{1}};
+  modes.doc = "Fourier modes of the initial perturbation";
+  Param implicit;
+  implicit.name = "implicit", implicit.type = ParamType::boolean, implicit.default_value = Value{false};
+  implicit.doc = "Implicit time stepping";
+  return {"model", "Sample diffusion model", {alpha, init, modes, implicit}};
+}
+
+std::vector<Schema> all_schemas() {
+  auto s = framework_schemas();
+  s.push_back(model_schema());
+  return s;
+}
+
+const std::vector<std::string> kModels = {"heat", "mcpi"};
+
+const char* const kValid = R"(# a valid config
+[run]
+model = "heat"
+steps = 100
+backend = "cpu"
+seed = 7
+
+[grid]
+cells = [32, 16, 8]
+length = [2, 1.5, 0.1]
+
+[model]
+alpha = 5
+init = "gaussian"
+modes = [1, 2, 3]
+
+[boundary]
+x_lo = "dirichlet"
+x_lo_value = 1.5
+)";
+
+Config valid(const std::vector<std::string>& overrides = {}) {
+  Config c = Config::parse(kValid, "valid.toml", overrides);
+  check_model_name(c, kModels);
+  c.validate(all_schemas());
+  check_framework_rules(c);
+  return c;
+}
+
+/// The message of the ConfigError that f throws, or "" if it throws none.
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Config, ValidFileTypedValuesAndDefaults) {
+  Config c = valid();
+  EXPECT_EQ(c.file(), "valid.toml");
+  EXPECT_EQ(c.string("run", "model"), "heat");
+  EXPECT_EQ(c.integer("run", "steps"), 100);
+  EXPECT_EQ(c.string("run", "backend"), "cpu");
+  EXPECT_EQ(c.integers("grid", "cells"), (std::vector<std::int64_t>{32, 16, 8}));
+  EXPECT_EQ(c.reals("grid", "length"), (std::vector<double>{2.0, 1.5, 0.1}));
+  EXPECT_EQ(c.real("model", "alpha"), 5.0);  // integer written for a real
+  EXPECT_EQ(c.string("model", "init"), "gaussian");
+  EXPECT_EQ(c.integers("model", "modes"), (std::vector<std::int64_t>{1, 2, 3}));
+  EXPECT_EQ(c.string("boundary", "x_lo"), "dirichlet");
+  EXPECT_EQ(c.real("boundary", "x_lo_value"), 1.5);
+  // Defaults, including those of sections absent from the file.
+  EXPECT_EQ(c.string("run", "precision"), "float64");
+  EXPECT_EQ(c.real("run", "cfl"), 0.9);
+  EXPECT_TRUE(c.strings("run", "plugins").empty());
+  EXPECT_EQ(c.reals("grid", "origin"), (std::vector<double>{0.0, 0.0, 0.0}));  // one per cell dimension
+  EXPECT_EQ(c.integer("grid", "ghost"), 1);
+  EXPECT_EQ(c.string("output", "directory"), "output");
+  EXPECT_EQ(c.integer("checkpoint", "keep"), 3);
+  EXPECT_EQ(c.string("boundary", "default"), "neumann");
+  EXPECT_EQ(c.string("boundary", "x_hi"), "");
+  EXPECT_FALSE(c.boolean("model", "implicit"));
+  EXPECT_TRUE(std::holds_alternative<double>(c.value("model", "alpha")));
+  // Getters are strict about types and keys.
+  EXPECT_THROW(c.real("run", "steps"), sim::Error);
+  EXPECT_THROW(c.integer("run", "nosuchkey"), sim::Error);
+  EXPECT_THROW(c.string("nosuchsection", "x"), sim::Error);
+}
+
+TEST(Config, IsSetAndWhere) {
+  Config c = valid();
+  EXPECT_TRUE(c.is_set("run", "steps"));
+  EXPECT_TRUE(c.is_set("model", "alpha"));
+  EXPECT_FALSE(c.is_set("run", "cfl"));
+  EXPECT_FALSE(c.is_set("output", "every"));
+  EXPECT_FALSE(c.is_set("run", "nosuchkey"));
+  SourceLoc steps = c.where("run", "steps");
+  EXPECT_EQ(steps.file, "valid.toml");
+  EXPECT_EQ(steps.line, 4);
+  EXPECT_EQ(steps.column, 1);
+  EXPECT_EQ(c.where("model", "alpha").line, 13);
+  EXPECT_EQ(c.where("boundary", "x_lo_value").line, 19);
+  EXPECT_EQ(c.where("run", "cfl").file, "default");
+  EXPECT_EQ(c.raw_string("run", "model"), "heat");
+  EXPECT_EQ(c.raw_string("run", "steps"), std::nullopt);
+  EXPECT_EQ(c.raw_string("run", "precision"), std::nullopt);  // a default, not written
+  EXPECT_EQ(std::string(c.error_at("run", "steps", "too many").what()), "valid.toml:4:1: error: [run] steps: too many");
+  EXPECT_EQ(std::string(c.error_at("output", "every", "bad").what()), "valid.toml: error: [output] every: bad");
+}
+
+TEST(Config, GridLengthAndOriginAdaptToCells) {
+  Config c = Config::parse("[run]\nmodel = \"heat\"\nsteps = 1\n[grid]\ncells = [8]\n[model]\ninit = \"constant\"\n", "g.toml");
+  c.validate(all_schemas());
+  check_framework_rules(c);
+  EXPECT_EQ(c.reals("grid", "length"), std::vector<double>{1.0});
+  EXPECT_EQ(c.reals("grid", "origin"), std::vector<double>{0.0});
+  Config d = Config::parse("[run]\nmodel = \"heat\"\nsteps = 1\n[model]\ninit = \"constant\"\n", "d.toml");
+  d.validate(all_schemas());
+  EXPECT_EQ(d.integers("grid", "cells"), (std::vector<std::int64_t>{64, 64}));
+  EXPECT_EQ(d.reals("grid", "length"), (std::vector<double>{1.0, 1.0}));
+}
+
+TEST(Config, Overrides) {
+  Config c = valid({"model.alpha=2.5", "run.backend=cuda", "run.seed = 11", "grid.cells=[4, 4, 4]",
+                    "output.fields=[\"u\", \"v\"]", "checkpoint.prefix=\"ck\"", "output.directory=/tmp/run 1"});
+  EXPECT_EQ(c.real("model", "alpha"), 2.5);
+  EXPECT_EQ(c.string("run", "backend"), "cuda");  // bare word taken as a string
+  EXPECT_EQ(c.integer("run", "seed"), 11);
+  EXPECT_EQ(c.integers("grid", "cells"), (std::vector<std::int64_t>{4, 4, 4}));
+  EXPECT_EQ(c.strings("output", "fields"), (std::vector<std::string>{"u", "v"}));
+  EXPECT_EQ(c.string("checkpoint", "prefix"), "ck");
+  EXPECT_EQ(c.string("output", "directory"), "/tmp/run 1");
+  EXPECT_EQ(c.where("model", "alpha").file, "command line");
+  EXPECT_TRUE(c.is_set("checkpoint", "prefix"));
+  EXPECT_EQ(Config::parse(kValid, "v.toml", {"run.model=mcpi"}).raw_string("run", "model"), "mcpi");
+
+  // Type-checked and located at the command line, quoting the override.
+  std::string msg = error_of([] { valid({"run.steps=2.5"}); });
+  EXPECT_NE(msg.find("command line: 'run.steps=2.5': error: [run] steps: expected an integer, found 2.5"), std::string::npos) << msg;
+  msg = error_of([] { valid({"model.alpah=3"}); });
+  EXPECT_NE(msg.find("command line: 'model.alpah=3': error: unknown key 'alpah' in [model]; did you mean 'alpha'?"),
+            std::string::npos) << msg;
+  msg = error_of([] { valid({"modle.alpha=3"}); });
+  EXPECT_NE(msg.find("'modle.alpha=3'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("did you mean [model]?"), std::string::npos) << msg;
+  msg = error_of([] { valid({"run.backend=tpu"}); });
+  EXPECT_NE(msg.find("found \"tpu\"; did you mean \"cpu\"?"), std::string::npos) << msg;
+  // Malformed overrides.
+  for (const char* bad : {"run.steps", "steps=3", ".steps=3", "run.=3"}) {
+    msg = error_of([&] { Config::parse(kValid, "v.toml", {bad}); });
+    EXPECT_NE(msg.find(std::string("'") + bad + "'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("section.key=value"), std::string::npos) << msg;
+    EXPECT_EQ(msg.rfind("command line", 0), 0u) << msg;
+  }
+}
+
+TEST(Config, SpecExampleMessages) {
+  const std::string head = "[run]\nmodel = \"heat\"\nsteps = 1\n\n[model]\ninit = \"constant\"\nalpha = -1.5\n";
+  EXPECT_EQ(error_of([&] { Config::parse(head, "run.toml").validate(all_schemas()); }),
+            "run.toml:7:9: error: [model] alpha: expected a real >= 0, found -1.5");
+  EXPECT_EQ(error_of([] { Config::parse("[run]\nmodel = \"heat\"\n\n[model]\nalpah = 1\n", "run.toml").validate(all_schemas()); }),
+            "run.toml:5:1: error: unknown key 'alpah' in [model]; did you mean 'alpha'?");
+  EXPECT_EQ(error_of([] { Config::parse("[run]\nmodel = \"heat\"\n[modle]\n", "run.toml").validate(all_schemas()); }),
+            "run.toml:3:1: error: unknown section [modle]; did you mean [model]?");
+  EXPECT_EQ(error_of([] { check_model_name(Config::parse("", "run.toml"), kModels); })
+                .rfind("run.toml: error: [run] model: required key missing (registered models: heat, mcpi)", 0),
+            0u);
+  EXPECT_EQ(error_of([] { Config::load("/nonexistent/run.toml"); }).rfind("/nonexistent/run.toml: error: cannot read", 0), 0u);
+}
+
+TEST(Config, ValidateIsAllOrNothingAndRepeatable) {
+  Config c = Config::parse(kValid, "valid.toml");
+  c.validate(all_schemas());
+  Config again = c;
+  again.validate(all_schemas());
+  EXPECT_EQ(again.reals("grid", "origin"), c.reals("grid", "origin"));
+  EXPECT_FALSE(again.is_set("run", "cfl"));
+  Config bad = Config::parse(kValid, "valid.toml", {"run.cfl=99"});
+  EXPECT_THROW(bad.validate(all_schemas()), ConfigError);
+  EXPECT_THROW(bad.real("run", "cfl"), sim::Error);  // nothing half-filled
+}
+
+TEST(Config, ToTomlRoundTrip) {
+  // dt and cfl both set break a framework rule, not the round trip.
+  Config c = Config::parse(kValid, "valid.toml", {"model.alpha=0.1", "run.dt=3e-7", "run.cfl=0.7", "output.fields=[\"a\\\"b\"]"});
+  c.validate(all_schemas());
+  for (bool docs : {false, true}) {
+    const std::string text = c.to_toml(all_schemas(), docs);
+    Config back = Config::parse(text, "resolved.toml");
+    back.validate(all_schemas());
+    for (const auto& schema : all_schemas())
+      for (const auto& p : schema.params) {
+        EXPECT_TRUE(back.value(schema.section, p.name) == c.value(schema.section, p.name)) << schema.section << "." << p.name << "\n" << text;
+        EXPECT_EQ(back.is_set(schema.section, p.name), c.is_set(schema.section, p.name)) << schema.section << "." << p.name;
+      }
+    EXPECT_EQ(docs, text.find("[m^2/s]") != std::string::npos) << text;
+    EXPECT_NE(text.find("# precision = \"float64\""), std::string::npos) << text;  // defaults commented out
+  }
+  // Without the dt/cfl clash the resolved config passes the framework rules again.
+  Config ok = valid();
+  Config back = Config::parse(ok.to_toml(all_schemas(), true), "resolved.toml");
+  back.validate(all_schemas());
+  EXPECT_NO_THROW(check_framework_rules(back));
+  EXPECT_EQ(back.reals("grid", "origin").size(), 3u);
+}
+
+TEST(Config, Nearest) {
+  EXPECT_EQ(nearest("alpah", {"alpha", "init", "modes"}), "alpha");
+  EXPECT_EQ(nearest("modle", {"run", "grid", "model"}), "model");
+  EXPECT_EQ(nearest("tpu", {"auto", "cuda", "cpu"}), "cpu");
+  EXPECT_EQ(nearest("Alpha", {"alpha"}), "alpha");
+  EXPECT_EQ(nearest("solver", {"run", "grid", "output"}), "");
+  EXPECT_EQ(nearest("x", {}), "");
+}
+
+// ---- the bad-config corpus
+
+std::filesystem::path corpus_dir() {
+  return std::filesystem::path(__FILE__).parent_path().parent_path() / "data" / "bad_configs";
+}
+
+TEST(ConfigCorpus, EveryBadConfigFailsWithItsMessage) {
+  const auto dir = corpus_dir();
+  std::ifstream list(dir / "EXPECTED.txt");
+  ASSERT_TRUE(list) << "cannot read " << (dir / "EXPECTED.txt");
+  std::set<std::string> listed;
+  std::string line;
+  while (std::getline(list, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto tab = line.find('\t');
+    ASSERT_NE(tab, std::string::npos) << "EXPECTED.txt line without a tab: " << line;
+    const std::string name = line.substr(0, tab), want = line.substr(tab + 1);
+    SCOPED_TRACE(name);
+    listed.insert(name);
+    const std::string msg = error_of([&] {
+      Config c = Config::load((dir / name).string());
+      check_model_name(c, kModels);
+      c.validate(all_schemas());
+      check_framework_rules(c);
+    });
+    ASSERT_FALSE(msg.empty()) << name << " loaded without error";
+    EXPECT_NE(msg.find(want), std::string::npos) << "message: " << msg << "\nwanted: " << want;
+    EXPECT_NE(msg.find(name), std::string::npos) << "message does not name the file: " << msg;
+  }
+  EXPECT_GE(listed.size(), 24u);
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().extension() == ".toml") {
+      EXPECT_TRUE(listed.count(entry.path().filename().string())) << entry.path().filename() << " is not in EXPECTED.txt";
+    }
+}
+
+}  // namespace
+}  // namespace sim::io
