@@ -157,6 +157,8 @@ struct Plan {
   std::vector<std::string> output_fields;
 };
 
+}  // namespace
+
 GridSpec grid_from_config(const io::Config& c) {
   GridSpec g;
   const auto& cells = c.integers("grid", "cells");
@@ -167,6 +169,19 @@ GridSpec grid_from_config(const io::Config& c) {
   g.ghost = int(c.integer("grid", "ghost"));
   return g;
 }
+
+std::unique_ptr<Model> build_model(const ModelRegistry& registry, const Context& ctx, io::Config& config) {
+  io::check_model_name(config, registry.names());
+  const ModelInfo* info = registry.find(*config.raw_string("run", "model"));
+  std::vector<io::Schema> schemas = io::framework_schemas();
+  schemas.push_back(info->schema);
+  config.validate(schemas);
+  io::check_framework_rules(config);
+  ModelSetup setup{ctx, &config, grid_from_config(config), config.string("run", "precision") == "float64"};
+  return info->create(setup);
+}
+
+namespace {
 
 io::GridInfo grid_info(const GridSpec& g) {
   io::GridInfo info;

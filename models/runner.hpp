@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "io/config.hpp"
 #include "models/model.hpp"
 
 namespace sim {
@@ -21,6 +22,13 @@ struct RunOptions {
 
 /// Exit codes of `simulate`.
 enum ExitCode { exit_ok = 0, exit_failure = 1, exit_bad_input = 2 };
+
+/// The grid a validated config describes.
+GridSpec grid_from_config(const io::Config& config);
+
+/// Validates config (framework and model sections) and builds its model on ctx: what
+/// simulate does before the first step, for tests and tools. Throws io::ConfigError or Error.
+std::unique_ptr<Model> build_model(const ModelRegistry& registry, const Context& ctx, io::Config& config);
 
 /// Runs a simulation as options say; returns the exit code (0, 1, 2, 130, 143).
 int run_simulation(const RunOptions& options, const ModelRegistry& registry);
