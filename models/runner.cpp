@@ -482,9 +482,36 @@ int run_simulation(const RunOptions& opt, const ModelRegistry& registry) {
     std::int64_t snapshots = 0, checkpoints = 0;
     const bool outputs_on = plan.output_every > 0 || plan.output_every_time > 0;
 
+    // diagnostics.csv: one row per snapshot (step, time, then the model's diagnostics)
+    const std::string diag_path = plan.out_dir + "/diagnostics.csv";
+    if (!opt.resume) {
+      std::ofstream header(diag_path, std::ios::trunc);
+      header << "step,time";
+      for (const Diagnostic& d : model->diagnostics()) header << "," << d.name << (d.unit.empty() ? "" : " [" + d.unit + "]");
+      header << "\n";
+    } else {
+      std::ifstream in(diag_path);  // drop rows beyond the resumed step
+      std::string line, kept;
+      for (bool first_line = true; std::getline(in, line); first_line = false)
+        if (first_line || std::stoll(line.substr(0, line.find(','))) <= step) kept += line + "\n";
+      std::ofstream(diag_path, std::ios::trunc) << kept;
+    }
+    auto write_diagnostics = [&] {
+      std::ofstream row(diag_path, std::ios::app);
+      char b[64];
+      std::snprintf(b, sizeof b, "%lld,%.17g", (long long)step, time);
+      row << b;
+      for (const Diagnostic& d : model->diagnostics()) {
+        std::snprintf(b, sizeof b, ",%.17g", d.value);
+        row << b;
+      }
+      row << "\n";
+    };
+
     auto write_snapshot = [&] {
       auto t0 = Clock::now();
       guard_finite(all_fields, step, plan.grid);
+      write_diagnostics();
       HostFields& h = host[which];
       which ^= 1;
       h.copy_from_device();  // the write of the previous snapshot may still be running
@@ -587,6 +614,18 @@ int run_simulation(const RunOptions& opt, const ModelRegistry& registry) {
       log("peak memory: %s (%s)", format_bytes(double(ctx.memory_stats().peak)).c_str(), ctx.device_name().c_str());
       for (const Diagnostic& d : model->diagnostics())
         log("  %-14s %.10g %s", d.name.c_str(), d.value, d.unit.c_str());
+    }
+    if (!opt.stats_path.empty()) {
+      std::ofstream js(opt.stats_path);
+      js << "{\n  \"model\": \"" << info->name << "\",\n  \"device\": \"" << ctx.device_name() << "\",\n  \"backend\": \""
+         << backend_name(ctx.backend()) << "\",\n  \"commit\": \"" << SIMKIT_GIT_COMMIT << "\",\n  \"cells\": "
+         << plan.grid.size() << ",\n  \"steps\": " << done << ",\n  \"wall_seconds\": " << compute_wall
+         << ",\n  \"ms_per_step\": " << (done ? 1e3 * compute_wall / double(done) : 0.0)
+         << ",\n  \"cell_updates_per_second\": "
+         << (compute_wall > 0 ? double(done) * model->cell_updates_per_step() / compute_wall : 0.0)
+         << ",\n  \"snapshots\": " << snapshots << ",\n  \"checkpoints\": " << checkpoints
+         << ",\n  \"output_blocked_seconds\": " << output_blocked << ",\n  \"writer_busy_seconds\": "
+         << writer.busy_seconds() << ",\n  \"peak_memory_bytes\": " << ctx.memory_stats().peak << "\n}\n";
     }
     return exit_ok;
   } catch (const Error& e) {

@@ -18,6 +18,7 @@ struct RunOptions {
   bool dry_run = false;
   bool print_config = false;
   bool quiet = false;
+  std::string stats_path;               ///< write the run's summary as JSON here
 };
 
 /// Exit codes of `simulate`.

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <limits>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <variant>
@@ -89,6 +90,7 @@ int main(int argc, char** argv) {
   app.add_flag("--dry-run", opt.dry_run, "validate and print the plan (model, grid, memory, steps, outputs); run nothing");
   app.add_flag("--print-config", opt.print_config, "print the fully resolved config, defaults included");
   app.add_flag("-q,--quiet", opt.quiet, "no progress or summary, errors only");
+  app.add_option("--stats", opt.stats_path, "write the run's summary (timings, throughput, output cost) as JSON");
   auto* info = app.add_subcommand("info", "print what a snapshot or checkpoint holds");
   info->add_option("file", info_file, "an HDF5 snapshot or checkpoint")->required();
   auto* models = app.add_subcommand("models", "list the registered models and their parameters");
@@ -122,6 +124,12 @@ int main(int argc, char** argv) {
   }
   if (!backend.empty()) opt.overrides.push_back("run.backend=" + backend);
   if (!output.empty()) opt.overrides.push_back("output.directory=\"" + output + "\"");
+  // `--resume key=value`: CLI11 gave the override to --resume as its optional path; hand it back.
+  static const std::regex override_form(R"(^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*=.*)");
+  if (std::regex_match(resume_path, override_form)) {
+    opt.overrides.insert(opt.overrides.begin(), resume_path);
+    resume_path.clear();
+  }
   if (resume->count() > 0) opt.resume = resume_path;
   return sim::run_simulation(opt, registry);
 }

@@ -19,12 +19,29 @@ for part in "${parts[@]}"; do
       for t in "$bin"/tests/*/test_*; do
         [ -x "$t" ] && [ -f "$t" ] || continue
         echo "== $t" | tee -a "$out/tests.log"
-        "$t" --gtest_brief=1 >>"$out/tests.log" 2>&1 || status=1
+        SIMKIT_SIMULATE=$root/$bin/apps/simulate SIMKIT_SOURCE_DIR=$root "$t" --gtest_brief=1 >>"$out/tests.log" 2>&1 || status=1
         tail -4 "$out/tests.log" | grep -E "PASSED|FAILED|SKIPPED" || true
       done
       echo "tests exit status: $status" | tee -a "$out/tests.log" ;;
     bench)
       "$bin"/bench/bench_core --json "$out/bench_core.json" --commit "${COMMIT:-unknown}" 2>&1 | tee "$out/bench_core.log" ;;
+    heat)
+      "$bin"/bench/bench_heat --json "$out/bench_heat.json" --commit "${COMMIT:-unknown}" 2>&1 | tee "$out/bench_heat.log"
+      sim="$bin/apps/simulate"
+      for f in float32 float64; do
+        "$sim" bench/configs/heat2d_16384.toml run.precision=$f --quiet --stats "$out/e2e_16384_$f.json"
+      done
+      "$sim" bench/configs/heat2d_overlap.toml --quiet --stats "$out/overlap_with_output.json"
+      "$sim" bench/configs/heat2d_overlap.toml --quiet output.every=0 --output output/bench_overlap_none --stats "$out/overlap_no_output.json"
+      "$sim" bench/configs/heat2d_overlap.toml --quiet --output output/bench_overlap2 --stats "$out/overlap_with_output2.json"
+      "$sim" bench/configs/heat2d_overlap.toml --quiet output.every=0 --output output/bench_overlap_none2 --stats "$out/overlap_no_output2.json"
+      grep -h '"ms_per_step"\|"output_blocked' "$out"/overlap_*.json "$out"/e2e_*.json ;;
+    peers-heat)
+      peers=.shared/peers/peers.py
+      for d in float32 float64; do
+        timeout 300 python3 "$peers" heat2d --dtype $d --backend cupy cupy-kernel jax torch 2>&1 | tee -a "$out/peers_heat.jsonl"
+        timeout 300 python3 "$peers" heat3d --dtype $d --backend cupy cupy-kernel jax torch 2>&1 | tee -a "$out/peers_heat.jsonl"
+      done ;;
     peers)
       peers=.shared/peers/peers.py
       : >"$out/peers.jsonl"

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -22,8 +23,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string simulate = SIMKIT_SIMULATE_BIN;
-const std::string source_dir = SIMKIT_SOURCE_DIR;
+// Built-in paths, overridable by the environment (the GPU machine runs a copied build).
+std::string from_env(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+const std::string simulate = from_env("SIMKIT_SIMULATE", SIMKIT_SIMULATE_BIN);
+const std::string source_dir = from_env("SIMKIT_SOURCE_DIR", SIMKIT_SOURCE_DIR);
 
 /// A fresh scratch directory for one test.
 std::string scratch(const std::string& name) {
@@ -238,4 +244,31 @@ TEST(Simulate, CommandLineFlags) {
   std::ofstream(dir + "/printed.toml") << printed;  // the printed config runs as it is
   EXPECT_EQ(run("'" + dir + "/printed.toml' --output '" + dir + "/out2' --quiet").code, 0);
   EXPECT_EQ(run("info '" + dir + "/nothing.h5'").code, 2);
+}
+
+TEST(Simulate, ResumeRefusesAnotherGridButTakesANewEnd) {
+  const std::string dir = scratch("change");
+  const std::string cfg = heat_config(dir, "euler");
+  ASSERT_EQ(run("'" + cfg + "' --output '" + dir + "/out' run.steps=20 --quiet").code, 0);
+  Result grid = run("'" + cfg + "' --output '" + dir + "/out' --resume 'grid.cells=[32, 48]' --quiet");
+  EXPECT_EQ(grid.code, 2);
+  EXPECT_NE(grid.err.find("grid differs"), std::string::npos) << grid.err;
+  Result precision = run("'" + cfg + "' --output '" + dir + "/out' --resume run.precision=float32 --quiet");
+  EXPECT_EQ(precision.code, 2);
+  EXPECT_NE(precision.err.find("same precision"), std::string::npos) << precision.err;
+  Result longer = run("'" + cfg + "' --output '" + dir + "/out' --resume run.steps=60");
+  EXPECT_EQ(longer.code, 0) << longer.err;
+  EXPECT_NE(longer.err.find("[run] steps differs"), std::string::npos) << longer.err;
+  EXPECT_TRUE(fs::exists(dir + "/out/checkpoint_000000060.h5"));
+}
+
+TEST(Simulate, BlowUpStopsWithStepFieldAndLocation) {
+  const std::string dir = scratch("blowup");
+  const std::string cfg = heat_config(dir, "euler");
+  // an initial value at the edge of float64 overflows in the first stencil sweep
+  Result r = run("'" + cfg + "' --output '" + dir + "/out' model.amplitude=1e308 model.init_value=1e308 run.steps=300 --quiet");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("blew up"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("field 'u'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("at cell ("), std::string::npos) << r.err;
 }
