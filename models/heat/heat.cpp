@@ -1,5 +1,5 @@
-// Heat diffusion model. Kernels are functors over the interior: one fused pass per explicit
-// stage (ghost fill, then u + dt (alpha lap u + s)); the implicit schemes solve
+// Heat diffusion model. One fused pass per explicit stage (ghost fill, then
+// sim::diffusion_stage: u + dt (alpha lap u + s)); the implicit schemes solve
 // (I - theta dt alpha L) u' = rhs with matrix-free CG from solvers/.
 #include "models/heat/heat.hpp"
 
@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/boundary.hpp"
+#include "core/diffusion.hpp"
 #include "core/expr.hpp"
 #include "core/stencil.hpp"
 #include "io/config.hpp"
@@ -59,22 +60,6 @@ struct SetProfile {
   Profile<Rank> prof;
   template <class... I>
   SIM_INLINE void operator()(I... i) const { out(i...) = T(prof.at(i...)); }
-};
-
-/// out = w u0 + (1 - w) (v + dt (alpha lap v + s)): one explicit stage.
-template <class T, int Rank>
-struct Stage {
-  View<const T, Rank> v, u0, src;
-  View<T, Rank> out;
-  Spacing<T, Rank> s;
-  T alpha_dt, dt, w;
-  bool has_src;
-  template <class... I>
-  SIM_INLINE void operator()(I... i) const {
-    T next = v(i...) + alpha_dt * laplacian(v, i..., s);
-    if (has_src) next += dt * src(i...);
-    out(i...) = w == T(0) ? next : w * u0(i...) + (T(1) - w) * next;
-  }
 };
 
 /// out = x - c lap x: the implicit operator (ghosts of x hold homogeneous conditions).
@@ -160,8 +145,7 @@ class HeatModel final : public Model {
     if (scheme_ == "euler" || scheme_ == "rk2") {
       auto update = [this](Field<T, Rank>& v, Field<T, Rank>& out, T h, T w, Field<T, Rank>& u0) {
         fill_ghosts(v, bc_);
-        for_each(ctx_, "heat::stage", grid_.interior(),
-                 Stage<T, Rank>{v.view(), u0.view(), src_view(), out.view(), spacing_, T(alpha_) * h, h, w, has_source_});
+        diffusion_stage<T, Rank>(ctx_, grid_, v.view(), out.view(), u0.view(), src_view(), has_source_, T(alpha_), h, w);
       };
       if (scheme_ == "euler") solvers::euler_step(update, u_, next_, tdt);
       else solvers::rk2_step(update, u_, stage_, next_, tdt);
