@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Here, before a GPU run: builds for sm_90, copies the binaries and their non-CUDA shared
-# libraries into .dev/ (small enough to carry) and ../shared/peers into .shared/.
+# libraries into .dev/, packs that as .devpack/dev.tar.gz (small enough to carry; unpack it
+# there with `tar xzf .devpack/dev.tar.gz`), and copies ../shared/peers into .shared/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
@@ -9,5 +10,7 @@ for f in $(find build -path build/CMakeFiles -prune -o -type f -executable \( -n
   mkdir -p ".dev/$(dirname "${f#build/}")" && cp "$f" ".dev/${f#build/}"
 done
 ../shared/device/bundle-libs .dev/devlib $(find .dev -type f -executable ! -path '.dev/devlib/*')
+strip --strip-unneeded $(find .dev -type f -executable ! -path '.dev/devlib/*')
 cp -r ../shared/peers .shared/
-du -sh .dev .shared
+rm -rf .devpack && mkdir .devpack && tar czf .devpack/dev.tar.gz .dev
+du -sh .devpack .shared
