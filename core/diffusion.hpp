@@ -38,17 +38,22 @@ void diffusion_stage(const Context& ctx, const Grid<Rank>& g, View<const T, Rank
   const Spacing<T, Rank> s = Spacing<T, Rank>::of(g);
   const bool has_u0 = w != T(0);
 #if SIM_TU_HAS_CUDA
-  if (ctx.is_cuda() && Rank >= 2 && v.stride[Rank - 1] == 1 && out.stride[Rank - 1] == 1) {
+  auto same_layout = [&](const auto& x) {
+    for (int d = 0; d < Rank; ++d)
+      if (x.stride[d] != v.stride[d]) return false;
+    return true;
+  };
+  if (ctx.is_cuda() && Rank >= 2 && v.stride[Rank - 1] == 1 && same_layout(out) && (!has_u0 || same_layout(u0)) &&
+      (!has_src || same_layout(src))) {
     gpu::DiffusionArgs<T> a;
     a.v = v.ptr, a.u0 = has_u0 ? u0.ptr : v.ptr, a.src = has_src ? src.ptr : v.ptr, a.out = out.ptr;
-    a.n0 = g.cells.n[0], a.n1 = Rank > 1 ? g.cells.n[1] : 1, a.n2 = Rank > 2 ? g.cells.n[2] : 1;
-    a.sv0 = v.stride[0], a.sv1 = Rank > 2 ? v.stride[1] : 0, a.so0 = out.stride[0], a.so1 = Rank > 2 ? out.stride[1] : 0;
-    a.c0 = alpha * dt * s.inv_dx2[0], a.c1 = alpha * dt * s.inv_dx2[Rank > 1 ? 1 : 0];
-    a.c2 = alpha * dt * s.inv_dx2[Rank > 2 ? 2 : 0];
+    a.n0 = g.cells.n[0], a.n1 = g.cells.n[1], a.n2 = Rank > 2 ? g.cells.n[Rank - 1] : 1;
+    a.s0 = v.stride[0], a.s1 = Rank > 2 ? v.stride[1] : 0;
+    a.c0 = alpha * dt * s.inv_dx2[0], a.c1 = alpha * dt * s.inv_dx2[1], a.c2 = alpha * dt * s.inv_dx2[Rank - 1];
     a.dt = dt, a.w = w, a.has_src = has_src, a.has_u0 = has_u0;
-    if (Rank == 2) a.n2 = 1;
-    gpu::launch_diffusion_stage(ctx, Rank, a);
-    return;
+    // offsets reach from one ghost layer before the origin to one after the far corner
+    const index_t reach = (g.cells.n[0] + 2) * v.stride[0];
+    if (gpu::launch_diffusion_stage(ctx, Rank, a, reach)) return;
   }
 #endif
   for_each(ctx, "sim::diffusion_stage", g.interior(),
