@@ -98,9 +98,42 @@ void copy(const Context& ctx, View<const T, Rank> src, View<T, Rank> dst) {
   for_each(ctx, "sim::copy", dst.box(), CopyFn<T, Rank>{src, dst});
 }
 
+#if SIM_TU_HAS_CUDA
+// Strided (rows of a larger allocation, last stride 1) <-> dense copies as one cudaMemcpy2D/3D:
+// no packing kernel, no temporary. Returns false when the layout does not fit.
+template <class T, int Rank>
+bool pitched_copy(const Context& ctx, View<const T, Rank> v, T* dense, bool to_host) {
+  if (Rank < 2 || v.stride[Rank - 1] != 1) return false;
+  auto stream = static_cast<cudaStream_t>(ctx.stream());
+  const std::size_t row = std::size_t(v.shape.n[Rank - 1]) * sizeof(T), pitch = std::size_t(v.stride[Rank - 2]) * sizeof(T);
+  const cudaMemcpyKind kind = to_host ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice;
+  if (Rank == 2) {
+    if (to_host)
+      SIM_CUDA_CHECK(cudaMemcpy2DAsync(dense, row, v.ptr, pitch, row, std::size_t(v.shape.n[0]), kind, stream));
+    else
+      SIM_CUDA_CHECK(cudaMemcpy2DAsync(const_cast<T*>(v.ptr), pitch, dense, row, row, std::size_t(v.shape.n[0]), kind, stream));
+  } else {
+    if (v.stride[0] % v.stride[1] != 0) return false;
+    cudaMemcpy3DParms p = {};
+    cudaPitchedPtr strided = make_cudaPitchedPtr(const_cast<T*>(v.ptr), pitch, row, std::size_t(v.stride[0] / v.stride[1]));
+    cudaPitchedPtr packed = make_cudaPitchedPtr(dense, row, row, std::size_t(v.shape.n[Rank > 2 ? 1 : 0]));
+    p.srcPtr = to_host ? strided : packed;
+    p.dstPtr = to_host ? packed : strided;
+    p.extent = make_cudaExtent(row, std::size_t(v.shape.n[Rank > 2 ? 1 : 0]), std::size_t(v.shape.n[0]));
+    p.kind = kind;
+    SIM_CUDA_CHECK(cudaMemcpy3DAsync(&p, stream));
+  }
+  SIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return true;
+}
+#endif
+
 template <class T, int Rank>
 void copy_to_host(const Context& ctx, View<const T, Rank> v, T* host) {
   const std::size_t bytes = static_cast<std::size_t>(v.size()) * sizeof(T);
+#if SIM_TU_HAS_CUDA
+  if (ctx.is_cuda() && !v.contiguous() && v.size() > 0 && pitched_copy<T, Rank>(ctx, v, host, true)) return;
+#endif
   if (v.contiguous() || !ctx.is_cuda()) {
     if (v.contiguous()) return move_bytes(ctx, host, v.ptr, bytes, true);
     copy<T, Rank>(ctx, v, dense_view(host, v.shape));
@@ -115,6 +148,11 @@ void copy_to_host(const Context& ctx, View<const T, Rank> v, T* host) {
 template <class T, int Rank>
 void copy_from_host(const Context& ctx, const T* host, View<T, Rank> v) {
   const std::size_t bytes = static_cast<std::size_t>(v.size()) * sizeof(T);
+#if SIM_TU_HAS_CUDA
+  if (ctx.is_cuda() && !v.contiguous() && v.size() > 0 &&
+      pitched_copy<T, Rank>(ctx, View<const T, Rank>(v), const_cast<T*>(host), false))
+    return;
+#endif
   if (v.contiguous() || !ctx.is_cuda()) {
     if (v.contiguous()) return move_bytes(ctx, v.ptr, host, bytes, false);
     copy<T, Rank>(ctx, dense_view(host, v.shape), v);

@@ -31,11 +31,17 @@ for part in "${parts[@]}"; do
       for f in float32 float64; do
         "$sim" bench/configs/heat2d_16384.toml run.precision=$f --quiet --stats "$out/e2e_16384_$f.json"
       done
-      "$sim" bench/configs/heat2d_overlap.toml --quiet --stats "$out/overlap_with_output.json"
-      "$sim" bench/configs/heat2d_overlap.toml --quiet output.every=0 --output output/bench_overlap_none --stats "$out/overlap_no_output.json"
-      "$sim" bench/configs/heat2d_overlap.toml --quiet --output output/bench_overlap2 --stats "$out/overlap_with_output2.json"
-      "$sim" bench/configs/heat2d_overlap.toml --quiet output.every=0 --output output/bench_overlap_none2 --stats "$out/overlap_no_output2.json"
-      grep -h '"ms_per_step"\|"output_blocked' "$out"/overlap_*.json "$out"/e2e_*.json ;;
+      for rep in 1 2; do
+        for every in 0 1000 100; do
+          "$sim" bench/configs/heat2d_overlap.toml --quiet output.every=$every --output output/overlap_${every}_$rep \
+            --stats "$out/overlap_every${every}_$rep.json"
+        done
+      done
+      for r in 1 2 4; do
+        SIMKIT_DIFFUSION_ROWS=$r "$bin"/bench/bench_heat --json "$out/bench_heat_rows$r.json" --commit "${COMMIT:-unknown}" \
+          --case 2:16384:50 --case 3:512:50 2>&1 | grep heat
+      done
+      grep -H '"ms_per_step"\|"output_blocked' "$out"/overlap_*.json "$out"/e2e_*.json ;;
     peers-heat)
       peers=.shared/peers/peers.py
       for d in float32 float64; do
