@@ -227,8 +227,8 @@ void* Context::allocate(std::size_t bytes) const {
     return p;
   }
 #endif
-  std::size_t rounded = (bytes + 63) / 64 * 64;
-  void* p = rounded >= bytes ? std::aligned_alloc(64, rounded) : nullptr;
+  std::size_t rounded = (bytes + 255) / 256 * 256;  // 256-byte aligned, as cudaMalloc's
+  void* p = rounded >= bytes ? std::aligned_alloc(256, rounded) : nullptr;
   if (!p)
     throw OutOfMemory("out of host memory: asked for " + format_bytes(double(bytes)) + ", " +
                       format_bytes(double(host_bytes_available())) + " available; use a smaller grid or float32");
@@ -264,7 +264,7 @@ void* Context::allocate_host(std::size_t bytes) const {
     return p;
   }
 #endif
-  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
   if (!p)
     throw OutOfMemory("out of host memory: asked for " + format_bytes(double(bytes)) + ", " +
                       format_bytes(double(host_bytes_available())) + " available");

@@ -72,12 +72,12 @@ class Context {
   /// The context's cuBLAS handle as cublasHandle_t (created on first use; cuda only).
   void* blas_handle() const;
 
-  /// Allocates bytes (device memory from the stream-ordered pool, or 64-byte aligned host
+  /// Allocates bytes (device memory from the stream-ordered pool, or 256-byte aligned host
   /// memory); throws OutOfMemory with the size asked for and the size free.
   void* allocate(std::size_t bytes) const;
   /// Returns memory from allocate().
   void deallocate(void* p, std::size_t bytes) const;
-  /// Allocates host memory for transfers: pinned on cuda, 64-byte aligned on cpu.
+  /// Allocates host memory for transfers: pinned on cuda, 256-byte aligned on cpu.
   void* allocate_host(std::size_t bytes) const;
   /// Returns memory from allocate_host().
   void deallocate_host(void* p, std::size_t bytes) const;

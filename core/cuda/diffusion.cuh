@@ -86,7 +86,7 @@ inline int diffusion_rows(int element_size) {
     return e ? std::atoi(e) : 0;
   }();
   if (forced == 1 || forced == 2 || forced == 4) return forced;
-  return element_size == 4 ? 2 : 1;
+  return element_size == 4 ? 4 : 2;  // measured best on the H100 (bench/results/2026-11-21-h100-run3)
 }
 
 template <class T, class I, int ROWS>

@@ -52,9 +52,35 @@ void launch_for_each(const Context& ctx, const char* name, const Box<1>& b, cons
   SIM_CUDA_CHECK_LAUNCH(name, stream);
 }
 
+/// Boxes thin in the contiguous dimension (the ghost layers of a face, say): one flat index
+/// per thread, decomposed, so that no lanes idle.
+template <int Rank, class F>
+__global__ void for_each_kernel_flat(Box<Rank> b, index_t n, F f) {
+  const index_t step = index_t(gridDim.x) * blockDim.x;
+  for (index_t t = index_t(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += step) {
+    if constexpr (Rank == 2) {
+      const index_t n1 = b.hi[1] - b.lo[1], i = t / n1;
+      f(b.lo[0] + i, b.lo[1] + (t - i * n1));
+    } else {
+      const index_t n1 = b.hi[1] - b.lo[1], n2 = b.hi[2] - b.lo[2], i = t / (n1 * n2), r = t - i * n1 * n2, j = r / n2;
+      f(b.lo[0] + i, b.lo[1] + j, b.lo[2] + (r - j * n2));
+    }
+  }
+}
+constexpr index_t thin_extent = 16;
+
+template <int Rank, class F>
+void launch_flat(const Context& ctx, const char* name, const Box<Rank>& b, const F& f) {
+  auto stream = static_cast<cudaStream_t>(ctx.stream());
+  const index_t n = b.size();
+  for_each_kernel_flat<Rank><<<clamp_grid((n + block_threads - 1) / block_threads, 0x7fffffff), block_threads, 0, stream>>>(b, n, f);
+  SIM_CUDA_CHECK_LAUNCH(name, stream);
+}
+
 template <class F>
 void launch_for_each(const Context& ctx, const char* name, const Box<2>& b, const F& f) {
   const index_t n0 = b.extent(0), n1 = b.extent(1);
+  if (n1 < thin_extent) return launch_flat(ctx, name, b, f);
   auto stream = static_cast<cudaStream_t>(ctx.stream());
   dim3 block = block_shape(n1);
   dim3 grid(clamp_grid((n1 + block.x - 1) / block.x, 0x7fffffff), clamp_grid((n0 + block.y - 1) / block.y, 65535));
@@ -65,6 +91,7 @@ void launch_for_each(const Context& ctx, const char* name, const Box<2>& b, cons
 template <class F>
 void launch_for_each(const Context& ctx, const char* name, const Box<3>& b, const F& f) {
   const index_t n0 = b.extent(0), n1 = b.extent(1), n2 = b.extent(2);
+  if (n2 < thin_extent) return launch_flat(ctx, name, b, f);
   auto stream = static_cast<cudaStream_t>(ctx.stream());
   dim3 block = block_shape(n2);
   dim3 grid(clamp_grid((n2 + block.x - 1) / block.x, 0x7fffffff), clamp_grid((n1 + block.y - 1) / block.y, 65535),
