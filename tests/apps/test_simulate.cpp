@@ -204,7 +204,7 @@ TEST(Simulate, SigtermWritesACheckpointAndTheResumeMatches) {
   auto list = sim::io::list_checkpoints(out, "checkpoint");
   ASSERT_FALSE(list.empty());
   const auto stopped_at = std::int64_t(sim::io::read_checkpoint(list.front()).counters.at("step"));
-  EXPECT_GT(stopped_at, 500);
+  EXPECT_GE(stopped_at, 500);  // the signal may land during the step-500 checkpoint
   const std::string steps = "run.steps=" + std::to_string(stopped_at + 100);
   ASSERT_EQ(run("'" + cfg + "' --output '" + out + "' --resume --quiet checkpoint.every=500 " + steps).code, 0);
   ASSERT_EQ(run("'" + cfg + "' --output '" + dir + "/straight' --quiet checkpoint.every=500 " + steps).code, 0);
