@@ -292,6 +292,41 @@ void write_file(const std::string& path, const RunInfo& info, const GridInfo& gr
   }
 }
 
+// ---- diagnostics time series
+
+void write_timeseries_file(const std::string& path, const RunInfo& info, const std::vector<std::string>& names,
+                           const std::vector<std::string>& units, const std::vector<std::vector<double>>& columns) {
+  const std::string tmp = path + ".tmp";
+  try {
+    File f{path, {}};
+    f.id = f.own(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "create " + tmp);
+    put_string_attr(f, f.id, "kind", "diagnostics");
+    put_string_attr(f, f.id, "model", info.model);
+    put_string_attr(f, f.id, "config", info.config_toml);
+    put_string_attr(f, f.id, "simkit_version", info.simkit_version);
+    put_string_attr(f, f.id, "git_commit", info.git_commit);
+    {
+      Hid group = make_group(f, "series");
+      for (std::size_t c = 0; c < names.size(); ++c) {
+        check_name("series", names[c]);
+        const std::vector<hsize_t> dims{hsize_t(columns[c].size())};
+        if (dims[0] == 0) continue;
+        Hid ds = put_dataset(f, group, "/series/" + names[c], names[c], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, dims,
+                             columns[c].data(), 0, false);
+        put_string_attr(f, ds, "unit", c < units.size() ? units[c] : "");
+      }
+    }
+    f.ok(f.id.reset(), "close " + tmp);
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec) throw FileError(path + ": cannot rename " + tmp + " to it: " + ec.message());
+  } catch (...) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    throw;
+  }
+}
+
 // ---- reading
 
 File open_file(const std::string& path) {
@@ -524,6 +559,12 @@ void test_hooks::write_checkpoint_without_marker(const std::string& path, const 
   H5Lock lock;
   const Extras extras{counters, reals, strings};
   write_file(path, info, grid, fields, 0, &extras, false);
+}
+
+void write_timeseries(const std::string& path, const RunInfo& info, const std::vector<std::string>& names,
+                      const std::vector<std::string>& units, const std::vector<std::vector<double>>& columns) {
+  H5Lock lock;
+  write_timeseries_file(path, info, names, units, columns);
 }
 
 FileSummary read_summary(const std::string& path) {

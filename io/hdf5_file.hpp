@@ -54,6 +54,11 @@ struct FieldData {
 void write_snapshot(const std::string& path, const RunInfo& info, const GridInfo& grid,
                     const std::vector<FieldView>& fields, int gzip_level);
 
+/// Writes a run's diagnostics as an HDF5 time series (atomically): /series/NAME, one 1-D
+/// float64 dataset per column (step, time, then the model's diagnostics), each with a unit.
+void write_timeseries(const std::string& path, const RunInfo& info, const std::vector<std::string>& names,
+                      const std::vector<std::string>& units, const std::vector<std::vector<double>>& columns);
+
 /// What a snapshot or checkpoint holds, without the field data.
 struct FileSummary {
   std::string kind;  ///< "snapshot" | "checkpoint"

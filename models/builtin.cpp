@@ -1,4 +1,5 @@
 #include "models/heat/heat.hpp"
+#include "models/mcpi/mcpi.hpp"
 #include "models/model.hpp"
 
 namespace sim {
@@ -6,6 +7,7 @@ namespace sim {
 ModelRegistry builtin_models() {
   ModelRegistry r;
   r.add(heat_model_info());
+  r.add(mcpi_model_info());
   return r;
 }
 

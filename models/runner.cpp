@@ -16,6 +16,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <functional>
 #include <map>
 #include <thread>
@@ -482,36 +483,54 @@ int run_simulation(const RunOptions& opt, const ModelRegistry& registry) {
     std::int64_t snapshots = 0, checkpoints = 0;
     const bool outputs_on = plan.output_every > 0 || plan.output_every_time > 0;
 
-    // diagnostics.csv: one row per snapshot (step, time, then the model's diagnostics)
+    // diagnostics.csv and diagnostics.h5: one row per output (step, time, then the model's diagnostics)
     const std::string diag_path = plan.out_dir + "/diagnostics.csv";
+    std::vector<std::string> diag_names = {"step", "time"}, diag_units = {"", "s"};
+    for (const Diagnostic& d : model->diagnostics()) diag_names.push_back(d.name), diag_units.push_back(d.unit);
+    std::vector<std::vector<double>> diag_cols(diag_names.size());
     if (!opt.resume) {
       std::ofstream header(diag_path, std::ios::trunc);
-      header << "step,time";
-      for (const Diagnostic& d : model->diagnostics()) header << "," << d.name << (d.unit.empty() ? "" : " [" + d.unit + "]");
+      for (std::size_t c = 0; c < diag_names.size(); ++c)
+        header << (c ? "," : "") << diag_names[c] << (diag_units[c].empty() ? "" : " [" + diag_units[c] + "]");
       header << "\n";
     } else {
-      std::ifstream in(diag_path);  // drop rows beyond the resumed step
+      std::ifstream in(diag_path);  // keep the rows up to the resumed step
       std::string line, kept;
-      for (bool first_line = true; std::getline(in, line); first_line = false)
-        if (first_line || std::stoll(line.substr(0, line.find(','))) <= step) kept += line + "\n";
+      for (bool first_line = true; std::getline(in, line); first_line = false) {
+        if (!first_line && std::stoll(line.substr(0, line.find(','))) > step) continue;
+        kept += line + "\n";
+        if (first_line) continue;
+        std::stringstream row(line);
+        std::string cell;
+        for (std::size_t c = 0; c < diag_cols.size() && std::getline(row, cell, ','); ++c) diag_cols[c].push_back(std::stod(cell));
+      }
       std::ofstream(diag_path, std::ios::trunc) << kept;
     }
     auto write_diagnostics = [&] {
-      std::ofstream row(diag_path, std::ios::app);
+      std::vector<double> row = {double(step), time};
+      for (const Diagnostic& d : model->diagnostics()) row.push_back(d.value);
+      std::ofstream out(diag_path, std::ios::app);
       char b[64];
-      std::snprintf(b, sizeof b, "%lld,%.17g", (long long)step, time);
-      row << b;
-      for (const Diagnostic& d : model->diagnostics()) {
-        std::snprintf(b, sizeof b, ",%.17g", d.value);
-        row << b;
+      for (std::size_t c = 0; c < row.size() && c < diag_cols.size(); ++c) {
+        std::snprintf(b, sizeof b, c == 0 ? "%.0f" : ",%.17g", row[c]);
+        out << b;
+        diag_cols[c].push_back(row[c]);
       }
-      row << "\n";
+      out << "\n";
+      io::RunInfo ri = run_info;
+      ri.step = step, ri.time = time;
+      io::write_timeseries(plan.out_dir + "/diagnostics.h5", ri, diag_names, diag_units, diag_cols);
     };
 
     auto write_snapshot = [&] {
       auto t0 = Clock::now();
       guard_finite(all_fields, step, plan.grid);
       write_diagnostics();
+      if (out_fields.empty()) {  // a model without fields (Monte Carlo): the diagnostics are the output
+        ++snapshots;
+        output_blocked += seconds_since(t0);
+        return;
+      }
       HostFields& h = host[which];
       which ^= 1;
       h.copy_from_device();  // the write of the previous snapshot may still be running

@@ -4,7 +4,7 @@
 # builds the cpu backend alone.
 set -euo pipefail
 packages=(cmake ninja-build g++ libgtest-dev libtomlplusplus-dev libcli11-dev libfmt-dev libhdf5-dev
-          python3-numpy python3-h5py)
+          python3-numpy python3-h5py python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -42,6 +42,11 @@ for part in "${parts[@]}"; do
           --case 2:16384:50 --case 3:512:50 2>&1 | grep heat
       done
       grep -H '"ms_per_step"\|"output_blocked' "$out"/overlap_*.json "$out"/e2e_*.json ;;
+    mcpi)
+      "$bin"/bench/bench_mcpi --json "$out/bench_mcpi.json" --commit "${COMMIT:-unknown}" --big 1000000000000 2>&1 | tee "$out/bench_mcpi.log"
+      for d in float32 float64; do
+        timeout 300 python3 .shared/peers/peers.py mcpi --dtype $d --backend cupy jax torch 2>&1 | tee -a "$out/peers_mcpi.jsonl"
+      done ;;
     peers-heat)
       peers=.shared/peers/peers.py
       for d in float32 float64; do

@@ -1,0 +1,113 @@
+// The Monte Carlo model. One step draws one batch. Sample s of the run always uses the same
+// Philox words (fused path) whatever the batch size, so counts are identical across batch
+// splits, resumes and backends; the checkpoint holds hits and samples drawn.
+#include "models/mcpi/mcpi.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "core/expr.hpp"
+#include "core/montecarlo.hpp"
+#include "core/random.hpp"
+#include "io/config.hpp"
+
+namespace sim {
+
+double unit_ball_volume(int d) { return std::pow(M_PI, d / 2.0) / std::tgamma(d / 2.0 + 1.0); }
+
+namespace {
+
+template <class T>
+class McModel final : public Model {
+ public:
+  explicit McModel(const ModelSetup& s) : ctx_(s.ctx) {
+    const io::Config& c = *s.config;
+    pi_ = c.string("model", "integrand") == "pi";
+    dim_ = pi_ ? 2 : int(c.integer("model", "dimension"));
+    if (pi_ && c.is_set("model", "dimension") && c.integer("model", "dimension") != 2)
+      throw c.error_at("model", "dimension", "integrand = \"pi\" is 2-dimensional; use integrand = \"ball\" for other dimensions");
+    batch_ = std::uint64_t(c.integer("model", "batch"));
+    fused_ = c.string("model", "path") == "fused";
+    seed_ = std::uint64_t(c.integer("run", "seed"));
+    if (!fused_) {
+      const index_t n = index_t(batch_);
+      x_ = Array<T, 1>(ctx_, extents(n));
+      r2_ = Array<T, 1>(ctx_, extents(n));
+    }
+  }
+
+  std::vector<FieldRef> fields() override { return {}; }
+  void initialize() override { hits_ = samples_ = 0; }
+
+  void step(double) override {
+    if (fused_) {
+      hits_ += mc_count_in_ball(ctx_, McQuery{seed_, ctx_.rng_stream(), samples_, batch_, dim_});
+    } else {  // as a CuPy user would write it: random arrays, one expression, one count
+      fill_uniform(x_);
+      r2_ = x_ * x_;
+      for (int d = 1; d < dim_; ++d) {
+        fill_uniform(x_);
+        r2_ = r2_ + x_ * x_;
+      }
+      hits_ += std::uint64_t(count(r2_ <= T(1)));
+    }
+    samples_ += batch_;
+  }
+
+  double default_dt(double) const override { return 1.0; }  // time counts batches
+
+  std::vector<Diagnostic> diagnostics() override {
+    const double n = double(samples_), p = n > 0 ? double(hits_) / n : 0;
+    const double scale = pi_ ? 4.0 : std::ldexp(1.0, dim_);  // quarter disc / orthant
+    const double est = scale * p, se = n > 0 ? scale * std::sqrt(p * (1 - p) / n) : 0;
+    const double exact = pi_ ? M_PI : unit_ball_volume(dim_);
+    return {{"estimate", "", est},        {"std_error", "", se},          {"ci95_low", "", est - 1.959964 * se},
+            {"ci95_high", "", est + 1.959964 * se}, {"exact", "", exact}, {"samples", "", n},
+            {"hits", "", double(hits_)}};
+  }
+
+  double cell_updates_per_step() const override { return double(batch_); }
+
+  void save_state(std::map<std::string, std::uint64_t>& counters, std::map<std::string, double>&) const override {
+    counters["mc_hits"] = hits_;
+    counters["mc_samples"] = samples_;
+  }
+  void load_state(const std::map<std::string, std::uint64_t>& counters, const std::map<std::string, double>&) override {
+    hits_ = counters.at("mc_hits");
+    samples_ = counters.at("mc_samples");
+  }
+
+ private:
+  Context ctx_;
+  bool pi_ = true, fused_ = true;
+  int dim_ = 2;
+  std::uint64_t batch_ = 0, seed_ = 0, hits_ = 0, samples_ = 0;
+  Array<T, 1> x_, r2_;
+};
+
+}  // namespace
+
+ModelInfo mcpi_model_info() {
+  using io::Param;
+  using io::ParamType;
+  const double inf = std::numeric_limits<double>::infinity();
+  ModelInfo m;
+  m.name = "mcpi";
+  m.doc = "Monte Carlo integration: pi, or the volume of the unit d-ball; fused or array path";
+  m.schema.section = "model";
+  m.schema.doc = "Monte Carlo parameters (the run draws run.steps batches)";
+  auto p = [&](Param q) { m.schema.params.push_back(std::move(q)); };
+  p({"integrand", ParamType::string, std::string("pi"), -inf, inf, {"pi", "ball"}, "",
+     "pi: 4 x the quarter disc; ball: 2^d x the orthant of the unit d-ball"});
+  p({"dimension", ParamType::integer, std::int64_t(2), 2, 10, {}, "", "d for integrand = \"ball\""});
+  p({"batch", ParamType::integer, std::int64_t(100000000), 1, 1e12, {}, "samples", "samples drawn per step"});
+  p({"path", ParamType::string, std::string("fused"), -inf, inf, {"fused", "array"}, "",
+     "fused: one kernel, no samples stored; array: random arrays + expression + count (run.precision)"});
+  m.create = [](const ModelSetup& s) -> std::unique_ptr<Model> {
+    if (s.float64) return std::make_unique<McModel<double>>(s);
+    return std::make_unique<McModel<float>>(s);
+  };
+  return m;
+}
+
+}  // namespace sim
