@@ -54,6 +54,32 @@ SIM_INLINE std::uint64_t count_range(const McQuery& q, std::uint64_t s0, std::ui
   return hits;
 }
 
+/// 1 when the point of two words lies in the quarter disc: (k + 1/2)^2 + (l + 1/2)^2 <= 2^60.
+SIM_INLINE std::uint32_t in_disc(std::uint32_t a, std::uint32_t b) {
+  const std::uint64_t k = a >> (32 - mc_coordinate_bits), l = b >> (32 - mc_coordinate_bits);
+  return k * (k + 1) + l * (l + 1) <= ball_limit ? 1u : 0u;
+}
+
+/// The pi case: two samples per Philox block (sample s uses block s / 2, words x,y or z,w).
+template <>
+SIM_INLINE std::uint64_t count_range<2>(const McQuery& q, std::uint64_t s0, std::uint64_t s1) {
+  std::uint32_t hits = 0;  // at most samples_per_chunk per call
+  std::uint64_t s = s0;
+  if (s & 1) {
+    const rng::Words4 w = words_of(q.seed, q.stream, s / 2);
+    hits += in_disc(w.z, w.w), ++s;
+  }
+  for (; s + 1 < s1; s += 2) {
+    const rng::Words4 w = words_of(q.seed, q.stream, s / 2);
+    hits += in_disc(w.x, w.y) + in_disc(w.z, w.w);
+  }
+  if (s < s1) {
+    const rng::Words4 w = words_of(q.seed, q.stream, s / 2);
+    hits += in_disc(w.x, w.y);
+  }
+  return hits;
+}
+
 #if SIM_TU_HAS_CUDA
 template <int Threads, int D>
 __global__ void __launch_bounds__(Threads) mc_count_kernel(McQuery q, std::uint64_t chunks, unsigned long long* out) {

@@ -4,11 +4,13 @@
 #   NAME.png              the last snapshot (3-D: the middle slice of dimension 0)
 #   NAME.gif              all snapshots, fixed colour limits
 #   NAME_diagnostics.png  every column of diagnostics.csv against time
+# (a model that writes no field snapshots gets the diagnostics picture only).
 # usage: tools/make_gallery.sh    (SIMKIT_SIMULATE=path/to/simulate picks another binary)
-set -euo pipefail
+set -euo pipefail -f  # -f: no globbing, overrides like grid.cells=[64,64] stay as they are
 
-# One line per picture set; append new models here.
-#   NAME   | CONFIG                 | simulate overrides | simkit_plot/animate options
+# One line per picture set; append new models here. The last column takes options that both
+# simkit_plot.py and simkit_animate.py know (--field, --slice, --cmap).
+#   NAME   | CONFIG                 | simulate overrides | plot options
 gallery=(
   "heat2d  | configs/heat2d.toml    |                    | --cmap inferno"
   "heat3d  | configs/heat3d.toml    |                    | --cmap inferno"
@@ -26,17 +28,18 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
 for entry in "${gallery[@]}"; do
   IFS='|' read -r name config overrides options <<<"$entry"
-  name="$(echo $name)" config="$(echo $config)"  # trim
+  name="$(echo $name)" config="$(echo $config)" overrides="$(echo $overrides)"  # trim
   run="$tmp/$name"
-  echo "== $name: simulate $config --backend auto $overrides"
+  echo "== $name: simulate $config --backend auto${overrides:+ $overrides}"
   # shellcheck disable=SC2086  # overrides and options are word lists
   "$simulate" "$root/$config" --backend auto --output "$run" --quiet $overrides
-  last="$(ls "$run"/snapshot_*.h5 | sort | tail -n 1)"
+  "$tools/simkit_diagnostics.py" "$run" --dpi 80 -o "$out/${name}_diagnostics.png"
+  last="$(find "$run" -maxdepth 1 -name 'snapshot_*.h5' | sort | tail -n 1)"
+  [ -n "$last" ] || continue  # no field snapshots
   # shellcheck disable=SC2086
   "$tools/simkit_plot.py" "$last" --size 600x500 --dpi 80 $options -o "$out/$name.png"
   # shellcheck disable=SC2086
   "$tools/simkit_animate.py" "$run" --size 600x500 --dpi 80 --fps 5 $options -o "$out/$name.gif"
-  "$tools/simkit_diagnostics.py" "$run" --dpi 80 -o "$out/${name}_diagnostics.png"
   size=$(stat -c %s "$out/$name.gif")
   if ((size > max_gif_bytes)); then
     echo "make_gallery: $out/$name.gif is $size bytes (limit $max_gif_bytes): use fewer frames (--every) or a smaller --size" >&2

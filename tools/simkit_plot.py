@@ -7,8 +7,8 @@ dimension 0). With --vectors, velocity components (fields named like ux/uy or u_
 x = dimension 0) are drawn on top as arrows or streamlines.
 
 examples:
-  simkit_plot.py output/heat2d/snapshot_000000365.h5 -o heat.png
-  simkit_plot.py output/heat3d/snapshot_000000614.h5 --slice z=48 --cmap inferno
+  simkit_plot.py output/heat2d/snapshot_000005826.h5 -o heat.png
+  simkit_plot.py output/heat3d/snapshot_000000615.h5 --slice z=48 --cmap inferno
 """
 import argparse
 import os

@@ -33,12 +33,14 @@ def axis_name(dim):
 
 
 class Snapshot:
-    """One snapshot or checkpoint: .fields, .coords, .attrs, .path (see open())."""
+    """One snapshot or checkpoint: .fields, .coords, .attrs, .path; .counters, .reals (see open())."""
 
-    def __init__(self, path, fields, attrs):
+    def __init__(self, path, fields, attrs, counters=None, reals=None):
         self.path = path
         self.fields = fields
         self.attrs = attrs
+        self.counters = counters or {}  # checkpoints: step, RNG offsets, ... (numpy uint64)
+        self.reals = reals or {}        # checkpoints: time, dt, next output time
         cells, origin, spacing = attrs["cells"], attrs["origin"], attrs["spacing"]
         self.coords = [origin[d] + (np.arange(cells[d]) + 0.5) * spacing[d] for d in range(len(cells))]
 
@@ -85,7 +87,9 @@ def open(path, fields=None):
         attrs["units"] = {n: group[n].attrs.get("unit", "") for n in group}
         attrs["field_names"] = list(group)
         data = {n: group[n][()] for n in names}
-    return Snapshot(path, data, attrs)
+        extra = [{n: d[0] for n, d in f[g].items()} if isinstance(f.get(g), h5py.Group) else {}
+                 for g in ("counters", "reals")]  # checkpoints only: shape-(1,) datasets
+    return Snapshot(path, data, attrs, *extra)
 
 
 def _series_from_xdmf(xdmf):

@@ -189,6 +189,35 @@ class CompareTest(ToolCase):
         self.assertGreater(float(row[1]), 0)  # max abs diff
         self.assertRuns(tool("simkit_compare.py", runs["a"], runs["b"], "--rtol", "1"), 0)  # |a-b| <= max(|a|,|b|)
 
+    def test_checkpoints_compare_counters_exactly(self):
+        checkpoint = os.path.join(runs["a"], "checkpoint_000000110.h5")
+        r = tool("simkit_compare.py", checkpoint, checkpoint)
+        self.assertRuns(r, 0)
+        self.assertIn("counters/step", r.stdout)
+        changed = self.out("checkpoint.h5")
+        shutil.copy(checkpoint, changed)
+        with h5py.File(changed, "r+") as f:
+            f["counters/rng_offset"][0] += 1
+        r = tool("simkit_compare.py", checkpoint, changed, "--rtol", "1")
+        self.assertRuns(r, 1)
+        self.assertIn("counters/rng_offset", next(line for line in r.stdout.splitlines() if "DIFFERS" in line))
+
+    def test_runs_without_snapshots_compare_their_diagnostics(self):
+        a, b = self.out("fieldless_a"), self.out("fieldless_b")  # as a model without fields leaves them
+        for d in (a, b):
+            os.makedirs(d, exist_ok=True)
+            shutil.copy(os.path.join(runs["a"], "diagnostics.csv"), d)
+        self.assertRuns(tool("simkit_compare.py", a, b), 0)
+        with open(os.path.join(b, "diagnostics.csv")) as f:
+            lines = f.read().splitlines()
+        lines[-1] = lines[-1][: lines[-1].rindex(",")] + ",12.5"  # the last value of the last row
+        with open(os.path.join(b, "diagnostics.csv"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        r = tool("simkit_compare.py", a, b)
+        self.assertRuns(r, 1)
+        self.assertIn("DIFFERS", r.stdout)
+        self.assertRuns(tool("simkit_compare.py", a, runs["a"]), 2)  # snapshots on one side only
+
     def test_bad_input_exits_2(self):
         r = tool("simkit_compare.py", runs["a"], os.path.join(tmp, "missing.h5"))
         self.assertRuns(r, 2)
