@@ -22,7 +22,7 @@ try:
     from matplotlib.animation import FFMpegWriter, PillowWriter
 
     import simkit_reader as sk
-    from simkit_plot import FieldPlot, add_figure_options, plane, resolve_slice
+    from simkit_plot import FieldPlot, add_figure_options, default_field, plane, resolve_slice
 except ImportError as e:
     sys.exit(f"{os.path.basename(sys.argv[0])}: error: {e}; on Debian: apt-get install python3-matplotlib python3-h5py")
 
@@ -46,7 +46,7 @@ def animate(entries, field, out, fps, slice_, size, dpi, cmap):
     lo, hi = np.inf, -np.inf
     for _, _, path in entries:  # first pass: the colour limits (one snapshot in memory at a time)
         snap = sk.open(path, fields)
-        field = field or next(iter(snap.fields))
+        field = field or default_field(snap)
         fields = [field]
         values = plane(snap, field, resolve_slice(snap, slice_))
         lo, hi = min(lo, np.nanmin(values)), max(hi, np.nanmax(values))

@@ -92,6 +92,13 @@ def resolve_slice(snap, slice_):
     return axis, index % n
 
 
+def default_field(snap):
+    """The first field of snap (sk.Error when it has none, as a checkpoint of a model without fields)."""
+    if not snap.attrs["field_names"]:
+        raise sk.Error(f"{snap.path}: has no fields to draw")
+    return snap.attrs["field_names"][0]
+
+
 def plane(snap, field, slice_):
     """The values drawn: the field itself (1-D, 2-D) or its plane slice_ = (axis, index) (3-D)."""
     data = snap.fields[field]
@@ -182,7 +189,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     try:
         snap = sk.open(args.snapshot)
-        field = args.field or next(iter(snap.fields))
+        field = args.field or default_field(snap)
         limits = None
         if args.vmin is not None or args.vmax is not None:
             values = snap.fields[field] if field in snap.fields else np.zeros(1)

@@ -86,9 +86,12 @@ def open(path, fields=None):
             raise Error(f"{path}: no field {', '.join(map(repr, missing))}; it has {', '.join(group)}")
         attrs["units"] = {n: group[n].attrs.get("unit", "") for n in group}
         attrs["field_names"] = list(group)
-        data = {n: group[n][()] for n in names}
-        extra = [{n: d[0] for n, d in f[g].items()} if isinstance(f.get(g), h5py.Group) else {}
-                 for g in ("counters", "reals")]  # checkpoints only: shape-(1,) datasets
+        try:
+            data = {n: group[n][()] for n in names}
+            extra = [{n: d[0] for n, d in f[g].items()} if isinstance(f.get(g), h5py.Group) else {}
+                     for g in ("counters", "reals")]  # checkpoints only: shape-(1,) datasets
+        except OSError as e:  # truncated file, checksum mismatch
+            raise Error(f"{path}: cannot read the data ({e})") from None
     return Snapshot(path, data, attrs, *extra)
 
 

@@ -4,7 +4,7 @@ run: /usr/bin/python3 -m unittest -v tests/tools/test_tools.py     (from the rep
 SIMKIT_SIMULATE names the simulate binary (default build/apps/simulate). Tests that draw
 need matplotlib and are skipped, with the reason, without it.
 """
-import importlib.util
+import importlib
 import os
 import py_compile
 import shutil
@@ -22,7 +22,12 @@ sys.path.insert(0, TOOLS)
 import simkit_reader as sk  # noqa: E402
 
 SIMULATE = os.environ.get("SIMKIT_SIMULATE") or os.path.join(ROOT, "build", "apps", "simulate")
-HAVE_MPL = importlib.util.find_spec("matplotlib") is not None
+try:
+    for module in ("matplotlib", "PIL"):  # PIL: python3-pil, a dependency of python3-matplotlib
+        importlib.import_module(module)
+    HAVE_MPL = True
+except ImportError:
+    HAVE_MPL = False
 needs_mpl = unittest.skipUnless(HAVE_MPL, "matplotlib is not importable by this python: apt-get install python3-matplotlib")
 PYTHON = sys.executable
 
@@ -49,10 +54,15 @@ def setUpModule():
         raise RuntimeError(f"no simulate binary at {SIMULATE}: build it (ninja -C build simulate) or set SIMKIT_SIMULATE")
     tmp = tempfile.mkdtemp(prefix="simkit_test_tools_")
     small2d = ["grid.cells=[64,64]", "run.end_time=0.006", "output.every_time=0", "output.every=20"]
-    runs["a"] = simulate("a", "heat2d.toml", *small2d)
-    runs["b"] = simulate("b", "heat2d.toml", *small2d, "model.alpha=1.01")
-    runs["3d"] = simulate("3d", "heat3d.toml", "grid.cells=[16,12,10]", "run.end_time=0.004", "output.every_time=0.001")
-    runs["1d"] = simulate("1d", "heat1d.toml", "grid.cells=[40]", "run.end_time=0.1", "output.every_time=0.02")
+    try:
+        runs["a"] = simulate("a", "heat2d.toml", *small2d)
+        runs["b"] = simulate("b", "heat2d.toml", *small2d, "model.alpha=1.01")
+        runs["3d"] = simulate("3d", "heat3d.toml", "grid.cells=[16,12,10]", "run.end_time=0.004",
+                              "output.every_time=0.001")
+        runs["1d"] = simulate("1d", "heat1d.toml", "grid.cells=[40]", "run.end_time=0.1", "output.every_time=0.02")
+    except Exception:
+        tearDownModule()  # not called by unittest when setUpModule fails
+        raise
 
 
 def tearDownModule():
