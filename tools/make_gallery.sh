@@ -14,6 +14,7 @@ set -euo pipefail -f  # -f: no globbing, overrides like grid.cells=[64,64] stay 
 gallery=(
   "heat2d  | configs/heat2d.toml    |                    | --cmap inferno"
   "heat3d  | configs/heat3d.toml    |                    | --cmap inferno"
+  "mcpi    | configs/mcpi.toml      | model.batch=2000000 run.steps=50 |"
 )
 
 root="$(cd "$(dirname "$0")/.." && pwd)"

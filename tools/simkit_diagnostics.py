@@ -19,8 +19,32 @@ except ImportError as e:
     sys.exit(f"{os.path.basename(sys.argv[0])}: error: {e}; on Debian: apt-get install python3-matplotlib python3-h5py")
 
 
+ESTIMATE = ("estimate", "ci95_low", "ci95_high", "exact", "samples")
+
+
+def plot_estimate(diag, title, size, dpi):
+    """A Monte Carlo run: the estimate and its 95% band converging on the exact value, against samples."""
+    keep = diag["samples"] > 0
+    n = diag["samples"][keep]
+    fig = new_figure(size, dpi)
+    ax = fig.subplots()
+    ax.fill_between(n, diag["ci95_low"][keep], diag["ci95_high"][keep], alpha=0.3, label="95% confidence interval")
+    ax.plot(n, diag["estimate"][keep], marker=".", label="estimate")
+    ax.axhline(diag["exact"][-1], color="k", lw=1, ls="--", label=f"exact {diag['exact'][-1]:.10g}")
+    ax.set_xscale("log")
+    ax.set_xlabel("samples")
+    ax.set_ylabel("estimate")
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
 def plot_diagnostics(diag, title, size, dpi, logy=()):
     """A figure with one panel per diagnostic (every column but step and time) against time."""
+    if all(c in diag for c in ESTIMATE) and len(diag["samples"]) > 1:
+        return plot_estimate(diag, title, size or (600, 450), dpi)
     names = [n for n in diag if n not in ("step", "time")]
     if not names:
         raise sk.Error(f"{title}: diagnostics.csv has no columns besides step and time")
@@ -55,7 +79,7 @@ def main(argv=None):
     try:
         diag = sk.diagnostics(args.run)
         panels = len(diag) - 2
-        size = args.size or (600, 150 * max(panels, 1) + 100)
+        size = args.size or (None if all(c in diag for c in ESTIMATE) else (600, 150 * max(panels, 1) + 100))
         run = os.path.dirname(os.path.abspath(args.run)) if args.run.endswith(".csv") else os.path.abspath(args.run)
         fig = plot_diagnostics(diag, f"diagnostics of {os.path.basename(run)}", size, args.dpi, args.logy)
         fig.savefig(args.output, dpi=args.dpi)
