@@ -7,6 +7,7 @@ grid by the field's cell data with a colour bar, and saves a screenshot. Exits 1
 series has no such field or no time steps.
 """
 import argparse
+import os
 import sys
 
 from paraview.simple import (ColorBy, GetAnimationScene, GetDisplayProperties, OpenDataFile, Render,
@@ -49,12 +50,21 @@ def main():
     ColorBy(display, ("CELLS", args.field))
     display.RescaleTransferFunctionToDataRange(True, False)
     display.SetScalarBarVisibility(view, True)
+    # A 2-D (or 1-D) CoRectMesh is a plane at constant X in ParaView: look at it face on.
+    bounds = reader.GetDataInformation().GetBounds()
+    if bounds[1] - bounds[0] == 0:
+        view.ResetActiveCameraToNegativeX()
     ResetCamera(view)
     Render(view)
     SaveScreenshot(args.png, view, ImageResolution=[width, height])
-    print(f"paraview_render: {args.png}: {args.field} at t = {times[-1]:g} ({len(times)} time steps)")
+    print(f"paraview_render: {args.png}: {args.field} at t = {times[-1]:g} ({len(times)} time steps)", flush=True)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    # Debian's ParaView under Xvfb can crash tearing down its GLX context after the image is
+    # written; the work is done, so leave without the teardown.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
