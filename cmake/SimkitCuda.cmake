@@ -14,7 +14,7 @@ if(NOT SIMKIT_CUDA STREQUAL "OFF")
     enable_language(CUDA)
     set(CMAKE_CUDA_STANDARD 17)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
-    set(CMAKE_CUDA_RUNTIME_LIBRARY Static)
+    set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)  # one CUDA runtime per process, shared with model plugins
     find_package(CUDAToolkit REQUIRED)
     set(SIMKIT_HAS_CUDA 1)
     set(SIMKIT_CUDA_SUMMARY " cuda (sm_${CMAKE_CUDA_ARCHITECTURES}, nvcc ${CMAKE_CUDA_COMPILER_VERSION})")

@@ -430,6 +430,17 @@ std::optional<std::string> Config::raw_string(const std::string& section, const 
   return std::get<std::string>(it->raw.scalar);
 }
 
+std::vector<std::string> Config::raw_strings(const std::string& section, const std::string& key) const {
+  std::vector<std::string> out;
+  const Item* it = find(section, key);
+  if (!it || !it->set) return out;
+  if (it->raw.kind == Kind::string) return {std::get<std::string>(it->raw.scalar)};
+  if (it->raw.kind == Kind::array)
+    for (const Raw& r : it->raw.items)
+      if (r.kind == Kind::string) out.push_back(std::get<std::string>(r.scalar));
+  return out;
+}
+
 const Value& Config::value(const std::string& section, const std::string& key) const { return *item(section, key).value; }
 
 namespace {

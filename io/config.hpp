@@ -50,6 +50,8 @@ class Config {
 
   /// The string value of section.key as written (before validation), if present and a string.
   std::optional<std::string> raw_string(const std::string& section, const std::string& key) const;
+  /// The strings of section.key as written (a string or an array of strings; others skipped).
+  std::vector<std::string> raw_strings(const std::string& section, const std::string& key) const;
 
   /// Validates every section present against the schemas (unknown section or key -> error
   /// suggesting the nearest known name by edit distance; wrong type; out of range; bad

@@ -27,6 +27,7 @@
 #include "io/config.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/xdmf.hpp"
+#include "models/plugin.hpp"
 
 #ifndef SIMKIT_VERSION_STRING
 #define SIMKIT_VERSION_STRING "unknown"
@@ -279,7 +280,7 @@ std::string snapshot_name(const std::string& prefix, std::int64_t step) {
 
 }  // namespace
 
-int run_simulation(const RunOptions& opt, const ModelRegistry& registry) {
+int run_simulation(const RunOptions& opt, ModelRegistry registry) {
   // ---- 1. everything that can be wrong in the input, before anything is written
   io::Config config;
   std::vector<io::Schema> schemas;
@@ -289,6 +290,18 @@ int run_simulation(const RunOptions& opt, const ModelRegistry& registry) {
   Context ctx;
   try {
     config = io::Config::load(opt.config_path, opt.overrides);
+    // plugins first: they may define the model the config names. Paths in the config are
+    // relative to the config file; --plugin paths to the working directory.
+    const fs::path config_dir = fs::path(opt.config_path).parent_path();
+    for (const std::string& p : config.raw_strings("run", "plugins")) {
+      const fs::path path = fs::path(p).is_absolute() ? fs::path(p) : config_dir / p;
+      try {
+        load_plugin(path.string(), registry);
+      } catch (const Error& e) {
+        throw config.error_at("run", "plugins", e.what());
+      }
+    }
+    for (const std::string& p : opt.plugins) load_plugin(p, registry);
     io::check_model_name(config, registry.names());
     info = registry.find(*config.raw_string("run", "model"));
     schemas = io::framework_schemas();

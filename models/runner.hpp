@@ -19,6 +19,7 @@ struct RunOptions {
   bool print_config = false;
   bool quiet = false;
   std::string stats_path;               ///< write the run's summary as JSON here
+  std::vector<std::string> plugins;     ///< model plugins to load (besides [run] plugins)
 };
 
 /// Exit codes of `simulate`.
@@ -32,6 +33,6 @@ GridSpec grid_from_config(const io::Config& config);
 std::unique_ptr<Model> build_model(const ModelRegistry& registry, const Context& ctx, io::Config& config);
 
 /// Runs a simulation as options say; returns the exit code (0, 1, 2, 130, 143).
-int run_simulation(const RunOptions& options, const ModelRegistry& registry);
+int run_simulation(const RunOptions& options, ModelRegistry registry);
 
 }  // namespace sim

@@ -14,6 +14,7 @@
 
 #include "core/context.hpp"
 #include "io/hdf5_file.hpp"
+#include "models/plugin.hpp"
 #include "models/runner.hpp"
 
 namespace {
@@ -51,11 +52,17 @@ std::string format_range(const sim::io::Param& p) {
       p.type == sim::io::ParamType::strings || (p.min == -inf && p.max == inf))
     return "";
   std::ostringstream s;
-  s << (p.min == -inf ? "(-inf" : "[" + std::to_string(p.min).substr(0, 10)) << ", "
-    << (p.max == inf ? "inf)" : std::to_string(p.max).substr(0, 10) + "]");
-  std::string r = s.str();
-  if (p.min == 1e-300) r = "> 0" + std::string(p.max == inf ? "" : ", <= " + std::to_string(p.max));
-  return r;
+  if (p.min == 1e-300) {
+    s << "> 0";
+    if (p.max != inf) s << ", <= " << p.max;
+    return s.str();
+  }
+  s << (p.min == -inf ? "(-inf" : "[") ;
+  if (p.min != -inf) s << p.min;
+  s << ", ";
+  if (p.max == inf) s << "inf)";
+  else s << p.max << "]";
+  return s.str();
 }
 
 void print_models(const sim::ModelRegistry& registry) {
@@ -90,10 +97,12 @@ int main(int argc, char** argv) {
   app.add_flag("--dry-run", opt.dry_run, "validate and print the plan (model, grid, memory, steps, outputs); run nothing");
   app.add_flag("--print-config", opt.print_config, "print the fully resolved config, defaults included");
   app.add_flag("-q,--quiet", opt.quiet, "no progress or summary, errors only");
+  app.add_option("--plugin", opt.plugins, "load models from this shared library (repeatable)")->allow_extra_args(false);
   app.add_option("--stats", opt.stats_path, "write the run's summary (timings, throughput, output cost) as JSON");
   auto* info = app.add_subcommand("info", "print what a snapshot or checkpoint holds");
   info->add_option("file", info_file, "an HDF5 snapshot or checkpoint")->required();
   auto* models = app.add_subcommand("models", "list the registered models and their parameters");
+  models->fallthrough();  // `simulate models --plugin X` as well as `simulate --plugin X models`
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
@@ -104,7 +113,7 @@ int main(int argc, char** argv) {
     return sim::exit_bad_input;
   }
 
-  const sim::ModelRegistry registry = sim::builtin_models();
+  sim::ModelRegistry registry = sim::builtin_models();
   if (info->parsed()) {
     try {
       std::fputs(sim::io::describe(info_file).c_str(), stdout);
@@ -115,6 +124,12 @@ int main(int argc, char** argv) {
     }
   }
   if (models->parsed()) {
+    try {
+      for (const std::string& p : opt.plugins) sim::load_plugin(p, registry);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "simulate models: error: %s\n", e.what());
+      return sim::exit_bad_input;
+    }
     print_models(registry);
     return sim::exit_ok;
   }

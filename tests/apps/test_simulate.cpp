@@ -272,3 +272,12 @@ TEST(Simulate, BlowUpStopsWithStepFieldAndLocation) {
   EXPECT_NE(r.err.find("field 'u'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("at cell ("), std::string::npos) << r.err;
 }
+
+TEST(Simulate, PluginOfAnotherAbiIsRefused) {
+  Result r = run("--plugin '" + std::string(SIMKIT_FAKE_PLUGIN) + "' models");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("built against 'simkit-abi-1 9.9.9"), std::string::npos) << r.err;
+  Result missing = run("--plugin /nonexistent/libx.so models");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("no such file"), std::string::npos) << missing.err;
+}

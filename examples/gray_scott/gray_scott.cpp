@@ -1,0 +1,210 @@
+// Gray-Scott reaction-diffusion, a simkit model in one file. Two chemicals u and v diffuse
+// and react (U + 2V -> 3V, u fed towards 1, v removed):
+//
+//   du/dt = Du lap(u) - u v^2 + F (1 - u)
+//   dv/dt = Dv lap(v) + u v^2 - (F + k) v
+//
+// On a 2D or 3D grid, explicit Euler in time. Built out of tree against the installed
+// package (CMakeLists.txt next to this file) into libgray_scott.so, which `simulate` loads
+// through `[run] plugins = [...]`. docs/writing-a-model.md walks through this file.
+#include <simkit/model.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gray_scott {
+
+using namespace sim;
+
+// ---- kernels: functors at namespace scope that hold only views and plain values. One
+// templated operator() serves 2D (i, j) and 3D (i, j, k): nvcc does not accept generic
+// (auto) device lambdas, so a rank-generic kernel is a functor.
+
+/// The reaction parameters, in the fields' precision.
+template <class T>
+struct Rates {
+  T Du, Dv, F, k;
+};
+
+/// One explicit Euler step of both fields in one pass: (u, v) -> (un, vn). The ghost cells
+/// of u and v must be filled.
+template <class T, int Rank>
+struct EulerStep {
+  View<const T, Rank> u, v;
+  View<T, Rank> un, vn;
+  Spacing<T, Rank> h;
+  Rates<T> p;
+  T dt;
+
+  template <class... I>
+  SIM_INLINE void operator()(I... i) const {
+    const T uc = u(i...), vc = v(i...), uvv = uc * vc * vc;
+    un(i...) = uc + dt * (p.Du * laplacian(u, i..., h) - uvv + p.F * (T(1) - uc));
+    vn(i...) = vc + dt * (p.Dv * laplacian(v, i..., h) + uvv - (p.F + p.k) * vc);
+  }
+};
+
+/// The initial state: u = 1, v = 0, but u = 1/2, v = 1/4 in the seed squares (cubes in 3D),
+/// plus noise; seed centres are fractions of the domain, drawn at random.
+template <class T, int Rank>
+struct InitSpots {
+  View<T, Rank> u, v;
+  View<const T, Rank> noise_u, noise_v;
+  View<const T, 1> centers;  ///< seed s, dimension d at s * Rank + d, in (0, 1)
+  Grid<Rank> grid;
+  int seeds = 0;
+  double half_side = 0;
+  double length[Rank] = {};
+  bool periodic[Rank] = {};  ///< periodic dimensions: a seed on the edge wraps around
+
+  template <class... I>
+  SIM_INLINE void operator()(I... i) const {
+    const bool seeded = in_seed(i...);
+    u(i...) = (seeded ? T(0.5) : T(1)) + noise_u(i...);
+    v(i...) = (seeded ? T(0.25) : T(0)) + noise_v(i...);
+  }
+
+  template <class... I>
+  SIM_INLINE bool in_seed(I... idx) const {
+    const index_t p[Rank] = {idx...};
+    for (int s = 0; s < seeds; ++s) {
+      bool inside = true;
+      for (int d = 0; d < Rank && inside; ++d) {
+        double r = grid.center(d, p[d]) - (grid.origin[d] + double(centers(s * Rank + d)) * length[d]);
+        if (periodic[d]) r -= length[d] * ::floor(r / length[d] + 0.5);  // nearest periodic image
+        inside = r >= -half_side && r <= half_side;
+      }
+      if (inside) return true;
+    }
+    return false;
+  }
+};
+
+// ---- the model: owns the fields, reads the config, calls the kernels
+
+template <class T, int Rank>
+class GrayScott final : public Model {
+ public:
+  explicit GrayScott(const ModelSetup& setup)
+      : ctx_(setup.ctx), grid_(setup.grid.grid<Rank>()), h_(Spacing<T, Rank>::of(grid_)),
+        u_(ctx_, grid_), v_(ctx_, grid_), un_(ctx_, grid_), vn_(ctx_, grid_),
+        bc_(boundary_from_config<Rank>(*setup.config)) {
+    const io::Config& c = *setup.config;
+    Du_ = c.real("model", "Du"), Dv_ = c.real("model", "Dv");
+    F_ = c.real("model", "F"), k_ = c.real("model", "k");
+    seeds_ = int(c.integer("model", "seeds"));
+    seed_size_ = c.real("model", "seed_size");
+    noise_ = c.real("model", "noise");
+    for (int d = 0; d < Rank; ++d)
+      if (seed_size_ > grid_.dx[d] * double(grid_.cells.n[d]))
+        throw c.error_at("model", "seed_size", "a seed is larger than the domain in dimension " + std::to_string(d) +
+                                                   "; choose a seed_size below the grid length");
+  }
+
+  std::vector<FieldRef> fields() override { return {field_ref("u", "", u_), field_ref("v", "", v_)}; }
+
+  void initialize() override {
+    // Random numbers come from the run's context: the same run.seed gives the same spots,
+    // on the GPU and on the CPU.
+    Array<T, 1> centers(ctx_, extents(index_t(seeds_) * Rank));
+    Array<T, Rank> noise_u(ctx_, grid_.cells), noise_v(ctx_, grid_.cells);
+    fill_uniform(centers);
+    if (noise_ > 0) {
+      fill_uniform(noise_u, T(-noise_), T(noise_));
+      fill_uniform(noise_v, T(-noise_), T(noise_));
+    } else {
+      noise_u.fill(T(0)), noise_v.fill(T(0));
+    }
+    InitSpots<T, Rank> init{u_.view(), v_.view(), noise_u.view(), noise_v.view(), centers.view(), grid_};
+    init.seeds = seeds_;
+    init.half_side = 0.5 * seed_size_;
+    for (int d = 0; d < Rank; ++d) {
+      init.length[d] = grid_.dx[d] * double(grid_.cells.n[d]);
+      init.periodic[d] = bc_.lo[d].kind == BcKind::periodic;
+    }
+    for_each(ctx_, "gray_scott::init", grid_.interior(), init);
+  }
+
+  void step(double dt) override {
+    fill_ghosts(u_, bc_);
+    fill_ghosts(v_, bc_);
+    const Rates<T> rates{T(Du_), T(Dv_), T(F_), T(k_)};
+    for_each(ctx_, "gray_scott::step", grid_.interior(),
+             EulerStep<T, Rank>{u_.view(), v_.view(), un_.view(), vn_.view(), h_, rates, T(dt)});
+    std::swap(u_, un_);
+    std::swap(v_, vn_);
+  }
+
+  /// The explicit diffusion limit: dt <= 1 / (2 max(Du, Dv) sum_d 1/dx_d^2).
+  double stable_dt() const override {
+    const double D = std::max(Du_, Dv_);
+    double s = 0;
+    for (int d = 0; d < Rank; ++d) s += 1.0 / (grid_.dx[d] * grid_.dx[d]);
+    return D > 0 ? 1.0 / (2.0 * D * s) : std::numeric_limits<double>::infinity();
+  }
+
+  std::vector<Diagnostic> diagnostics() override {
+    const double n = double(grid_.size());
+    const double mean_v = sum(v_) / n;
+    return {{"mean_u", "", sum(u_) / n},
+            {"mean_v", "", mean_v},
+            {"min_v", "", double(min(v_))},
+            {"max_v", "", double(max(v_))},
+            {"std_v", "", std::sqrt(sum((v_ - T(mean_v)) * (v_ - T(mean_v))) / n)}};
+  }
+
+  double cell_updates_per_step() const override { return double(grid_.size()); }
+
+ private:
+  Context ctx_;
+  Grid<Rank> grid_;
+  Spacing<T, Rank> h_;
+  Field<T, Rank> u_, v_, un_, vn_;
+  Boundary<Rank> bc_;
+  double Du_ = 0, Dv_ = 0, F_ = 0, k_ = 0, seed_size_ = 0, noise_ = 0;
+  int seeds_ = 0;
+};
+
+template <class T>
+std::unique_ptr<Model> make(const ModelSetup& s) {
+  if (s.grid.rank == 2) return std::make_unique<GrayScott<T, 2>>(s);
+  return std::make_unique<GrayScott<T, 3>>(s);
+}
+
+}  // namespace gray_scott
+
+// ---- registration: the name, the parameters the [model] section accepts, the factory
+
+sim::ModelInfo gray_scott_info() {
+  using sim::io::Param;
+  using sim::io::ParamType;
+  const double inf = std::numeric_limits<double>::infinity();
+  sim::ModelInfo m;
+  m.name = "gray_scott";
+  m.doc = "Gray-Scott reaction-diffusion (u + 2v -> 3v), 2D/3D, explicit Euler";
+  m.uses_boundary = true;
+  m.ranks = {2, 3};
+  m.schema.section = "model";
+  m.schema.doc = "Gray-Scott parameters";
+  auto p = [&](Param q) { m.schema.params.push_back(std::move(q)); };
+  p({"Du", ParamType::real, 2e-5, 0, inf, {}, "m^2/s", "diffusivity of u"});
+  p({"Dv", ParamType::real, 1e-5, 0, inf, {}, "m^2/s", "diffusivity of v"});
+  p({"F", ParamType::real, 0.04, 0, inf, {}, "1/s", "feed rate: u is replenished towards 1 at rate F"});
+  p({"k", ParamType::real, 0.06, 0, inf, {}, "1/s", "kill rate: v is removed at rate F + k"});
+  p({"init", ParamType::string, std::string("spots"), -inf, inf, {"spots"}, "",
+     "initial state: u = 1, v = 0, with square seeds where u = 1/2, v = 1/4"});
+  p({"seeds", ParamType::integer, std::int64_t(10), 0, 1e6, {}, "", "number of seeds, placed at random (run.seed)"});
+  p({"seed_size", ParamType::real, 0.2, 0, inf, {}, "m", "side of a seed square (cube in 3D)"});
+  p({"noise", ParamType::real, 0.01, 0, 1, {}, "", "uniform noise in [-noise, noise] added to u and v everywhere"});
+  m.create = [](const sim::ModelSetup& s) -> std::unique_ptr<sim::Model> {
+    return s.float64 ? gray_scott::make<double>(s) : gray_scott::make<float>(s);
+  };
+  return m;
+}
+
+SIMKIT_PLUGIN(registry) { registry.add(gray_scott_info()); }

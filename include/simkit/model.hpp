@@ -1,0 +1,13 @@
+#pragma once
+// Everything a model author needs: the array and grid API, the model interface, the
+// config accessors for the [model] and [boundary] sections, and SIMKIT_PLUGIN to register
+// models from a shared library that `simulate` loads ([run] plugins = [...] or --plugin).
+#include "arrays.hpp"
+#include "grid.hpp"
+#include "random.hpp"
+#include "solvers.hpp"
+#include "io/config.hpp"
+#include "models/boundary_config.hpp"
+#include "models/field_ref.hpp"
+#include "models/model.hpp"
+#include "models/plugin.hpp"
