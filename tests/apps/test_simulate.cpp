@@ -282,7 +282,8 @@ TEST(Simulate, BlowUpStopsWithStepFieldAndLocation) {
 }
 
 TEST(Simulate, PluginOfAnotherAbiIsRefused) {
-  Result r = run("--plugin '" + std::string(SIMKIT_FAKE_PLUGIN) + "' models");
+  const std::string fake = from_env("SIMKIT_FAKE_PLUGIN", SIMKIT_FAKE_PLUGIN);
+  Result r = run("--plugin '" + fake + "' models");
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("built against 'simkit-abi-1 9.9.9"), std::string::npos) << r.err;
   Result missing = run("--plugin /nonexistent/libx.so models");
