@@ -290,3 +290,21 @@ TEST(Simulate, PluginOfAnotherAbiIsRefused) {
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.err.find("no such file"), std::string::npos) << missing.err;
 }
+
+TEST(Simulate, MonteCarloResumeGivesTheSameCounts) {
+  const std::string dir = scratch("mcpi_resume");
+  const std::string cfg = dir + "/mc.toml";
+  std::ofstream(cfg) << "[run]\nmodel = \"mcpi\"\nsteps = 12\nseed = 5\n\n[model]\nbatch = 100003\n\n"
+                     << "[output]\nevery = 3\n\n[checkpoint]\nevery = 6\n";
+  for (const std::string& backend : backends()) {
+    const std::string common = " --backend " + backend + " --quiet";
+    ASSERT_EQ(run("'" + cfg + "' --output '" + dir + "/straight_" + backend + "'" + common).code, 0);
+    ASSERT_EQ(run("'" + cfg + "' --output '" + dir + "/split_" + backend + "' run.steps=6" + common).code, 0);
+    ASSERT_EQ(run("'" + cfg + "' --output '" + dir + "/split_" + backend + "' --resume" + common).code, 0);
+    auto a = sim::io::read_checkpoint(dir + "/straight_" + backend + "/checkpoint_000000012.h5");
+    auto b = sim::io::read_checkpoint(dir + "/split_" + backend + "/checkpoint_000000012.h5");
+    EXPECT_EQ(a.counters.at("mc_hits"), b.counters.at("mc_hits")) << backend;
+    EXPECT_EQ(b.counters.at("mc_samples"), 12u * 100003u);
+    EXPECT_TRUE(fs::exists(dir + "/split_" + backend + "/diagnostics.h5"));
+  }
+}
