@@ -3,6 +3,7 @@
 // thread-safe, and the run loop writes from a background thread); every hid_t is owned by
 // an Hid, so it is closed on every path; HDF5 failures become FileError naming the file.
 #include "io/hdf5_file.hpp"
+#include "io/number_text.hpp"
 
 #include <fcntl.h>
 #include <hdf5.h>
@@ -514,15 +515,7 @@ FileSummary get_summary(const File& f) {
   return s;
 }
 
-// Shortest decimal that reads back as the same double.
-std::string num(double v) {
-  for (int p = 6;; ++p) {
-    std::ostringstream o;
-    o.precision(p);
-    o << v;
-    if (p >= 17 || std::strtod(o.str().c_str(), nullptr) == v) return o.str();
-  }
-}
+std::string num(double v) { return shortest_text(v); }
 
 template <class T, class F>
 std::string join(const std::vector<T>& v, const char* sep, F f) {

@@ -4,6 +4,7 @@
 // 1-D grids are written as a 2DCoRectMesh one cell thick (a leading extent of 1 cell, whose
 // spacing is the x spacing), with the 1-D dataset as its cell data.
 #include "io/xdmf.hpp"
+#include "io/number_text.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -29,15 +30,7 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
-// Shortest decimal that reads back as the same double.
-std::string num(double v) {
-  for (int p = 6;; ++p) {
-    std::ostringstream o;
-    o.precision(p);
-    o << v;
-    if (p >= 17 || std::strtod(o.str().c_str(), nullptr) == v) return o.str();
-  }
-}
+std::string num(double v) { return shortest_text(v); }
 std::string num(std::int64_t v) { return std::to_string(v); }
 
 template <class T>
