@@ -54,10 +54,10 @@ __global__ void __launch_bounds__(256) diffusion_stage_2d(DiffusionArgs<T> a) {
     }
 }
 
-template <class T, class I, int ROWS>
-__global__ void __launch_bounds__(256) diffusion_stage_3d(DiffusionArgs<T> a) {
+template <class T, class I, int ROWS, int BY>
+__global__ void __launch_bounds__(32 * BY) diffusion_stage_3d(DiffusionArgs<T> a) {
   const I k = I(blockIdx.x) * 32 + I(threadIdx.x);
-  const I j = I(blockIdx.y) * 8 + I(threadIdx.y);
+  const I j = I(blockIdx.y) * BY + I(threadIdx.y);
   const I i0 = I(blockIdx.z) * ROWS;
   if (k >= I(a.n2) || j >= I(a.n1)) return;
   const I s0 = I(a.s0), s1 = I(a.s1), n0 = I(a.n0), base = i0 * s0 + j * s1 + k;
@@ -79,13 +79,16 @@ __global__ void __launch_bounds__(256) diffusion_stage_3d(DiffusionArgs<T> a) {
     }
 }
 
-/// Cells per thread along dimension 0 (SIMKIT_DIFFUSION_ROWS = 1, 2 or 4 overrides, for tuning).
+/// A tuning override from the environment, or 0.
+inline int diffusion_knob(const char* name) {
+  const char* e = std::getenv(name);
+  return e ? std::atoi(e) : 0;
+}
+
+/// Cells per thread along dimension 0 (SIMKIT_DIFFUSION_ROWS = 1, 2, 4 or 8 overrides, for tuning).
 inline int diffusion_rows(int element_size) {
-  static const int forced = [] {
-    const char* e = std::getenv("SIMKIT_DIFFUSION_ROWS");
-    return e ? std::atoi(e) : 0;
-  }();
-  if (forced == 1 || forced == 2 || forced == 4) return forced;
+  static const int forced = diffusion_knob("SIMKIT_DIFFUSION_ROWS");
+  if (forced == 1 || forced == 2 || forced == 4 || forced == 8) return forced;
   return element_size == 4 ? 4 : 2;  // measured best on the H100 (bench/results/2026-11-21-h100-run3)
 }
 
@@ -97,9 +100,15 @@ bool launch_rows(const DiffusionArgs<T>& a, int rank, cudaStream_t stream) {
     if (gy > 65535) return false;
     diffusion_stage_2d<T, I, ROWS><<<dim3(unsigned((a.n1 + 31) / 32), unsigned(gy)), block, 0, stream>>>(a);
   } else {
-    const index_t gz = (a.n0 + ROWS - 1) / ROWS, gy = (a.n1 + 7) / 8;
+    // 3D block height in dimension 1 (SIMKIT_DIFFUSION_BLOCK_Y = 8 or 16 overrides, for tuning)
+    static const int by = diffusion_knob("SIMKIT_DIFFUSION_BLOCK_Y") == 16 ? 16 : 8;
+    const index_t gz = (a.n0 + ROWS - 1) / ROWS, gy = (a.n1 + by - 1) / by;
     if (gz > 65535 || gy > 65535) return false;
-    diffusion_stage_3d<T, I, ROWS><<<dim3(unsigned((a.n2 + 31) / 32), unsigned(gy), unsigned(gz)), block, 0, stream>>>(a);
+    const dim3 grid(unsigned((a.n2 + 31) / 32), unsigned(gy), unsigned(gz));
+    if (by == 16)
+      diffusion_stage_3d<T, I, ROWS, 16><<<grid, dim3(32, 16), 0, stream>>>(a);
+    else
+      diffusion_stage_3d<T, I, ROWS, 8><<<grid, block, 0, stream>>>(a);
   }
   return true;
 }
@@ -115,8 +124,10 @@ bool launch_diffusion_stage(const Context& ctx, int rank, const DiffusionArgs<T>
     case 1: ok = launch_rows<T, int, 1>(a, rank, stream); break;
     case 2: ok = launch_rows<T, int, 2>(a, rank, stream); break;
     case 4: ok = launch_rows<T, int, 4>(a, rank, stream); break;
+    case 8: ok = launch_rows<T, int, 8>(a, rank, stream); break;
     case -1: ok = launch_rows<T, index_t, 1>(a, rank, stream); break;
     case -2: ok = launch_rows<T, index_t, 2>(a, rank, stream); break;
+    case -8: ok = launch_rows<T, index_t, 8>(a, rank, stream); break;
     default: ok = launch_rows<T, index_t, 4>(a, rank, stream); break;
   }
   if (ok) SIM_CUDA_CHECK_LAUNCH("sim::diffusion_stage", stream);
