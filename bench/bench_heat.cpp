@@ -11,6 +11,7 @@
 
 #include "bench/bench_util.hpp"
 #include "core/expr.hpp"
+#include "core/diffusion.hpp"
 #include "core/random.hpp"
 #include "io/config.hpp"
 #include "models/runner.hpp"
@@ -45,6 +46,28 @@ bench::Row heat_case(const Context& ctx, const ModelRegistry& reg, int dim, long
                  {"fraction_of_copy", gbs / copy_gbs}}};
 }
 
+/// The stage kernel alone (no ghost fill), to tell the two costs of a step apart.
+template <class T, int Rank>
+bench::Row stage_only(const Context& ctx, long n, int steps, int repeat, double copy_gbs) {
+  double len[Rank];
+  Extents<Rank> e;
+  for (int d = 0; d < Rank; ++d) len[d] = 1.0, e.n[d] = n;
+  const Grid<Rank> g = Grid<Rank>::uniform(e, len);
+  Field<T, Rank> a(ctx, g), b(ctx, g);
+  fill_uniform(a.storage());
+  fill_uniform(b.storage());
+  auto t = bench::time_it(ctx, repeat, [&] {
+    for (int s = 0; s < steps; ++s)
+      diffusion_stage<T, Rank>(ctx, g, s % 2 ? b.view() : a.view(), s % 2 ? a.view() : b.view(), a.view(), a.view(),
+                               false, T(1), T(1e-9), T(0));
+  }, [] {}, 1);
+  const double cells = double(g.size()) * steps, gbs = 2 * sizeof(T) * cells / t.median / 1e9;
+  return {"stage kernel only " + std::to_string(Rank) + "d " + (sizeof(T) == 4 ? "float32" : "float64") +
+              " n=" + std::to_string(n),
+          {{"ms_per_step", t.median / steps * 1e3}, {"Gcell/s", cells / t.median / 1e9}, {"GB/s", gbs},
+           {"fraction_of_copy", gbs / copy_gbs}}};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -73,6 +96,11 @@ int main(int argc, char** argv) {
     auto tc = bench::time_it(ctx, 10, [&] { b.copy_from(a); });
     const double copy_gbs = 2.0 * double(a.bytes()) / tc.median / 1e9;
     rows.push_back({"copy float64 n=" + std::to_string(copy_n), {{"ms", tc.median * 1e3}, {"GB/s", copy_gbs}}});
+    if (ctx.is_cuda()) {
+      rows.push_back(stage_only<float, 3>(ctx, 512, 50, repeat, copy_gbs));
+      rows.push_back(stage_only<double, 3>(ctx, 512, 50, repeat, copy_gbs));
+      rows.push_back(stage_only<float, 2>(ctx, 16384, 50, repeat, copy_gbs));
+    }
     for (const std::string& c : cases) {
       int dim = 0, steps = 0;
       long n = 0;
