@@ -1,5 +1,5 @@
-// Ghost-cell fill for periodic, Dirichlet and Neumann faces. Dimension d's faces are filled
-// over the ghost range of the dimensions before it, so edges and corners come out right.
+// Ghost-cell fill for periodic, Dirichlet and Neumann faces, all faces in one launch; edges
+// and corners get what filling dimension by dimension (0, 1, 2) would give.
 #include "core/boundary.hpp"
 
 #include "core/for_each.hpp"
@@ -29,47 +29,54 @@ void validate(const Boundary<Rank>& bc, const Grid<Rank>& grid) {
 }
 
 namespace {
+/// Every ghost cell of every face in one launch. Thread t handles cell t % F of face t / F
+/// (face 2d + side); F is the largest face. A cell that is a ghost in several dimensions
+/// (an edge or corner) gets the value the dimension-by-dimension fill would give: the
+/// rules are composed from the highest dimension inwards, u(p) = S u(q) + A with q inside.
 template <class T, int Rank>
-struct GhostFill {
+struct GhostFillAll {
   View<T, Rank> v;
-  int d;      // dimension of the face
-  bool high;  // high or low face
-  BcKind kind;
-  T value, dx;
-  index_t n;  // interior cells along d
+  index_t n[Rank];
+  index_t g, face_cells;
+  BcKind kind[Rank][2];
+  T value[Rank][2], dx[Rank];
 
-  SIM_INLINE void at(index_t* p) const {
-    const index_t x = p[d];
-    index_t q[3] = {p[0], Rank > 1 ? p[1] : 0, Rank > 2 ? p[2] : 0};
-    if (kind == BcKind::periodic) {
-      q[d] = high ? x - n : x + n;
-      load_store(p, q, T(1), T(0));
-      return;
+  SIM_INLINE void operator()(index_t t) const {
+    const int face = int(t / face_cells), d = face / 2, side = face % 2;
+    index_t r = t - index_t(face) * face_cells;
+    index_t p[3] = {0, 0, 0};
+    for (int e = Rank - 1; e >= 0; --e) {  // decompose r over this face's box
+      const index_t ext = e == d ? g : n[e] + 2 * g;
+      p[e] = r % ext;
+      r /= ext;
+      p[e] = e == d ? (side ? n[e] + p[e] : p[e] - g) : p[e] - g;
     }
-    const index_t m = high ? x - (n - 1) : -x;  // 1 for the first ghost layer
-    q[d] = high ? n - m : m - 1;                 // mirror image inside
-    if (kind == BcKind::dirichlet)
-      load_store(p, q, T(-1), T(2) * value);
-    else
-      load_store(p, q, T(1), T(2 * m - 1) * dx * value);
-  }
-  // v(p) = sign * v(q) + add
-  SIM_INLINE void load_store(const index_t* p, const index_t* q, T sign, T add) const {
+    if (r != 0) return;  // beyond this face (faces differ in size)
+    // the face of the lowest dimension in which p is a ghost owns p: edges are written once
+    for (int e = 0; e < d; ++e)
+      if (p[e] < 0 || p[e] >= n[e]) return;
+    T sign = T(1), add = T(0);
+    index_t q[3] = {p[0], p[1], p[2]};
+    for (int e = Rank - 1; e >= 0; --e) {
+      const index_t x = q[e];
+      if (x >= 0 && x < n[e]) continue;
+      const bool high = x >= n[e];
+      const index_t m = high ? x - (n[e] - 1) : -x;  // 1 for the first ghost layer
+      const BcKind k = kind[e][high ? 1 : 0];
+      if (k == BcKind::periodic) {
+        q[e] = high ? x - n[e] : x + n[e];
+      } else if (k == BcKind::dirichlet) {
+        q[e] = high ? n[e] - m : m - 1;
+        add += sign * (T(2) * value[e][high ? 1 : 0]);
+        sign = -sign;
+      } else {
+        q[e] = high ? n[e] - m : m - 1;
+        add += sign * (T(2 * m - 1) * dx[e] * value[e][high ? 1 : 0]);
+      }
+    }
     if constexpr (Rank == 1) v(p[0]) = sign * v(q[0]) + add;
     if constexpr (Rank == 2) v(p[0], p[1]) = sign * v(q[0], q[1]) + add;
     if constexpr (Rank == 3) v(p[0], p[1], p[2]) = sign * v(q[0], q[1], q[2]) + add;
-  }
-  SIM_INLINE void operator()(index_t i) const {
-    index_t p[1] = {i};
-    at(p);
-  }
-  SIM_INLINE void operator()(index_t i, index_t j) const {
-    index_t p[2] = {i, j};
-    at(p);
-  }
-  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
-    index_t p[3] = {i, j, k};
-    at(p);
   }
 };
 }  // namespace
@@ -79,17 +86,21 @@ void fill_ghosts(Field<T, Rank>& f, const Boundary<Rank>& bc) {
   const Grid<Rank>& g = f.grid();
   if (g.ghost == 0) return;
   validate(bc, g);
+  GhostFillAll<T, Rank> fn;
+  fn.v = f.view();
+  fn.g = g.ghost;
+  fn.face_cells = 0;
   for (int d = 0; d < Rank; ++d) {
-    for (int side = 0; side < 2; ++side) {
-      const FaceBc& face = side ? bc.hi[d] : bc.lo[d];
-      Box<Rank> box = g.interior();
-      for (int e = 0; e < d; ++e) box.lo[e] -= g.ghost, box.hi[e] += g.ghost;
-      box.lo[d] = side ? g.cells.n[d] : -g.ghost;
-      box.hi[d] = side ? g.cells.n[d] + g.ghost : 0;
-      GhostFill<T, Rank> fn{f.view(), d, side == 1, face.kind, T(face.value), T(g.dx[d]), g.cells.n[d]};
-      for_each(f.context(), "sim::fill_ghosts", box, fn);
-    }
+    fn.n[d] = g.cells.n[d];
+    fn.dx[d] = T(g.dx[d]);
+    fn.kind[d][0] = bc.lo[d].kind, fn.kind[d][1] = bc.hi[d].kind;
+    fn.value[d][0] = T(bc.lo[d].value), fn.value[d][1] = T(bc.hi[d].value);
+    index_t cells = g.ghost;
+    for (int e = 0; e < Rank; ++e)
+      if (e != d) cells *= g.cells.n[e] + 2 * g.ghost;
+    fn.face_cells = cells > fn.face_cells ? cells : fn.face_cells;
   }
+  for_each(f.context(), "sim::fill_ghosts", Box<1>{{0}, {2 * Rank * fn.face_cells}}, fn);
 }
 
 #define SIM_INSTANTIATE_BOUNDARY(T, R) template void fill_ghosts<T, R>(Field<T, R>&, const Boundary<R>&);
