@@ -1,0 +1,279 @@
+#pragma once
+// Geometric multigrid for the cell-centred Poisson operator of poisson.hpp: red-black
+// Gauss-Seidel smoothing, full-weighting restriction that is the transpose of bilinear
+// prolongation (R = P^T / 4), coarse operators rediscretised on grids twice as coarse, and
+// an exact dense Cholesky solve on the coarsest grid. Pre-smoothing runs red then black and
+// post-smoothing black then red, so one V-cycle is a symmetric operator: it can precondition CG.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/blas.hpp"
+#include "solvers/poisson.hpp"
+
+namespace sim::solvers {
+
+/// How a Poisson solve ended.
+struct SolveStats {
+  int iterations = 0;
+  double residual = 0;  ///< final ||b - A x|| / ||b||
+  bool converged = false;
+};
+
+/// Bilinear prolongation weights in one dimension for fine index f: coarse c0 with w0 and
+/// c1 with w1 (c1 == c0 at a non-periodic edge, where the ghost mirrors with sign).
+template <class T>
+struct Interp1D {
+  index_t n_coarse = 0;
+  bool periodic = false;
+  T sign_lo = 1, sign_hi = 1;  ///< +1: zero gradient (Neumann), -1: zero value (Dirichlet)
+  SIM_INLINE void weights(index_t f, index_t& c0, T& w0, index_t& c1, T& w1) const {
+    c0 = f >> 1;
+    w0 = T(0.75);
+    c1 = (f & 1) ? c0 + 1 : c0 - 1;
+    w1 = T(0.25);
+    if (c1 < 0 || c1 >= n_coarse) {
+      if (periodic) c1 = c1 < 0 ? c1 + n_coarse : c1 - n_coarse;
+      else w1 = T(0.25) * (c1 < 0 ? sign_lo : sign_hi), c1 = c0;
+    }
+  }
+  /// Weight of coarse cell c in the interpolation to fine f (the transpose, for restriction).
+  SIM_INLINE T weight_of(index_t f, index_t c) const {
+    index_t c0, c1;
+    T w0, w1;
+    weights(f, c0, w0, c1, w1);
+    return (c0 == c ? w0 : T(0)) + (c1 == c ? w1 : T(0));
+  }
+};
+
+/// fine += P coarse.
+template <class T>
+struct MgProlongAdd {
+  Interp1D<T> ix, iy;
+  View<const T, 2> coarse;
+  View<T, 2> fine;
+  SIM_INLINE void operator()(index_t i, index_t j) const {
+    index_t a0, a1, b0, b1;
+    T wa0, wa1, wb0, wb1;
+    ix.weights(i, a0, wa0, a1, wa1);
+    iy.weights(j, b0, wb0, b1, wb1);
+    fine(i, j) += wa0 * (wb0 * coarse(a0, b0) + wb1 * coarse(a0, b1)) + wa1 * (wb0 * coarse(a1, b0) + wb1 * coarse(a1, b1));
+  }
+};
+
+/// coarse = P^T fine / 4: each coarse cell gathers the 4 x 4 fine cells whose interpolation uses it.
+template <class T>
+struct MgRestrict {
+  Interp1D<T> ix, iy;
+  index_t nfx, nfy;
+  View<const T, 2> fine;
+  View<T, 2> coarse;
+  PoissonStencil<T> coarse_stencil;  ///< solid coarse cells (identity rows) take 0: no correction there
+  SIM_INLINE void operator()(index_t I, index_t J) const {
+    if (coarse_stencil.solid(I, J)) {
+      coarse(I, J) = T(0);
+      return;
+    }
+    T acc = 0;
+    for (index_t a = -1; a <= 2; ++a) {
+      index_t i = 2 * I + a;
+      if (i < 0 || i >= nfx) {
+        if (!ix.periodic) continue;
+        i = i < 0 ? i + nfx : i - nfx;
+      }
+      const T wx = ix.weight_of(i, I);
+      if (wx == T(0)) continue;
+      T row = 0;
+      for (index_t b = -1; b <= 2; ++b) {
+        index_t j = 2 * J + b;
+        if (j < 0 || j >= nfy) {
+          if (!iy.periodic) continue;
+          j = j < 0 ? j + nfy : j - nfy;
+        }
+        row += iy.weight_of(j, J) * fine(i, j);
+      }
+      acc += wx * row;
+    }
+    coarse(I, J) = T(0.25) * acc;
+  }
+};
+
+/// Multigrid options.
+struct MgOptions {
+  int pre_smooth = 2, post_smooth = 2;
+  index_t coarsest_cells = 64;  ///< coarsen while a level has more cells than this (and even sizes)
+};
+
+template <class T>
+class Multigrid {
+ public:
+  /// Builds the hierarchy below finest; sides give the interpolation at the domain edges.
+  Multigrid(PoissonLevel<T> finest, const PressureSide (&sides)[4], MgOptions opt = {}) : opt_(opt) {
+    for (int k = 0; k < 4; ++k) sides_[k] = sides[k];
+    levels_.push_back(std::move(finest));
+    while (true) {
+      const PoissonStencil<T>& s = levels_.back().stencil;
+      if (s.nx * s.ny <= opt_.coarsest_cells || s.nx % 2 || s.ny % 2 || s.nx < 4 || s.ny < 4) break;
+      levels_.push_back(coarsen(levels_.back()));
+    }
+    const PoissonStencil<T>& c = levels_.back().stencil;
+    if (c.nx * c.ny > 4096)
+      throw Error("multigrid: the grid halves only down to " + std::to_string(c.nx) + " x " + std::to_string(c.ny) +
+                  " cells, too many for the coarsest direct solve; use cell counts with more factors of 2 (e.g. "
+                  "multiples of 64), or pressure_solver = \"cg\"");
+    for (std::size_t l = 0; l < levels_.size(); ++l) {
+      r_.push_back(levels_[l].make_array());
+      if (l > 0) b_.push_back(levels_[l].make_array()), x_.push_back(levels_[l].make_array());
+      else b_.emplace_back(), x_.emplace_back();
+    }
+    factor_coarsest();
+  }
+
+  /// Number of levels, finest included.
+  int levels() const { return int(levels_.size()); }
+  /// The finest level.
+  const PoissonLevel<T>& finest() const { return levels_.front(); }
+
+  /// One V-cycle on A x = b from the current x (finest level).
+  void vcycle(const Array<T, 2>& b, Array<T, 2>& x) { cycle(0, b.view(), x.view()); }
+
+  /// z = M r: one V-cycle from zero (the preconditioner).
+  void precondition(const Array<T, 2>& r, Array<T, 2>& z) {
+    z.fill(T(0));
+    cycle(0, r.view(), z.view());
+  }
+
+  /// Standalone multigrid: V-cycles until ||b - A x|| <= rel_tol ||b||.
+  SolveStats solve(const Array<T, 2>& b, Array<T, 2>& x, double rel_tol, int max_cycles) {
+    SolveStats st;
+    const double bnorm = double(blas::nrm2(b));
+    if (bnorm == 0) {
+      x.fill(T(0));
+      st.converged = true;
+      return st;
+    }
+    st.residual = residual_norm(b, x) / bnorm;
+    while (st.residual > rel_tol && st.iterations < max_cycles) {
+      vcycle(b, x);
+      ++st.iterations;
+      st.residual = residual_norm(b, x) / bnorm;
+    }
+    st.converged = st.residual <= rel_tol;
+    return st;
+  }
+
+  /// ||b - A x|| on the finest level (uses a work array).
+  double residual_norm(const Array<T, 2>& b, const Array<T, 2>& x) {
+    const PoissonLevel<T>& L = levels_[0];
+    for_each(L.ctx, "mg::residual", L.box(), PoissonResidual<T>{L.stencil, x.view(), b.view(), r_[0].view()});
+    return double(blas::nrm2(r_[0]));
+  }
+
+ private:
+  Interp1D<T> interp(int level, int dim) const {
+    const PoissonStencil<T>& c = levels_[std::size_t(level) + 1].stencil;
+    Interp1D<T> f;
+    f.n_coarse = dim == 0 ? c.nx : c.ny;
+    f.periodic = dim == 0 ? c.periodic_x : c.periodic_y;
+    f.sign_lo = sides_[2 * dim] == PressureSide::dirichlet ? T(-1) : T(1);
+    f.sign_hi = sides_[2 * dim + 1] == PressureSide::dirichlet ? T(-1) : T(1);
+    return f;
+  }
+
+  void smooth(const PoissonLevel<T>& L, View<const T, 2> b, View<T, 2> x, int sweeps, bool red_first) {
+    const Box<2> half{{0, 0}, {L.stencil.nx, (L.stencil.ny + 1) / 2}};
+    for (int s = 0; s < sweeps; ++s)
+      for (int c = 0; c < 2; ++c)
+        for_each(L.ctx, "mg::gauss_seidel", half, PoissonGaussSeidel<T>{L.stencil, x, b, red_first ? c : 1 - c});
+  }
+
+  void cycle(int l, View<const T, 2> b, View<T, 2> x) {
+    const PoissonLevel<T>& L = levels_[std::size_t(l)];
+    if (l + 1 == levels()) return solve_coarsest(b, x);
+    smooth(L, b, x, opt_.pre_smooth, true);
+    for_each(L.ctx, "mg::residual", L.box(), PoissonResidual<T>{L.stencil, x, b, r_[std::size_t(l)].view()});
+    const PoissonLevel<T>& C = levels_[std::size_t(l) + 1];
+    for_each(C.ctx, "mg::restrict", C.box(),
+             MgRestrict<T>{interp(l, 0), interp(l, 1), L.stencil.nx, L.stencil.ny, r_[std::size_t(l)].view(),
+                           b_[std::size_t(l) + 1].view(), C.stencil});
+    x_[std::size_t(l) + 1].fill(T(0));
+    cycle(l + 1, b_[std::size_t(l) + 1].view(), x_[std::size_t(l) + 1].view());
+    for_each(L.ctx, "mg::prolong_add", L.box(), MgProlongAdd<T>{interp(l, 0), interp(l, 1), x_[std::size_t(l) + 1].view(), x});
+    smooth(L, b, x, opt_.post_smooth, false);
+  }
+
+  /// Dense Cholesky factor of the coarsest operator (plus the constants' projector when singular).
+  void factor_coarsest() {
+    const PoissonLevel<T>& L = levels_.back();
+    PoissonStencil<T> s = L.stencil;
+    std::vector<T> cx, cy, act;
+    if (s.has_links) {
+      cx = L.cx.to_host(), cy = L.cy.to_host(), act = L.active.to_host();
+      s.cx.ptr = cx.data(), s.cy.ptr = cy.data(), s.active.ptr = act.data();
+    }
+    const index_t n = s.nx * s.ny;
+    n_ = n;
+    chol_.assign(std::size_t(n * n), 0.0);
+    std::vector<T> e(std::size_t(n), T(0));
+    View<const T, 2> ev;
+    ev.ptr = e.data(), ev.shape = Extents<2>{{s.nx, s.ny}};
+    row_major_strides(ev.shape, ev.stride);
+    double diag_mean = 0;
+    for (index_t k = 0; k < n; ++k) {
+      e[std::size_t(k)] = T(1);
+      for (index_t i = 0; i < s.nx; ++i)
+        for (index_t j = 0; j < s.ny; ++j) chol_[std::size_t((i * s.ny + j) * n + k)] = double(s.apply(ev, i, j));
+      e[std::size_t(k)] = T(0);
+      diag_mean += chol_[std::size_t(k * n + k)] / double(n);
+    }
+    if (L.singular)  // A + c 1 1^T is definite and gives the mean-free solution for a consistent b
+      for (auto& a : chol_) a += diag_mean / double(n);
+    for (index_t j = 0; j < n; ++j) {
+      double d = chol_[std::size_t(j * n + j)];
+      for (index_t k = 0; k < j; ++k) d -= chol_[std::size_t(j * n + k)] * chol_[std::size_t(j * n + k)];
+      if (!(d > 0)) throw Error("multigrid: the coarsest operator is not positive definite (a fluid region closed off?)");
+      d = std::sqrt(d);
+      chol_[std::size_t(j * n + j)] = d;
+      for (index_t i = j + 1; i < n; ++i) {
+        double v = chol_[std::size_t(i * n + j)];
+        for (index_t k = 0; k < j; ++k) v -= chol_[std::size_t(i * n + k)] * chol_[std::size_t(j * n + k)];
+        chol_[std::size_t(i * n + j)] = v / d;
+      }
+    }
+    host_b_.assign(std::size_t(n), T(0));
+  }
+
+  void solve_coarsest(View<const T, 2> b, View<T, 2> x) {
+    const PoissonLevel<T>& L = levels_.back();
+    detail::copy_to_host<T, 2>(L.ctx, b, host_b_.data());
+    std::vector<double> y(host_b_.begin(), host_b_.end());
+    const index_t n = n_;
+    if (L.singular) {  // project the right-hand side onto the range (mean zero)
+      double mean = 0;
+      for (double v : y) mean += v / double(n);
+      for (double& v : y) v -= mean;
+    }
+    for (index_t i = 0; i < n; ++i) {
+      double v = y[std::size_t(i)];
+      for (index_t k = 0; k < i; ++k) v -= chol_[std::size_t(i * n + k)] * y[std::size_t(k)];
+      y[std::size_t(i)] = v / chol_[std::size_t(i * n + i)];
+    }
+    for (index_t i = n - 1; i >= 0; --i) {
+      double v = y[std::size_t(i)];
+      for (index_t k = i + 1; k < n; ++k) v -= chol_[std::size_t(k * n + i)] * y[std::size_t(k)];
+      y[std::size_t(i)] = v / chol_[std::size_t(i * n + i)];
+    }
+    for (index_t i = 0; i < n; ++i) host_b_[std::size_t(i)] = T(y[std::size_t(i)]);
+    detail::copy_from_host<T, 2>(L.ctx, host_b_.data(), x);
+  }
+
+  MgOptions opt_;
+  PressureSide sides_[4];
+  std::vector<PoissonLevel<T>> levels_;
+  std::vector<Array<T, 2>> r_, b_, x_;
+  std::vector<double> chol_;
+  std::vector<T> host_b_;
+  index_t n_ = 0;
+};
+
+}  // namespace sim::solvers

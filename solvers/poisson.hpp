@@ -1,0 +1,154 @@
+#pragma once
+// The pressure Poisson operator of a 2D cell-centred grid, A p = -div(c grad p), on dense
+// (ghost-free) arrays, matrix-free. Each face link has a coefficient c: 1 between two fluid
+// cells, 0 across a wall or into a solid cell; a domain face is Neumann (c = 0), Dirichlet
+// p = 0 on the face (c = 2: the cell centre is half a cell away), or periodic (c = 1, wrapping).
+// Without obstacles the coefficients follow from the boundary kinds alone; with obstacles
+// they are stored per face (cx: (nx + 1) x ny, cy: nx x (ny + 1)). Solid cells get the
+// identity row, so A stays symmetric positive (semi-)definite on the whole grid.
+#include "core/array.hpp"
+#include "core/for_each.hpp"
+
+namespace sim::solvers {
+
+/// The kind of one domain side for the pressure equation.
+enum class PressureSide { neumann, dirichlet, periodic };
+
+/// The operator's data as kernels see it (trivially copyable).
+template <class T>
+struct PoissonStencil {
+  index_t nx = 0, ny = 0;
+  T inv_hx2 = 1, inv_hy2 = 1;
+  T side_c[4] = {0, 0, 0, 0};        ///< link coefficient of the x-low, x-high, y-low, y-high sides
+  bool periodic_x = false, periodic_y = false;
+  bool has_links = false;            ///< coefficients per face in cx / cy (obstacles)
+  View<const T, 2> cx{}, cy{};       ///< per-face coefficients when has_links
+  View<const T, 2> active{};         ///< 1 for fluid cells, 0 for solid (identity rows) when has_links
+
+  /// Coefficient of the x-face at the low side of cell (i, j); i in [0, nx].
+  SIM_INLINE T link_x(index_t i, index_t j) const {
+    if (has_links) return cx(i, j);
+    if (i == 0) return side_c[0];
+    if (i == nx) return side_c[1];
+    return T(1);
+  }
+  /// Coefficient of the y-face at the low side of cell (i, j); j in [0, ny].
+  SIM_INLINE T link_y(index_t i, index_t j) const {
+    if (has_links) return cy(i, j);
+    if (j == 0) return side_c[2];
+    if (j == ny) return side_c[3];
+    return T(1);
+  }
+  /// True when cell (i, j) has an identity row (solid).
+  SIM_INLINE bool solid(index_t i, index_t j) const { return has_links && active(i, j) == T(0); }
+  /// p at (i, j) where i or j may be one outside the grid: wrapped when periodic, else 0.
+  SIM_INLINE T at(const View<const T, 2>& p, index_t i, index_t j) const {
+    if (i < 0 || i >= nx) {
+      if (!periodic_x) return T(0);
+      i = i < 0 ? i + nx : i - nx;
+    }
+    if (j < 0 || j >= ny) {
+      if (!periodic_y) return T(0);
+      j = j < 0 ? j + ny : j - ny;
+    }
+    return p(i, j);
+  }
+  /// Diagonal of row (i, j) (0 for a cell with every link closed).
+  SIM_INLINE T diagonal(index_t i, index_t j) const {
+    return (link_x(i, j) + link_x(i + 1, j)) * inv_hx2 + (link_y(i, j) + link_y(i, j + 1)) * inv_hy2;
+  }
+  /// Sum of the off-diagonal neighbours times their (positive) link coefficients.
+  SIM_INLINE T neighbours(const View<const T, 2>& p, index_t i, index_t j) const {
+    return (link_x(i, j) * at(p, i - 1, j) + link_x(i + 1, j) * at(p, i + 1, j)) * inv_hx2 +
+           (link_y(i, j) * at(p, i, j - 1) + link_y(i, j + 1) * at(p, i, j + 1)) * inv_hy2;
+  }
+  /// (A p)(i, j).
+  SIM_INLINE T apply(const View<const T, 2>& p, index_t i, index_t j) const {
+    if (solid(i, j)) return p(i, j);
+    return diagonal(i, j) * p(i, j) - neighbours(p, i, j);
+  }
+};
+
+/// out = A p.
+template <class T>
+struct PoissonApply {
+  PoissonStencil<T> s;
+  View<const T, 2> p;
+  View<T, 2> out;
+  SIM_INLINE void operator()(index_t i, index_t j) const { out(i, j) = s.apply(p, i, j); }
+};
+
+/// r = b - A p.
+template <class T>
+struct PoissonResidual {
+  PoissonStencil<T> s;
+  View<const T, 2> p, b;
+  View<T, 2> r;
+  SIM_INLINE void operator()(index_t i, index_t j) const { r(i, j) = b(i, j) - s.apply(p, i, j); }
+};
+
+/// One colour of a red-black Gauss-Seidel sweep, in place: the cells with (i + j) % 2 == colour.
+/// The launch box is nx x ceil(ny / 2); jj is the position among the row's cells of that colour.
+template <class T>
+struct PoissonGaussSeidel {
+  PoissonStencil<T> s;
+  View<T, 2> p;
+  View<const T, 2> b;
+  int colour;
+  SIM_INLINE void operator()(index_t i, index_t jj) const {
+    const index_t j = 2 * jj + ((i + colour) & 1);
+    if (j >= s.ny) return;
+    const T d = s.diagonal(i, j);
+    if (s.solid(i, j) || d == T(0)) {
+      p(i, j) = s.solid(i, j) ? b(i, j) : T(0);
+      return;
+    }
+    p(i, j) = (b(i, j) + s.neighbours(p, i, j)) / d;
+  }
+};
+
+/// One Jacobi sweep: out = p + omega (b - A p) / diag.
+template <class T>
+struct PoissonJacobi {
+  PoissonStencil<T> s;
+  View<const T, 2> p, b;
+  View<T, 2> out;
+  T omega;
+  SIM_INLINE void operator()(index_t i, index_t j) const {
+    const T d = s.diagonal(i, j);
+    if (s.solid(i, j) || d == T(0)) {
+      out(i, j) = s.solid(i, j) ? b(i, j) : T(0);
+      return;
+    }
+    out(i, j) = p(i, j) + omega * (b(i, j) + s.neighbours(p, i, j) - d * p(i, j)) / d;
+  }
+};
+
+/// One level of the Poisson problem: the stencil plus the arrays it points into.
+template <class T>
+struct PoissonLevel {
+  Context ctx;
+  PoissonStencil<T> stencil;
+  Array<T, 2> cx, cy, active;  ///< per-face coefficients and fluid flags (only with obstacles)
+  bool singular = false;       ///< no Dirichlet side: A has the constants (on fluid cells) as null space
+  index_t fluid_cells = 0;
+
+  /// The cells of this level as a box.
+  Box<2> box() const { return Box<2>{{0, 0}, {stencil.nx, stencil.ny}}; }
+  /// A new array with this level's shape.
+  Array<T, 2> make_array() const { return Array<T, 2>(ctx, Extents<2>{{stencil.nx, stencil.ny}}); }
+};
+
+/// Builds the finest level: nx x ny cells of size hx x hy, sides (x-low, x-high, y-low,
+/// y-high); fluid (optional, host, row-major nx * ny, 1 = fluid) marks obstacles.
+template <class T>
+PoissonLevel<T> make_poisson_level(const Context& ctx, index_t nx, index_t ny, double hx, double hy,
+                                   const PressureSide (&sides)[4], const std::vector<T>* fluid = nullptr);
+
+/// Builds the level twice as coarse as fine (nx and ny must be even).
+template <class T>
+PoissonLevel<T> coarsen(const PoissonLevel<T>& fine);
+
+}  // namespace sim::solvers
+
+#include "solvers/poisson_level.inl"
