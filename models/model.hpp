@@ -57,6 +57,8 @@ struct FieldRef {
   std::function<void(void* host)> to_host;          ///< interior cells, row-major
   std::function<void(const void* host)> from_host;  ///< restores the interior cells
   std::function<double()> sum;                      ///< sum of the interior (NaN/Inf guard)
+  bool checkpointed = true;  ///< part of the state: written to checkpoints and restored on resume
+  bool snapshot = true;      ///< written to snapshots unless output.fields names others
   /// Number of elements.
   std::int64_t size() const {
     std::int64_t n = 1;
@@ -89,6 +91,12 @@ class Model {
   virtual void check_dt(double dt) const;
   /// Scalars worth reporting at each output.
   virtual std::vector<Diagnostic> diagnostics() { return {}; }
+  /// Computes derived output fields (vorticity, cell-centred velocity, ...) before a snapshot.
+  virtual void prepare_output() {}
+  /// True when the model chooses each step's dt itself (next_dt) unless run.dt is given.
+  virtual bool adaptive_dt() const { return false; }
+  /// The next step's dt from the current state, run.cfl times the model's stability limit.
+  virtual double next_dt(double cfl) { return default_dt(cfl); }
   /// Cells updated per step (for the cell-updates/s figure).
   virtual double cell_updates_per_step() const = 0;
   /// Model-internal state beyond the fields, for checkpoints.

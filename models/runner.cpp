@@ -405,11 +405,14 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
   // ---- 2. the run
   try {
     std::vector<FieldRef> all_fields = model->fields();
-    std::vector<FieldRef> out_fields;
-    for (auto& f : all_fields)
-      if (plan.output_fields.empty() ||
-          std::find(plan.output_fields.begin(), plan.output_fields.end(), f.name) != plan.output_fields.end())
+    std::vector<FieldRef> out_fields, state_fields;
+    for (auto& f : all_fields) {
+      if (plan.output_fields.empty() ? f.snapshot
+                                     : std::find(plan.output_fields.begin(), plan.output_fields.end(), f.name) !=
+                                           plan.output_fields.end())
         out_fields.push_back(f);
+      if (f.checkpointed) state_fields.push_back(f);
+    }
     const io::GridInfo ginfo = grid_info(plan.grid);
     const std::string config_text = config.to_toml(schemas, false);
     io::RunInfo run_info{info->name, 0, 0.0, plan.dt, config_text, SIMKIT_VERSION_STRING, SIMKIT_GIT_COMMIT,
@@ -449,7 +452,7 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
         std::fprintf(stderr, "%s\n", e.what());
         return exit_bad_input;
       }
-      for (FieldRef& f : all_fields) {
+      for (FieldRef& f : state_fields) {
         auto it = std::find_if(ck->fields.begin(), ck->fields.end(), [&](const io::FieldData& d) { return d.name == f.name; });
         if (it == ck->fields.end() || it->is_double != f.is_double || it->shape != f.shape) {
           log("error: checkpoint %s has no matching field '%s'", used.c_str(), f.name.c_str());
@@ -537,6 +540,7 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
 
     auto write_snapshot = [&] {
       auto t0 = Clock::now();
+      model->prepare_output();
       guard_finite(all_fields, step, plan.grid);
       write_diagnostics();
       if (out_fields.empty()) {  // a model without fields (Monte Carlo): the diagnostics are the output
@@ -561,8 +565,8 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     };
     auto write_checkpoint = [&] {
       auto t0 = Clock::now();
-      guard_finite(all_fields, step, plan.grid);
-      HostFields h(ctx, all_fields);
+      guard_finite(state_fields, step, plan.grid);
+      HostFields h(ctx, state_fields);
       h.copy_from_device();
       io::RunInfo ri = run_info;
       ri.step = step, ri.time = time, ri.dt = plan.dt;
@@ -594,19 +598,29 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     Progress progress(opt.quiet, plan.total_steps, model->cell_updates_per_step());
     auto start = Clock::now(), last_checkpoint = Clock::now();
     bool last_was_output = true;
-    while (step < plan.total_steps) {
+    const bool adaptive = model->adaptive_dt() && !config.is_set("run", "dt");
+    auto more_steps = [&] {
+      if (adaptive && plan.end_time > 0) return time < plan.end_time * (1 - 1e-12);
+      return step < plan.total_steps;
+    };
+    while (more_steps()) {
       double dt = plan.dt;
-      if (plan.end_time > 0 && step + 1 == plan.total_steps) dt = plan.end_time - time;  // land on end_time
+      bool last = plan.end_time > 0 && step + 1 == plan.total_steps;
+      if (adaptive) {
+        dt = plan.dt = model->next_dt(config.real("run", "cfl"));
+        last = plan.end_time > 0 && time + dt >= plan.end_time * (1 - 1e-12);
+      }
+      if (last) dt = plan.end_time - time;  // land on end_time
       model->step(dt);
       ++step;
-      time = plan.end_time > 0 && step == plan.total_steps ? plan.end_time : time + dt;
+      time = last ? plan.end_time : time + dt;
       last_was_output = false;
       if (outputs_on && output_due()) {
         write_snapshot();
         advance_output_time();
         last_was_output = true;
       } else if (step % 100 == 0) {
-        guard_finite(all_fields, step, plan.grid);
+        guard_finite(state_fields, step, plan.grid);
       }
       if ((plan.checkpoint_every > 0 && step % plan.checkpoint_every == 0) ||
           (plan.checkpoint_minutes > 0 && seconds_since(last_checkpoint) >= 60 * plan.checkpoint_minutes)) {

@@ -1,0 +1,336 @@
+// The 2D incompressible fluid model: projection method on a MAC grid. Each stage: ghost
+// fill, one fused momentum + dye kernel, ghost fill (outflow predictor), pressure Poisson
+// solve (solvers/pressure_solver.hpp), one projection kernel. RK2 (Heun) projects after both
+// stages and is second order in time for the velocity; Euler projects once.
+#include "models/fluid/fluid.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/expr.hpp"
+#include "io/config.hpp"
+#include "models/field_ref.hpp"
+#include "models/fluid/fluid_kernels.hpp"
+#include "solvers/pressure_solver.hpp"
+
+namespace sim {
+namespace fluid {
+
+inline Side side_of(const std::string& s) {
+  return s == "periodic" ? Side::periodic : s == "inflow" ? Side::inflow : s == "outflow" ? Side::outflow : Side::wall;
+}
+
+/// Initial face velocities and dye (host side, once).
+struct InitialState {
+  std::string kind, dye;
+  double amplitude = 1, length[2] = {1, 1};
+  /// u on the low x-face of cell (i, j) at (x, y); v likewise on the low y-face.
+  double u(double x, double y) const {
+    if (kind == "taylor_green") return amplitude * std::sin(2 * M_PI * x / length[0]) * std::cos(2 * M_PI * y / length[1]);
+    return kind == "uniform" ? amplitude : 0.0;
+  }
+  double v(double x, double y) const {
+    if (kind == "taylor_green")
+      return -amplitude * length[1] / length[0] * std::cos(2 * M_PI * x / length[0]) * std::sin(2 * M_PI * y / length[1]);
+    return 0.0;
+  }
+  double d(double x, double y) const {
+    if (dye == "stripes") return double(int(std::floor(8 * y / length[1])) % 2);
+    if (dye == "half") return x < 0.5 * length[0] ? 1.0 : 0.0;
+    return 0.0;
+  }
+};
+
+template <class T>
+class FluidModel final : public Model {
+ public:
+  explicit FluidModel(const ModelSetup& setup) : ctx_(setup.ctx), grid_(setup.grid.grid<2>()) {
+    const io::Config& c = *setup.config;
+    nx_ = grid_.cells.n[0], ny_ = grid_.cells.n[1];
+    hx_ = grid_.dx[0], hy_ = grid_.dx[1];
+    nu_ = c.real("model", "viscosity");
+    kappa_ = c.real("model", "dye_diffusivity");
+    rk2_ = c.string("model", "time_scheme") == "rk2";
+    gamma_ = c.string("model", "advection") == "upwind" ? c.real("model", "upwind_weight") : 0.0;
+    tol_ = c.real("model", "pressure_tol");
+    max_iterations_ = int(c.integer("model", "pressure_max_iterations"));
+    init_.kind = c.string("model", "init");
+    init_.dye = c.string("model", "dye");
+    init_.amplitude = c.real("model", "init_velocity");
+    init_.length[0] = hx_ * double(nx_), init_.length[1] = hy_ * double(ny_);
+
+    const char* keys[4] = {"left", "right", "bottom", "top"};
+    solvers::PressureSide psides[4];
+    for (int k = 0; k < 4; ++k) {
+      const std::string s = c.string("model", keys[k]);
+      bc_.side[k] = side_of(s);
+      psides[k] = s == "periodic" ? solvers::PressureSide::periodic
+                  : s == "outflow" ? solvers::PressureSide::dirichlet
+                                   : solvers::PressureSide::neumann;
+    }
+    check_sides(c);
+    bc_.wall_velocity[3] = T(c.real("model", "lid_velocity"));
+    bc_.inflow_velocity = T(c.real("model", "inflow_velocity"));
+    bc_.parabolic = c.string("model", "inflow_profile") == "parabolic";
+    bc_.dye_pattern = init_.dye == "stripes" ? 1 : 0;
+    bc_.nx = nx_, bc_.ny = ny_, bc_.hx = T(hx_), bc_.hy = T(hy_);
+    u_max_hint_ = std::max({std::abs(c.real("model", "lid_velocity")), std::abs(c.real("model", "inflow_velocity")) *
+                                                                           (bc_.parabolic ? 1.5 : 1.0),
+                            std::abs(init_.amplitude) * (init_.kind == "rest" ? 0.0 : 1.0)});
+
+    std::vector<T> fluid = obstacle_mask(c);
+    solvers::PoissonLevel<T> level =
+        solvers::make_poisson_level<T>(ctx_, nx_, ny_, hx_, hy_, psides, fluid.empty() ? nullptr : &fluid);
+    singular_ = level.singular;
+    links_ = level.stencil;
+    try {
+      solver_ = std::make_unique<solvers::PoissonSolver<T>>(std::move(level), psides,
+                                                            solvers::poisson_method(c.string("model", "pressure_solver")));
+    } catch (const Error& e) {
+      throw c.error_at("model", "pressure_solver", e.what());
+    }
+    links_ = solver_->level().stencil;  // views into the solver's (moved) coefficient arrays
+
+    for (Field<T, 2>* f : {&u_, &v_, &d_, &u1_, &v1_, &d1_, &u2_, &v2_, &d2_, &uc_, &vc_, &vort_})
+      *f = Field<T, 2>(ctx_, grid_), f->fill(T(0));
+    const Extents<2> cells{{nx_, ny_}};
+    p_ = Array<T, 2>::zeros(ctx_, cells);
+    rhs_ = Array<T, 2>::zeros(ctx_, cells);
+    div_ = Array<T, 2>::zeros(ctx_, cells);
+  }
+
+  std::vector<FieldRef> fields() override {
+    std::vector<FieldRef> f = {field_ref("u_face", "m/s", u_), field_ref("v_face", "m/s", v_), array_ref("p", "m^2/s^2", p_),
+                               field_ref("dye", "1", d_), field_ref("u", "m/s", uc_), field_ref("v", "m/s", vc_),
+                               field_ref("vorticity", "1/s", vort_)};
+    f[0].snapshot = f[1].snapshot = false;                                  // state on faces: checkpoints only
+    f[4].checkpointed = f[5].checkpointed = f[6].checkpointed = false;      // derived: snapshots only
+    return f;
+  }
+
+  void initialize() override {
+    std::vector<T> hu(std::size_t(nx_ * ny_)), hv(hu.size()), hd(hu.size());
+    for (index_t i = 0; i < nx_; ++i)
+      for (index_t j = 0; j < ny_; ++j) {
+        const double xf = grid_.origin[0] + double(i) * hx_, yc = grid_.center(1, j);
+        const double xc = grid_.center(0, i), yf = grid_.origin[1] + double(j) * hy_;
+        const std::size_t k = std::size_t(i * ny_ + j);
+        hu[k] = T(init_.u(xf - grid_.origin[0], yc - grid_.origin[1]));
+        hv[k] = T(init_.v(xc - grid_.origin[0], yf - grid_.origin[1]));
+        hd[k] = T(init_.d(xc - grid_.origin[0], yc - grid_.origin[1]));
+      }
+    detail::copy_from_host<T, 2>(ctx_, hu.data(), u_.view());
+    detail::copy_from_host<T, 2>(ctx_, hv.data(), v_.view());
+    detail::copy_from_host<T, 2>(ctx_, hd.data(), d_.view());
+    p_.fill(T(0));
+    // Start from a divergence-free field that satisfies the boundary conditions.
+    fill_ghosts(u_, v_, d_, true);
+    project(u_, v_, 1.0);
+    p_.fill(T(0));
+    fill_ghosts(u_, v_, d_, false);
+  }
+
+  void step(double dt) override {
+    last_iterations_ = 0;
+    fill_ghosts(u_, v_, d_, false);
+    stage(u_, v_, d_, u1_, v1_, d1_, dt, 0.0);
+    project(u1_, v1_, dt);
+    if (rk2_) {
+      fill_ghosts(u1_, v1_, d1_, false);
+      stage(u1_, v1_, d1_, u2_, v2_, d2_, dt, 0.5);
+      project(u2_, v2_, dt);
+      std::swap(u_, u2_), std::swap(v_, v2_), std::swap(d_, d2_);
+    } else {
+      std::swap(u_, u1_), std::swap(v_, v1_), std::swap(d_, d1_);
+    }
+    fill_ghosts(u_, v_, d_, false);
+  }
+
+  bool adaptive_dt() const override { return true; }
+
+  double next_dt(double cfl) override {
+    const double um = std::max(double(norm_max(u_)), u_max_hint_), vm = double(norm_max(v_));
+    return cfl / (um / hx_ + vm / hy_ + viscous_rate());
+  }
+
+  double default_dt(double cfl) const override {
+    const double speed = std::max(u_max_hint_, 1e-300);
+    return cfl / (speed / hx_ + speed / hy_ + viscous_rate());
+  }
+
+  double stable_dt() const override { return default_dt(1.0); }
+
+  std::vector<Diagnostic> diagnostics() override {
+    for_each(ctx_, "fluid::divergence", box(), Divergence<T>{u_.view(), v_.view(), div_.view(), links_, T(1 / hx_), T(1 / hy_)});
+    const double um = double(norm_max(u_)), vm = double(norm_max(v_));
+    return {{"kinetic_energy", "m^4/s^2", 0.5 * hx_ * hy_ * (dot(u_, u_) + dot(v_, v_))},
+            {"max_divergence", "1/s", double(norm_max(div_))},
+            {"cfl", "", last_dt_ * (um / hx_ + vm / hy_)},
+            {"pressure_iterations", "", double(last_iterations_)},
+            {"pressure_residual", "", last_residual_}};
+  }
+
+  void prepare_output() override {
+    fill_ghosts(u_, v_, d_, false);
+    for_each(ctx_, "fluid::cell_outputs", box(),
+             CellOutputs<T>{u_.view(), v_.view(), uc_.view(), vc_.view(), vort_.view(), T(1 / hx_), T(1 / hy_)});
+  }
+
+  double cell_updates_per_step() const override { return double(nx_ * ny_); }
+
+  void save_state(std::map<std::string, std::uint64_t>&, std::map<std::string, double>& reals) const override {
+    reals["fluid_last_dt"] = last_dt_;
+  }
+  void load_state(const std::map<std::string, std::uint64_t>&, const std::map<std::string, double>& reals) override {
+    if (reals.count("fluid_last_dt")) last_dt_ = reals.at("fluid_last_dt");
+  }
+
+  /// The pressure solver (for benchmarks and tests).
+  const solvers::PoissonSolver<T>& solver() const { return *solver_; }
+
+ private:
+  Box<2> box() const { return Box<2>{{0, 0}, {nx_, ny_}}; }
+  double viscous_rate() const { return 2 * std::max(nu_, kappa_) * (1 / (hx_ * hx_) + 1 / (hy_ * hy_)); }
+
+  void check_sides(const io::Config& c) const {
+    const char* keys[4] = {"left", "right", "bottom", "top"};
+    for (int d = 0; d < 2; ++d)
+      if ((bc_.side[2 * d] == Side::periodic) != (bc_.side[2 * d + 1] == Side::periodic))
+        throw c.error_at("model", keys[2 * d + 1], std::string("periodic must be set on both ") +
+                                                       (d == 0 ? "left and right" : "bottom and top") + " sides");
+    for (int k = 0; k < 4; ++k) {
+      if (bc_.side[k] == Side::inflow && k != 0)
+        throw c.error_at("model", keys[k], "inflow is supported on the left side only (flow along +x)");
+      if (bc_.side[k] == Side::outflow && k != 1)
+        throw c.error_at("model", keys[k], "outflow is supported on the right side only (flow along +x)");
+    }
+  }
+
+  /// Host mask of fluid cells (1) and obstacle cells (0); empty without an obstacle.
+  std::vector<T> obstacle_mask(const io::Config& c) const {
+    const std::string kind = c.string("model", "obstacle");
+    if (kind == "none") return {};
+    const std::vector<double>& centre = c.reals("model", "obstacle_center");
+    const std::vector<double>& size = c.reals("model", "obstacle_size");
+    if (centre.size() != 2) throw c.error_at("model", "obstacle_center", "expected 2 coordinates [x, y]");
+    if (size.size() != 2) throw c.error_at("model", "obstacle_size", "expected 2 lengths [width, height]");
+    const double r = c.real("model", "obstacle_radius");
+    std::vector<T> f(std::size_t(nx_ * ny_), T(1));
+    index_t solid = 0;
+    for (index_t i = 0; i < nx_; ++i)
+      for (index_t j = 0; j < ny_; ++j) {
+        const double x = grid_.center(0, i) - centre[0], y = grid_.center(1, j) - centre[1];
+        const bool inside = kind == "cylinder" ? x * x + y * y <= r * r
+                                               : std::abs(x) <= 0.5 * size[0] && std::abs(y) <= 0.5 * size[1];
+        if (inside) f[std::size_t(i * ny_ + j)] = T(0), ++solid;
+      }
+    if (solid == 0)
+      throw c.error_at("model", "obstacle", "the " + kind + " covers no cell centre; enlarge it or refine the grid");
+    if (solid == nx_ * ny_) throw c.error_at("model", "obstacle", "the " + kind + " covers the whole domain");
+    return f;
+  }
+
+  void fill_ghosts(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& d, bool predict) {
+    for_each(ctx_, "fluid::fill_y_sides", Box<1>{{0}, {nx_}}, FillYSides<T>{bc_, u.view(), v.view(), d.view()});
+    for_each(ctx_, "fluid::fill_x_sides", Box<1>{{-1}, {ny_ + 1}}, FillXSides<T>{bc_, u.view(), v.view(), d.view(), predict});
+  }
+
+  void stage(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& d, Field<T, 2>& uo, Field<T, 2>& vo, Field<T, 2>& dout,
+             double dt, double w) {
+    last_dt_ = dt;
+    MomentumStage<T> k{u.view(), v.view(), d.view(), u_.view(), v_.view(), d_.view(), uo.view(), vo.view(), dout.view(),
+                       links_, T(1 / hx_), T(1 / hy_), T(1 / (hx_ * hx_)), T(1 / (hy_ * hy_)), T(nu_), T(kappa_), T(dt),
+                       T(w), T(gamma_), nx_, ny_};
+    for_each(ctx_, "fluid::momentum", box(), k);
+    fill_ghosts(uo, vo, dout, true);
+  }
+
+  /// Makes (u, v) discretely divergence-free: solve A p = -div(u) / dt, then u -= dt grad p.
+  void project(Field<T, 2>& u, Field<T, 2>& v, double dt) {
+    for_each(ctx_, "fluid::pressure_rhs", box(),
+             PressureRhs<T>{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), T(1 / dt)});
+    if (singular_) {  // the Neumann problem needs a mean-free right-hand side
+      const T mean = T(sum(rhs_) / double(solver_->level().fluid_cells));
+      if (links_.has_links) rhs_ = rhs_ - mean * solver_->level().active;
+      else rhs_ = rhs_ - mean;
+    }
+    solvers::SolveStats st = solver_->solve(rhs_, p_, tol_, max_iterations_);
+    last_iterations_ += st.iterations;
+    last_residual_ = st.residual;
+    if (!st.converged)
+      throw Error("fluid: the pressure solve did not reach pressure_tol = " + std::to_string(tol_) + " in " +
+                  std::to_string(max_iterations_) + " iterations (relative residual " + std::to_string(st.residual) +
+                  "); raise model.pressure_max_iterations or pressure_tol, or choose pressure_solver = \"mg_cg\"");
+    for_each(ctx_, "fluid::project", Box<2>{{0, 0}, {nx_ + 1, ny_ + 1}},
+             Project<T>{u.view(), v.view(), p_.view(), links_, T(dt / hx_), T(dt / hy_)});
+  }
+
+  Context ctx_;
+  Grid<2> grid_;
+  index_t nx_ = 0, ny_ = 0;
+  double hx_ = 1, hy_ = 1, nu_ = 0, kappa_ = 0, gamma_ = 0, tol_ = 1e-8, u_max_hint_ = 1;
+  int max_iterations_ = 1000, last_iterations_ = 0;
+  double last_residual_ = 0, last_dt_ = 0;
+  bool rk2_ = true, singular_ = false;
+  InitialState init_;
+  BoundarySpec<T> bc_;
+  solvers::PoissonStencil<T> links_;
+  std::unique_ptr<solvers::PoissonSolver<T>> solver_;
+  Field<T, 2> u_, v_, d_, u1_, v1_, d1_, u2_, v2_, d2_, uc_, vc_, vort_;
+  Array<T, 2> p_, rhs_, div_;
+};
+
+}  // namespace fluid
+
+ModelInfo fluid_model_info() {
+  using io::Param;
+  using io::ParamType;
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<std::string> sides = {"wall", "periodic", "inflow", "outflow"};
+  ModelInfo m;
+  m.name = "fluid";
+  m.doc = "2D incompressible Navier-Stokes, projection on a MAC grid, pluggable pressure solvers";
+  m.ranks = {2};
+  m.schema.section = "model";
+  m.schema.doc = "incompressible fluid parameters";
+  auto p = [&](Param q) { m.schema.params.push_back(std::move(q)); };
+  p({"viscosity", ParamType::real, 0.01, 0, inf, {}, "m^2/s", "kinematic viscosity nu (Re = U L / nu)"});
+  p({"left", ParamType::string, std::string("wall"), -inf, inf, sides, "", "x-low side: wall, periodic, inflow"});
+  p({"right", ParamType::string, std::string("wall"), -inf, inf, sides, "", "x-high side: wall, periodic, outflow"});
+  p({"bottom", ParamType::string, std::string("wall"), -inf, inf, sides, "", "y-low side: wall or periodic"});
+  p({"top", ParamType::string, std::string("wall"), -inf, inf, sides, "", "y-high side: wall (a lid if lid_velocity != 0) or periodic"});
+  p({"lid_velocity", ParamType::real, 0.0, -inf, inf, {}, "m/s", "tangential velocity of the top wall"});
+  p({"inflow_velocity", ParamType::real, 1.0, -inf, inf, {}, "m/s", "mean inflow velocity on the left side"});
+  p({"inflow_profile", ParamType::string, std::string("uniform"), -inf, inf, {"uniform", "parabolic"}, "", "inflow velocity profile"});
+  p({"advection", ParamType::string, std::string("central"), -inf, inf, {"central", "upwind"}, "",
+     "central (second order) or upwind-blended (robust at high Reynolds numbers)"});
+  p({"upwind_weight", ParamType::real, 1.0, 0, 1, {}, "", "advection = upwind: 0 central ... 1 full donor-cell"});
+  p({"time_scheme", ParamType::string, std::string("rk2"), -inf, inf, {"euler", "rk2"}, "",
+     "euler (one projection per step) or rk2 (Heun, two projections, second order)"});
+  p({"pressure_solver", ParamType::string, std::string("mg_cg"), -inf, inf, {"jacobi", "cg", "multigrid", "mg_cg"}, "",
+     "pressure Poisson solver: jacobi, cg, multigrid (V-cycles) or mg_cg (CG preconditioned by a V-cycle)"});
+  p({"pressure_tol", ParamType::real, 1e-8, 1e-300, 1, {}, "", "relative residual the pressure solve reaches"});
+  p({"pressure_max_iterations", ParamType::integer, std::int64_t(20000), 1, 1e9, {}, "", "pressure solver iteration cap"});
+  p({"init", ParamType::string, std::string("rest"), -inf, inf, {"rest", "uniform", "taylor_green"}, "",
+     "initial velocity: rest, uniform (init_velocity along x) or the Taylor-Green vortex"});
+  p({"init_velocity", ParamType::real, 1.0, -inf, inf, {}, "m/s", "amplitude of the initial velocity"});
+  p({"obstacle", ParamType::string, std::string("none"), -inf, inf, {"none", "cylinder", "box"}, "", "solid obstacle (no-slip)"});
+  p({"obstacle_center", ParamType::reals, std::vector<double>{0.5, 0.5}, -inf, inf, {}, "m", "obstacle centre [x, y]"});
+  p({"obstacle_radius", ParamType::real, 0.1, 0, inf, {}, "m", "cylinder radius"});
+  p({"obstacle_size", ParamType::reals, std::vector<double>{0.2, 0.2}, 0, inf, {}, "m", "box [width, height]"});
+  p({"dye", ParamType::string, std::string("none"), -inf, inf, {"none", "stripes", "half"}, "",
+     "passive scalar: initial pattern (stripes also stream in through an inflow)"});
+  p({"dye_diffusivity", ParamType::real, 0.0, 0, inf, {}, "m^2/s", "diffusivity of the dye"});
+  m.create = [](const ModelSetup& s) -> std::unique_ptr<Model> {
+    if (s.float64) return std::make_unique<fluid::FluidModel<double>>(s);
+    return std::make_unique<fluid::FluidModel<float>>(s);
+  };
+  return m;
+}
+
+}  // namespace sim

@@ -1,0 +1,206 @@
+#pragma once
+// Kernels of the incompressible fluid model on a staggered (MAC) grid. Storage: u(i, j) is
+// the x-velocity on the low x-face of cell (i, j), v(i, j) the y-velocity on its low y-face;
+// both are Fields of the cell grid, so the high faces u(nx, j) and v(i, ny) sit in the ghost
+// layer. p and the dye live at cell centres.
+#include "core/grid.hpp"
+#include "solvers/poisson.hpp"
+
+namespace sim::fluid {
+
+/// What one side of the domain is (sides ordered x-low, x-high, y-low, y-high).
+enum class Side { wall, periodic, inflow, outflow };
+
+/// Everything the boundary kernels need (trivially copyable).
+template <class T>
+struct BoundarySpec {
+  Side side[4] = {Side::wall, Side::wall, Side::wall, Side::wall};
+  T wall_velocity[4] = {0, 0, 0, 0};  ///< tangential velocity of each wall (the lid: y-high)
+  T inflow_velocity = 1;
+  bool parabolic = false;  ///< inflow profile: 6 U y (L - y) / L^2 (mean U) instead of uniform U
+  int dye_pattern = 0;     ///< inflow dye: 0 none, 1 stripes (of y)
+  index_t nx = 0, ny = 0;
+  T hx = 1, hy = 1;
+
+  /// Inflow velocity at the centre of row j.
+  SIM_INLINE T inflow_at(index_t j) const {
+    if (!parabolic) return inflow_velocity;
+    const T L = T(ny) * hy, y = (T(j) + T(0.5)) * hy;
+    return T(6) * inflow_velocity * y * (L - y) / (L * L);
+  }
+  /// Dye carried in by the inflow at row j.
+  SIM_INLINE T inflow_dye(index_t j) const { return dye_pattern == 1 ? T((j * 8 / ny) % 2) : T(0); }
+};
+
+/// First pass of the ghost fill: the y-sides (rows j = -1 and ny, and the faces v(i, 0), v(i, ny)), for i in [0, nx).
+template <class T>
+struct FillYSides {
+  BoundarySpec<T> b;
+  View<T, 2> u, v, d;
+  SIM_INLINE void operator()(index_t i) const {
+    const index_t ny = b.ny;
+    if (b.side[2] == Side::periodic) {
+      u(i, -1) = u(i, ny - 1), u(i, ny) = u(i, 0);
+      v(i, -1) = v(i, ny - 1), v(i, ny) = v(i, 0);
+      d(i, -1) = d(i, ny - 1), d(i, ny) = d(i, 0);
+      return;
+    }
+    v(i, 0) = T(0), v(i, -1) = -v(i, 1);
+    u(i, -1) = T(2) * b.wall_velocity[2] - u(i, 0);
+    d(i, -1) = d(i, 0);
+    v(i, ny) = T(0);
+    u(i, ny) = T(2) * b.wall_velocity[3] - u(i, ny - 1);
+    d(i, ny) = d(i, ny - 1);
+  }
+};
+
+/// Second pass: the x-sides (columns -1 and nx, faces u(0, j), u(nx, j)), for j in [-1, ny],
+/// so the corners take the x-rule applied to the rows the first pass filled. predict: after
+/// a momentum update the outflow face is extrapolated (zero gradient) for the projection to
+/// correct; otherwise it is set so the last cell column is exactly divergence-free.
+template <class T>
+struct FillXSides {
+  BoundarySpec<T> b;
+  View<T, 2> u, v, d;
+  bool predict;
+  SIM_INLINE void operator()(index_t j) const {
+    const index_t nx = b.nx;
+    if (b.side[0] == Side::periodic) {
+      u(-1, j) = u(nx - 1, j), u(nx, j) = u(0, j);
+      v(-1, j) = v(nx - 1, j), v(nx, j) = v(0, j);
+      d(-1, j) = d(nx - 1, j), d(nx, j) = d(0, j);
+      return;
+    }
+    const bool row = j >= 0 && j < b.ny;
+    if (b.side[0] == Side::inflow) {
+      const T uin = row ? b.inflow_at(j) : T(0);
+      u(0, j) = uin, u(-1, j) = uin;
+      v(-1, j) = -v(0, j);
+      d(-1, j) = row ? b.inflow_dye(j) : T(0);
+    } else {
+      u(0, j) = T(0), u(-1, j) = -u(1, j);
+      v(-1, j) = T(2) * b.wall_velocity[0] - v(0, j);
+      d(-1, j) = d(0, j);
+    }
+    if (b.side[1] == Side::outflow) {
+      if (predict || !row) u(nx, j) = u(nx - 1, j);
+      else u(nx, j) = u(nx - 1, j) - b.hx / b.hy * (v(nx - 1, j + 1) - v(nx - 1, j));
+      v(nx, j) = v(nx - 1, j);
+    } else {
+      u(nx, j) = T(0);
+      v(nx, j) = T(2) * b.wall_velocity[1] - v(nx - 1, j);
+    }
+    d(nx, j) = d(nx - 1, j);
+  }
+};
+
+/// Advection + diffusion of the face velocities and the dye, one explicit stage in Shu-Osher
+/// form: out = w out0 + (1 - w) (in + dt rhs(in)). Advection is conservative, central, blended
+/// towards donor-cell by gamma (0: central, second order; 1: upwind, robust). Faces closed to
+/// flow (walls, obstacles: link coefficient 0) get 0; the ghost fill then sets boundary faces.
+template <class T>
+struct MomentumStage {
+  View<const T, 2> u, v, d, u0, v0, d0;
+  View<T, 2> uo, vo, dout;
+  solvers::PoissonStencil<T> links;
+  T inv_hx, inv_hy, inv_hx2, inv_hy2, nu, kappa, dt, w, gamma;
+  index_t nx, ny;
+
+  SIM_INLINE T rhs_u(index_t i, index_t j) const {
+    const T c = u(i, j);
+    const T ue = T(0.5) * (c + u(i + 1, j)), uw = T(0.5) * (u(i - 1, j) + c);
+    const T vn = T(0.5) * (v(i - 1, j + 1) + v(i, j + 1)), vs = T(0.5) * (v(i - 1, j) + v(i, j));
+    const T un = T(0.5) * (c + u(i, j + 1)), us = T(0.5) * (u(i, j - 1) + c);
+    const T duu = (ue * ue - uw * uw + gamma * (abs_(ue) * T(0.5) * (c - u(i + 1, j)) - abs_(uw) * T(0.5) * (u(i - 1, j) - c))) * inv_hx;
+    const T duv = (vn * un - vs * us + gamma * (abs_(vn) * T(0.5) * (c - u(i, j + 1)) - abs_(vs) * T(0.5) * (u(i, j - 1) - c))) * inv_hy;
+    const T lap = (u(i - 1, j) - T(2) * c + u(i + 1, j)) * inv_hx2 + (u(i, j - 1) - T(2) * c + u(i, j + 1)) * inv_hy2;
+    return nu * lap - duu - duv;
+  }
+  SIM_INLINE T rhs_v(index_t i, index_t j) const {
+    const T c = v(i, j);
+    const T vn = T(0.5) * (c + v(i, j + 1)), vs = T(0.5) * (v(i, j - 1) + c);
+    const T ue = T(0.5) * (u(i + 1, j - 1) + u(i + 1, j)), uw = T(0.5) * (u(i, j - 1) + u(i, j));
+    const T ve = T(0.5) * (c + v(i + 1, j)), vw = T(0.5) * (v(i - 1, j) + c);
+    const T dvv = (vn * vn - vs * vs + gamma * (abs_(vn) * T(0.5) * (c - v(i, j + 1)) - abs_(vs) * T(0.5) * (v(i, j - 1) - c))) * inv_hy;
+    const T duv = (ue * ve - uw * vw + gamma * (abs_(ue) * T(0.5) * (c - v(i + 1, j)) - abs_(uw) * T(0.5) * (v(i - 1, j) - c))) * inv_hx;
+    const T lap = (v(i - 1, j) - T(2) * c + v(i + 1, j)) * inv_hx2 + (v(i, j - 1) - T(2) * c + v(i, j + 1)) * inv_hy2;
+    return nu * lap - dvv - duv;
+  }
+  /// Dye: donor-cell fluxes (bounded), plus diffusion.
+  SIM_INLINE T rhs_d(index_t i, index_t j) const {
+    const T c = d(i, j);
+    auto flux = [](T vel, T lo, T hi) { return vel > T(0) ? vel * lo : vel * hi; };
+    const T fx = flux(u(i + 1, j), c, d(i + 1, j)) - flux(u(i, j), d(i - 1, j), c);
+    const T fy = flux(v(i, j + 1), c, d(i, j + 1)) - flux(v(i, j), d(i, j - 1), c);
+    const T lap = (d(i - 1, j) - T(2) * c + d(i + 1, j)) * inv_hx2 + (d(i, j - 1) - T(2) * c + d(i, j + 1)) * inv_hy2;
+    return kappa * lap - fx * inv_hx - fy * inv_hy;
+  }
+  SIM_INLINE static T abs_(T x) { return x < T(0) ? -x : x; }
+  SIM_INLINE void operator()(index_t i, index_t j) const {
+    const T a = T(1) - w;
+    uo(i, j) = links.link_x(i, j) == T(0) ? T(0) : w * u0(i, j) + a * (u(i, j) + dt * rhs_u(i, j));
+    vo(i, j) = links.link_y(i, j) == T(0) ? T(0) : w * v0(i, j) + a * (v(i, j) + dt * rhs_v(i, j));
+    dout(i, j) = links.solid(i, j) ? T(0) : w * d0(i, j) + a * (d(i, j) + dt * rhs_d(i, j));
+  }
+};
+
+/// Right-hand side of the pressure equation: b = -div(u) / dt (0 in solid cells).
+template <class T>
+struct PressureRhs {
+  View<const T, 2> u, v;
+  View<T, 2> b;
+  solvers::PoissonStencil<T> links;
+  T inv_hx, inv_hy, inv_dt;
+  SIM_INLINE void operator()(index_t i, index_t j) const {
+    b(i, j) = links.solid(i, j) ? T(0) : -inv_dt * ((u(i + 1, j) - u(i, j)) * inv_hx + (v(i, j + 1) - v(i, j)) * inv_hy);
+  }
+};
+
+/// Divergence of the face velocities at cell centres (0 in solid cells).
+template <class T>
+struct Divergence {
+  View<const T, 2> u, v;
+  View<T, 2> out;
+  solvers::PoissonStencil<T> links;
+  T inv_hx, inv_hy;
+  SIM_INLINE void operator()(index_t i, index_t j) const {
+    out(i, j) = links.solid(i, j) ? T(0) : (u(i + 1, j) - u(i, j)) * inv_hx + (v(i, j + 1) - v(i, j)) * inv_hy;
+  }
+};
+
+/// u -= dt c grad p on every open face, over the box [0, nx] x [0, ny] (u for j < ny, v for i < nx).
+template <class T>
+struct Project {
+  View<T, 2> u, v;
+  View<const T, 2> p;
+  solvers::PoissonStencil<T> links;
+  T dt_hx, dt_hy;
+  SIM_INLINE void operator()(index_t i, index_t j) const {
+    if (j < links.ny) {
+      const T c = links.link_x(i, j);
+      if (c != T(0)) u(i, j) -= dt_hx * c * (links.at(p, i, j) - links.at(p, i - 1, j));
+    }
+    if (i < links.nx) {
+      const T c = links.link_y(i, j);
+      if (c != T(0)) v(i, j) -= dt_hy * c * (links.at(p, i, j) - links.at(p, i, j - 1));
+    }
+  }
+};
+
+/// Cell-centred velocity and vorticity (the mean of the four corner circulations) for output.
+template <class T>
+struct CellOutputs {
+  View<const T, 2> u, v;
+  View<T, 2> uc, vc, vort;
+  T inv_hx, inv_hy;
+  SIM_INLINE T corner(index_t i, index_t j) const {
+    return (v(i, j) - v(i - 1, j)) * inv_hx - (u(i, j) - u(i, j - 1)) * inv_hy;
+  }
+  SIM_INLINE void operator()(index_t i, index_t j) const {
+    uc(i, j) = T(0.5) * (u(i, j) + u(i + 1, j));
+    vc(i, j) = T(0.5) * (v(i, j) + v(i, j + 1));
+    vort(i, j) = T(0.25) * (corner(i, j) + corner(i + 1, j) + corner(i, j + 1) + corner(i + 1, j + 1));
+  }
+};
+
+}  // namespace sim::fluid
