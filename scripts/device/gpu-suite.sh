@@ -47,6 +47,21 @@ for part in "${parts[@]}"; do
       for d in float32 float64; do
         timeout 300 python3 .shared/peers/peers.py mcpi --dtype $d --backend cupy jax torch 2>&1 | tee -a "$out/peers_mcpi.jsonl"
       done ;;
+    fluid-tests)
+      for t in "$bin"/tests/solvers/test_* "$bin"/tests/models/test_models_fluid; do
+        echo "== $t" | tee -a "$out/tests.log"
+        "$t" --gtest_brief=0 2>&1 | grep -E "^\[ |Failure|Expected|actual|Which|differs" >>"$out/tests.log" || true
+        tail -3 "$out/tests.log"
+      done ;;
+    fluid)
+      "$bin"/bench/bench_fluid --json "$out/bench_fluid.json" --commit "${COMMIT:-unknown}" 2>&1 | tee "$out/bench_fluid.log"
+      for cfg in configs/cavity_re1000.toml configs/cylinder.toml configs/taylor_green.toml; do
+        name=$(basename "$cfg" .toml)
+        timeout 240 "$bin"/apps/simulate "$cfg" --quiet --output "output/$name" --stats "$out/e2e_$name.json" 2>&1 | tail -8 | tee "$out/e2e_$name.log"
+        tail -2 "output/$name/diagnostics.csv" | tee -a "$out/e2e_$name.log"
+      done
+      timeout 240 python3 .shared/peers/fluid.py --backend cupy --n 1024 --steps 10 2>&1 | tee -a "$out/peers_fluid.jsonl"
+      timeout 240 python3 .shared/peers/fluid.py --backend cupy --n 1024 --steps 10 --dtype float32 --tol 1e-5 2>&1 | tee -a "$out/peers_fluid.jsonl" ;;
     peers-heat)
       peers=.shared/peers/peers.py
       for d in float32 float64; do
