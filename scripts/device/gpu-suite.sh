@@ -55,13 +55,16 @@ for part in "${parts[@]}"; do
       done ;;
     fluid)
       "$bin"/bench/bench_fluid --json "$out/bench_fluid.json" --commit "${COMMIT:-unknown}" 2>&1 | tee "$out/bench_fluid.log"
-      for cfg in configs/cavity_re1000.toml configs/cylinder.toml configs/taylor_green.toml; do
-        name=$(basename "$cfg" .toml)
-        timeout 240 "$bin"/apps/simulate "$cfg" --quiet --output "output/$name" --stats "$out/e2e_$name.json" 2>&1 | tail -8 | tee "$out/e2e_$name.log"
-        tail -2 "output/$name/diagnostics.csv" | tee -a "$out/e2e_$name.log"
-      done
       timeout 240 python3 .shared/peers/fluid.py --backend cupy --n 1024 --steps 10 2>&1 | tee -a "$out/peers_fluid.jsonl"
       timeout 240 python3 .shared/peers/fluid.py --backend cupy --n 1024 --steps 10 --dtype float32 --tol 1e-5 2>&1 | tee -a "$out/peers_fluid.jsonl" ;;
+    fluid-e2e)
+      for cfg in configs/cavity_re1000.toml configs/cylinder.toml configs/taylor_green.toml; do
+        name=$(basename "$cfg" .toml)
+        timeout 150 "$bin"/apps/simulate "$cfg" --quiet --output "output/$name" --stats "$out/e2e_$name.json" 2>&1 | tail -8 | tee "$out/e2e_$name.log"
+        tail -2 "output/$name/diagnostics.csv" | tee -a "$out/e2e_$name.log"
+        mkdir -p "$out/$name" && cp "output/$name/diagnostics.csv" "$out/$name/" 2>/dev/null
+        last=$(ls output/$name/snapshot_*.h5 2>/dev/null | tail -1); [ -n "$last" ] && cp "$last" "$out/$name/"
+      done ;;
     peers-heat)
       peers=.shared/peers/peers.py
       for d in float32 float64; do
