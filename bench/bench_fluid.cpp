@@ -87,7 +87,11 @@ int main(int argc, char** argv) {
         const char* prec = f64 ? "float64" : "float32";
         for (const std::string& solver : split(solvers)) try {
           const bool slow = solver == "cg" || solver == "jacobi";
-          Setup s = make(ctx, n, solver, f64, tol, 1000000);
+          if (solver == "cg" && !f64) {  // known defect: plain CG in float32 stalls on the GPU (see SUMMARY)
+            std::printf("  %d^2 %s cg: skipped (float32 CG stalls at this size)\n", n, prec);
+            continue;
+          }
+          Setup s = make(ctx, n, solver, f64, tol, 50000);
           const double dt = 0.5 / n;  // CFL 0.5 at the lid speed
           for (int k = 0; k < (slow && n > 2048 ? 2 : spinup); ++k) s.model->step(dt);
           double iterations = 0;
@@ -112,8 +116,8 @@ int main(int argc, char** argv) {
         const double dt = 0.5 / n;
         for (int k = 0; k < spinup; ++k) s.model->step(dt);
         for (const char* solver : {"jacobi", "cg", "multigrid", "mg_cg"}) {
-          if (std::string(solver) == "cg" && n > 2048 && !f64) continue;
-          Setup a = make(ctx, n, solver, f64, tol, std::string(solver) == "jacobi" ? jacobi_cap : 1000000);
+          if (std::string(solver) == "cg" && !f64) continue;
+          Setup a = make(ctx, n, solver, f64, tol, std::string(solver) == "jacobi" ? jacobi_cap : 50000);
           std::vector<FieldRef> from = s.model->fields(), to = a.model->fields();
           for (std::size_t k = 0; k < from.size(); ++k) {
             if (!from[k].checkpointed || from[k].name == "p") continue;  // p = 0: a cold start
