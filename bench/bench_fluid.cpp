@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
     for (const std::string& ns : split(sizes)) {
       const int n = std::stoi(ns);
       for (bool f64 : {false, true}) {
-        const double tol = f64 ? 1e-8 : 1e-5;
+        const double tol = f64 ? 1e-8 : 1e-4;  // float32 stalls near 1e-5 at 1024^2
         const char* prec = f64 ? "float64" : "float32";
         for (const std::string& solver : split(solvers)) try {
           const bool slow = solver == "cg" || solver == "jacobi";
@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
           }, [] {}, 1);
           std::printf("  %d^2 %s %s: %.3f ms/step, %g iterations\n", n, prec, solver.c_str(), t.median * 1e3, iterations);
           std::fflush(stdout);
-          rows.push_back({"step " + std::to_string(n) + "^2 " + prec + " " + solver + " tol " + (f64 ? "1e-8" : "1e-5"),
+          rows.push_back({"step " + std::to_string(n) + "^2 " + prec + " " + solver + " tol " + (f64 ? "1e-8" : "1e-4"),
                           {{"ms/step", t.median * 1e3},
                            {"Mcell/s", double(n) * n / t.median / 1e6},
                            {"pressure_iterations", iterations},
@@ -112,7 +112,8 @@ int main(int argc, char** argv) {
           rows.push_back({"step " + std::to_string(n) + "^2 " + prec + " " + solver + " FAILED", {{"failed", 1}}});
         }
         // The pressure solve alone, same developed state, each method from a zero guess.
-        Setup s = make(ctx, n, "mg_cg", f64, tol, 1000000);
+        try {
+        Setup s = make(ctx, n, "mg_cg", f64, tol, 50000);
         const double dt = 0.5 / n;
         for (int k = 0; k < spinup; ++k) s.model->step(dt);
         for (const char* solver : {"jacobi", "cg", "multigrid", "mg_cg"}) {
@@ -129,7 +130,7 @@ int main(int argc, char** argv) {
           auto t = bench::time_it(ctx, 1, [&] {
             try {
               a.model->step(dt);
-            } catch (const Error&) {  // Jacobi stops at its cap: report where it got to
+            } catch (const Error&) {  // a solver stopped at its cap (Jacobi): report where it got to
             }
             iterations = diagnostic(*a.model, "pressure_iterations");
             residual = diagnostic(*a.model, "pressure_residual");
@@ -139,6 +140,9 @@ int main(int argc, char** argv) {
           std::fflush(stdout);
           rows.push_back({std::string("cold solve ") + std::to_string(n) + "^2 " + prec + " " + solver,
                           {{"iterations", iterations}, {"relative_residual", residual}, {"ms", t.median * 1e3}}});
+        }
+        } catch (const Error& e) {
+          std::printf("  solve alone %d^2 %s: FAILED: %s\n", n, prec, e.what());
         }
       }
     }

@@ -110,6 +110,7 @@ class PoissonSolver {
       if (rnorm <= target) break;
       if (mg_) mg_->precondition(r_, z_);
       const double rz_new = double(blas::dot(r_, z));
+      if (!(rz_new > 0)) break;  // at the precision's floor: report what we have
       blas::scal(T(rz_new / rz), p_);
       blas::axpy(T(1), z, p_);
       rz = rz_new;
