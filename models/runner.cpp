@@ -599,6 +599,7 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     auto start = Clock::now(), last_checkpoint = Clock::now();
     bool last_was_output = true;
     const bool adaptive = model->adaptive_dt() && !config.is_set("run", "dt");
+    const double cfl = config.real("run", "cfl");
     auto more_steps = [&] {
       if (adaptive && plan.end_time > 0) return time < plan.end_time * (1 - 1e-12);
       return step < plan.total_steps;
@@ -607,7 +608,7 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
       double dt = plan.dt;
       bool last = plan.end_time > 0 && step + 1 == plan.total_steps;
       if (adaptive) {
-        dt = plan.dt = model->next_dt(config.real("run", "cfl"));
+        dt = plan.dt = model->next_dt(cfl);
         last = plan.end_time > 0 && time + dt >= plan.end_time * (1 - 1e-12);
       }
       if (last) dt = plan.end_time - time;  // land on end_time

@@ -87,7 +87,6 @@ class FluidModel final : public Model {
     solvers::PoissonLevel<T> level =
         solvers::make_poisson_level<T>(ctx_, nx_, ny_, hx_, hy_, psides, fluid.empty() ? nullptr : &fluid);
     singular_ = level.singular;
-    links_ = level.stencil;
     try {
       solver_ = std::make_unique<solvers::PoissonSolver<T>>(std::move(level), psides,
                                                             solvers::poisson_method(c.string("model", "pressure_solver")));
@@ -148,7 +147,6 @@ class FluidModel final : public Model {
     } else {
       std::swap(u_, u1_), std::swap(v_, v1_), std::swap(d_, d1_);
     }
-    fill_ghosts(u_, v_, d_, false);
   }
 
   bool adaptive_dt() const override { return true; }

@@ -17,6 +17,7 @@
 #include "models/runner.hpp"
 #include "tests/models/ghia1982.hpp"
 #include "tests/support/backends.hpp"
+#include "tests/support/model_values.hpp"
 
 using namespace sim;
 
@@ -41,29 +42,8 @@ inline Sim make(const Context& ctx, int n, int m, const std::string& model, doub
   return s;
 }
 
-inline std::vector<double> field(Model& m, const std::string& name) {
-  for (FieldRef& f : m.fields()) {
-    if (f.name != name) continue;
-    std::vector<double> out(std::size_t(f.size()));
-    if (f.is_double) {
-      f.to_host(out.data());
-    } else {
-      std::vector<float> tmp(out.size());
-      f.to_host(tmp.data());
-      std::copy(tmp.begin(), tmp.end(), out.begin());
-    }
-    return out;
-  }
-  ADD_FAILURE() << "no field " << name;
-  return {};
-}
-
-inline double diagnostic(Model& m, const std::string& name) {
-  for (const Diagnostic& d : m.diagnostics())
-    if (d.name == name) return d.value;
-  ADD_FAILURE() << "no diagnostic " << name;
-  return NAN;
-}
+inline std::vector<double> field(Model& m, const std::string& name) { return sim_test::field_values(m, name); }
+using sim_test::diagnostic;
 
 /// Runs to time t_end with the model's adaptive dt at Courant number cfl; returns the steps.
 inline int run_to(Model& m, double t_end, double cfl) {

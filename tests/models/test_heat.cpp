@@ -18,6 +18,7 @@
 #include "models/model.hpp"
 #include "models/runner.hpp"
 #include "tests/support/backends.hpp"
+#include "tests/support/model_values.hpp"
 
 using namespace sim;
 
@@ -48,21 +49,7 @@ inline void advance(Model& m, double dt, int steps) {
 }
 
 /// The interior of field `name` ("u" by default), row-major, as doubles.
-inline std::vector<double> field(Model& m, const std::string& name = "u") {
-  for (FieldRef& f : m.fields()) {
-    if (f.name != name) continue;
-    if (f.is_double) {
-      std::vector<double> out(std::size_t(f.size()));
-      f.to_host(out.data());
-      return out;
-    }
-    std::vector<float> tmp(std::size_t(f.size()));
-    f.to_host(tmp.data());
-    return std::vector<double>(tmp.begin(), tmp.end());
-  }
-  ADD_FAILURE() << "no field named " << name;
-  return {};
-}
+inline std::vector<double> field(Model& m, const std::string& name = "u") { return sim_test::field_values(m, name); }
 
 /// The raw bytes of every field, in fields() order (for bit-identity checks).
 inline std::vector<std::vector<unsigned char>> raw_fields(Model& m) {
@@ -74,13 +61,7 @@ inline std::vector<std::vector<unsigned char>> raw_fields(Model& m) {
   return out;
 }
 
-/// The value of diagnostic `name`.
-inline double diagnostic(Model& m, const std::string& name) {
-  for (const Diagnostic& d : m.diagnostics())
-    if (d.name == name) return d.value;
-  ADD_FAILURE() << "no diagnostic named " << name;
-  return NAN;
-}
+using sim_test::diagnostic;
 
 /// Largest |v|.
 inline double max_abs(const std::vector<double>& v) {
