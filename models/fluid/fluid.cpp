@@ -1,11 +1,17 @@
 // The 2D incompressible fluid model: projection method on a MAC grid. Each stage: ghost
-// fill, one fused momentum + dye kernel, ghost fill (outflow predictor), pressure Poisson
-// solve (solvers/pressure_solver.hpp), one projection kernel. RK2 (Heun) projects after both
-// stages and is second order in time for the velocity; Euler projects once.
+// fill, one fused momentum + dye kernel, ghost fill (outflow predictor), [implicit viscous
+// solve], pressure Poisson solve (solvers/pressure_solver.hpp), one projection kernel. RK2
+// (Heun) projects after both stages and is second order in time for the velocity; Euler
+// projects once. Implicit viscosity: backward Euler with euler; with rk2 the IMEX pair of
+// Heun (advection) and the trapezoidal rule (viscosity), second order, one viscous solve per
+// step. Implicit viscosity uses the incremental pressure form (the predictor carries the old
+// pressure gradient, the projection solves for the increment): without it the steady state
+// would depend on dt through dt nu L grad p.
 #include "models/fluid/fluid.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
@@ -16,6 +22,7 @@
 #include "io/config.hpp"
 #include "models/field_ref.hpp"
 #include "models/fluid/fluid_kernels.hpp"
+#include "models/fluid/implicit_viscosity.hpp"
 #include "solvers/pressure_solver.hpp"
 
 namespace sim {
@@ -46,6 +53,12 @@ struct InitialState {
   }
 };
 
+/// Coefficients of one momentum stage (see MomentumStage).
+struct StageCoefficients {
+  double w, a, c_adv, c_visc, c_p, w_dye, h_carry;
+  double theta_dt = 0;  ///< theta dt of the implicit viscous solve that follows (0: none)
+};
+
 template <class T>
 class FluidModel final : public Model {
  public:
@@ -56,6 +69,9 @@ class FluidModel final : public Model {
     nu_ = c.real("model", "viscosity");
     kappa_ = c.real("model", "dye_diffusivity");
     rk2_ = c.string("model", "time_scheme") == "rk2";
+    implicit_ = c.string("model", "viscous_scheme") == "implicit";
+    viscous_tol_ = c.real("model", "viscous_tol");
+    viscous_max_iterations_ = int(c.integer("model", "viscous_max_iterations"));
     gamma_ = c.string("model", "advection") == "upwind" ? c.real("model", "upwind_weight") : 0.0;
     tol_ = c.real("model", "pressure_tol");
     max_iterations_ = int(c.integer("model", "pressure_max_iterations"));
@@ -79,6 +95,9 @@ class FluidModel final : public Model {
     bc_.parabolic = c.string("model", "inflow_profile") == "parabolic";
     bc_.dye_pattern = init_.dye == "stripes" ? 1 : 0;
     bc_.nx = nx_, bc_.ny = ny_, bc_.hx = T(hx_), bc_.hy = T(hy_);
+    bc0_ = bc_;  // the homogeneous rules of the implicit viscous solve: no lid, no inflow
+    for (T& w : bc0_.wall_velocity) w = T(0);
+    bc0_.inflow_velocity = T(0);
     u_max_hint_ = std::max({std::abs(c.real("model", "lid_velocity")), std::abs(c.real("model", "inflow_velocity")) *
                                                                            (bc_.parabolic ? 1.5 : 1.0),
                             std::abs(init_.amplitude) * (init_.kind == "rest" ? 0.0 : 1.0)});
@@ -97,10 +116,15 @@ class FluidModel final : public Model {
 
     for (Field<T, 2>* f : {&u_, &v_, &d_, &u1_, &v1_, &d1_, &u2_, &v2_, &d2_, &uc_, &vc_, &vort_})
       *f = Field<T, 2>(ctx_, grid_), f->fill(T(0));
+    if (implicit_) {
+      for (Field<T, 2>* f : {&cu_, &cv_, &scratch_}) *f = Field<T, 2>(ctx_, grid_), f->fill(T(0));
+      viscosity_ = ImplicitViscosity<T>(ctx_, grid_);
+    }
     const Extents<2> cells{{nx_, ny_}};
     p_ = Array<T, 2>::zeros(ctx_, cells);
     rhs_ = Array<T, 2>::zeros(ctx_, cells);
     div_ = Array<T, 2>::zeros(ctx_, cells);
+    if (implicit_) phi_ = Array<T, 2>::zeros(ctx_, cells);
   }
 
   std::vector<FieldRef> fields() override {
@@ -135,18 +159,34 @@ class FluidModel final : public Model {
   }
 
   void step(double dt) override {
-    last_iterations_ = 0;
+    last_iterations_ = last_viscous_iterations_ = 0;
+    last_dt_ = dt;
     fill_ghosts(u_, v_, d_, false);
-    stage(u_, v_, d_, u1_, v1_, d1_, dt, 0.0);
-    project(u1_, v1_, dt);
-    if (rk2_) {
+    if (!implicit_) {  // explicit: forward Euler, or Heun in Shu-Osher form
+      stage(u_, v_, d_, u1_, v1_, d1_, {0, 1, dt, dt, 0, 0, 0}, u_, v_);
+      project(u1_, v1_, dt);
+      if (rk2_) {
+        fill_ghosts(u1_, v1_, d1_, false);
+        stage(u1_, v1_, d1_, u2_, v2_, d2_, {0.5, 0.5, 0.5 * dt, 0.5 * dt, 0, 0.5, 0}, u_, v_);
+        project(u2_, v2_, dt);
+      }
+    } else if (!rk2_) {  // (I - dt nu L) u1 = u - dt (adv(u) + grad p), then the increment's projection
+      stage(u_, v_, d_, u1_, v1_, d1_, {0, 1, dt, 0, dt, 0, 0, dt}, u_, v_);
+      solve_viscous(u1_, v1_, d1_, dt);
+      outflow_pressure_face(u1_, dt);
+      project_increment(u1_, v1_, dt, true);
+    } else {  // (I - dt/2 nu L) U = u + dt (nu/2 L u - adv(u) - grad p); then u + dt/2 (F(u) + F(U)), F = nu L - adv - grad p
+      stage(u_, v_, d_, u1_, v1_, d1_, {0, 1, dt, 0.5 * dt, dt, 0, 0.5 * dt, 0.5 * dt}, u_, v_);
+      solve_viscous(u1_, v1_, d1_, 0.5 * dt);
+      outflow_pressure_face(u1_, dt);
+      project_increment(u1_, v1_, dt, false);
       fill_ghosts(u1_, v1_, d1_, false);
-      stage(u1_, v1_, d1_, u2_, v2_, d2_, dt, 0.5);
-      project(u2_, v2_, dt);
-      std::swap(u_, u2_), std::swap(v_, v2_), std::swap(d_, d2_);
-    } else {
-      std::swap(u_, u1_), std::swap(v_, v1_), std::swap(d_, d1_);
+      stage(u1_, v1_, d1_, u2_, v2_, d2_, {1, 0, 0.5 * dt, 0.5 * dt, 0.5 * dt, 0.5, 0}, cu_, cv_);
+      outflow_pressure_face(u2_, dt);
+      project_increment(u2_, v2_, dt, true);
     }
+    if (rk2_) std::swap(u_, u2_), std::swap(v_, v2_), std::swap(d_, d2_);
+    else std::swap(u_, u1_), std::swap(v_, v1_), std::swap(d_, d1_);
   }
 
   bool adaptive_dt() const override { return true; }
@@ -166,11 +206,13 @@ class FluidModel final : public Model {
   std::vector<Diagnostic> diagnostics() override {
     for_each(ctx_, "fluid::divergence", box(), Divergence<T>{u_.view(), v_.view(), div_.view(), links_, T(1 / hx_), T(1 / hy_)});
     const double um = double(norm_max(u_)), vm = double(norm_max(v_));
-    return {{"kinetic_energy", "m^4/s^2", 0.5 * hx_ * hy_ * (dot(u_, u_) + dot(v_, v_))},
+    std::vector<Diagnostic> diag = {{"kinetic_energy", "m^4/s^2", 0.5 * hx_ * hy_ * (dot(u_, u_) + dot(v_, v_))},
             {"max_divergence", "1/s", double(norm_max(div_))},
             {"cfl", "", last_dt_ * (um / hx_ + vm / hy_)},
             {"pressure_iterations", "", double(last_iterations_)},
             {"pressure_residual", "", last_residual_}};
+    if (implicit_) diag.push_back({"viscous_iterations", "", double(last_viscous_iterations_)});
+    return diag;
   }
 
   void prepare_output() override {
@@ -193,7 +235,8 @@ class FluidModel final : public Model {
 
  private:
   Box<2> box() const { return Box<2>{{0, 0}, {nx_, ny_}}; }
-  double viscous_rate() const { return 2 * std::max(nu_, kappa_) * (1 / (hx_ * hx_) + 1 / (hy_ * hy_)); }
+  /// The explicit diffusion limit's rate (viscosity counts only when explicit).
+  double viscous_rate() const { return 2 * std::max(implicit_ ? 0.0 : nu_, kappa_) * (1 / (hx_ * hx_) + 1 / (hy_ * hy_)); }
 
   void check_sides(const io::Config& c) const {
     const char* keys[4] = {"left", "right", "bottom", "top"};
@@ -238,18 +281,69 @@ class FluidModel final : public Model {
     for_each(ctx_, "fluid::fill_x_sides", Box<1>{{-1}, {ny_ + 1}}, FillXSides<T>{bc_, u.view(), v.view(), d.view(), predict});
   }
 
+  /// One momentum + dye stage from (u, v, d) into (uo, vo, dout), with u0, v0 (and d_) the
+  /// out0 of MomentumStage; h_carry != 0 also writes the carry fields cu_, cv_.
   void stage(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& d, Field<T, 2>& uo, Field<T, 2>& vo, Field<T, 2>& dout,
-             double dt, double w) {
-    last_dt_ = dt;
-    MomentumStage<T> k{u.view(), v.view(), d.view(), u_.view(), v_.view(), d_.view(), uo.view(), vo.view(), dout.view(),
-                       links_, T(1 / hx_), T(1 / hy_), T(1 / (hx_ * hx_)), T(1 / (hy_ * hy_)), T(nu_), T(kappa_), T(dt),
-                       T(w), T(gamma_), nx_, ny_};
+             const StageCoefficients& c, const Field<T, 2>& u0, const Field<T, 2>& v0) {
+    const bool carry = c.h_carry != 0;
+    MomentumStage<T> k{u.view(), v.view(), d.view(), u0.view(), v0.view(), d_.view(), uo.view(), vo.view(), dout.view(),
+                       carry ? cu_.view() : View<T, 2>{}, carry ? cv_.view() : View<T, 2>{}, p_.view(), links_, T(1 / hx_),
+                       T(1 / hy_), T(1 / (hx_ * hx_)), T(1 / (hy_ * hy_)), T(nu_), T(kappa_), T(last_dt_), T(gamma_), T(c.w),
+                       T(c.a), T(c.c_adv), T(c.c_visc), T(c.c_p), T(c.w_dye), T(c.h_carry),
+                       T(bc_.side[1] == Side::outflow ? c.theta_dt * nu_ : 0.0), carry, nx_, ny_};
     for_each(ctx_, "fluid::momentum", box(), k);
     fill_ghosts(uo, vo, dout, true);
   }
 
+  /// (I - theta_dt nu L) (u, v) = (u, v) in place, then the ghost fill (d: the stage's dye).
+  void solve_viscous(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& d, double theta_dt) {
+    auto fill_homogeneous = [this](Field<T, 2>& pu, Field<T, 2>& pv) {
+      for_each(ctx_, "fluid::fill_y_sides", Box<1>{{0}, {nx_}}, FillYSides<T>{bc0_, pu.view(), pv.view(), scratch_.view()});
+      for_each(ctx_, "fluid::fill_x_sides", Box<1>{{-1}, {ny_ + 1}},
+               FillXSides<T>{bc0_, pu.view(), pv.view(), scratch_.view(), true});
+    };
+    const solvers::CgResult r =
+        viscosity_.solve(u, v, links_, theta_dt * nu_, fill_homogeneous, viscous_tol_, viscous_max_iterations_);
+    last_viscous_iterations_ += r.iterations;
+    if (!r.converged) {
+      char msg[320];
+      std::snprintf(msg, sizeof msg,
+                    "fluid: the implicit viscous solve did not reach viscous_tol = %g in %d iterations (relative residual "
+                    "%.3g); raise model.viscous_max_iterations or viscous_tol, or use float64",
+                    viscous_tol_, viscous_max_iterations_, r.residual);
+      throw Error(msg);
+    }
+    fill_ghosts(u, v, d, true);
+  }
+
   /// Makes (u, v) discretely divergence-free: solve A p = -div(u) / dt, then u -= dt grad p.
   void project(Field<T, 2>& u, Field<T, 2>& v, double dt) {
+    solve_pressure(u, v, dt, p_, false);
+    apply_projection(u, v, dt, p_);
+  }
+
+  /// The incremental form, for a predictor that already carries -dt grad p: u -= dt grad phi,
+  /// phi = p_new - p. p_new solves the full problem (A p_new = -div(u)/dt + A p) from the
+  /// initial guess p, so the tolerance stays relative to the full right-hand side (the
+  /// increment's own vanishes at a steady state). p becomes p_new when accumulate (else the
+  /// next stage's predictor keeps the old p).
+  void project_increment(Field<T, 2>& u, Field<T, 2>& v, double dt, bool accumulate) {
+    phi_ = p_ * 1;
+    solve_pressure(u, v, dt, phi_, true);
+    phi_ = phi_ - p_;
+    apply_projection(u, v, dt, phi_);
+    if (accumulate) p_ = p_ + phi_;
+  }
+
+  /// After an incremental-form predictor (which carries -dt grad p) and its ghost fill.
+  void outflow_pressure_face(Field<T, 2>& u, double dt) {
+    if (bc_.side[1] != Side::outflow) return;
+    for_each(ctx_, "fluid::outflow_pressure_face", Box<1>{{0}, {ny_}},
+             OutflowPressureFace<T>{u.view(), p_.view(), links_, T(dt / hx_)});
+  }
+
+  /// Solves A q = -div(u) / dt (+ A p_ when plus_old_pressure) from the initial guess in q.
+  void solve_pressure(Field<T, 2>& u, Field<T, 2>& v, double dt, Array<T, 2>& q, bool plus_old_pressure) {
     for_each(ctx_, "fluid::pressure_rhs", box(),
              PressureRhs<T>{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), T(1 / dt)});
     if (singular_) {  // the Neumann problem needs a mean-free right-hand side
@@ -257,30 +351,45 @@ class FluidModel final : public Model {
       if (links_.has_links) rhs_ = rhs_ - mean * solver_->level().active;
       else rhs_ = rhs_ - mean;
     }
-    solvers::SolveStats st = solver_->solve(rhs_, p_, tol_, max_iterations_);
+    if (plus_old_pressure) {
+      for_each(ctx_, "fluid::pressure_apply", box(), solvers::PoissonApply<T>{links_, p_.view(), div_.view()});
+      rhs_ = rhs_ + div_;
+    }
+    solvers::SolveStats st = solver_->solve(rhs_, q, tol_, max_iterations_);
     last_iterations_ += st.iterations;
     last_residual_ = st.residual;
-    if (!st.converged)
-      throw Error("fluid: the pressure solve did not reach pressure_tol = " + std::to_string(tol_) + " in " +
-                  std::to_string(max_iterations_) + " iterations (relative residual " + std::to_string(st.residual) +
-                  "); raise model.pressure_max_iterations or pressure_tol, or choose pressure_solver = \"mg_cg\"");
+    if (!st.converged) {
+      char msg[320];
+      std::snprintf(msg, sizeof msg,
+                    "fluid: the pressure solve did not reach pressure_tol = %g in %d iterations (relative residual %.3g); "
+                    "raise model.pressure_max_iterations or pressure_tol, or choose pressure_solver = \"mg_cg\"",
+                    tol_, max_iterations_, st.residual);
+      throw Error(msg);
+    }
+  }
+
+  /// u -= dt grad q on every open face.
+  void apply_projection(Field<T, 2>& u, Field<T, 2>& v, double dt, const Array<T, 2>& q) {
     for_each(ctx_, "fluid::project", Box<2>{{0, 0}, {nx_ + 1, ny_ + 1}},
-             Project<T>{u.view(), v.view(), p_.view(), links_, T(dt / hx_), T(dt / hy_)});
+             Project<T>{u.view(), v.view(), q.view(), links_, T(dt / hx_), T(dt / hy_)});
   }
 
   Context ctx_;
   Grid<2> grid_;
   index_t nx_ = 0, ny_ = 0;
   double hx_ = 1, hy_ = 1, nu_ = 0, kappa_ = 0, gamma_ = 0, tol_ = 1e-8, u_max_hint_ = 1;
-  int max_iterations_ = 1000, last_iterations_ = 0;
+  int max_iterations_ = 1000, last_iterations_ = 0, viscous_max_iterations_ = 1000, last_viscous_iterations_ = 0;
+  double viscous_tol_ = 1e-8;
   double last_residual_ = 0, last_dt_ = 0;
-  bool rk2_ = true, singular_ = false;
+  bool rk2_ = true, implicit_ = false, singular_ = false;
   InitialState init_;
-  BoundarySpec<T> bc_;
+  BoundarySpec<T> bc_, bc0_;
   solvers::PoissonStencil<T> links_;
   std::unique_ptr<solvers::PoissonSolver<T>> solver_;
   Field<T, 2> u_, v_, d_, u1_, v1_, d1_, u2_, v2_, d2_, uc_, vc_, vort_;
-  Array<T, 2> p_, rhs_, div_;
+  Field<T, 2> cu_, cv_, scratch_;  // implicit viscosity: the IMEX carry, and a dye stand-in for ghost fills
+  ImplicitViscosity<T> viscosity_;
+  Array<T, 2> p_, rhs_, div_, phi_;
 };
 
 }  // namespace fluid
@@ -310,6 +419,11 @@ ModelInfo fluid_model_info() {
   p({"upwind_weight", ParamType::real, 1.0, 0, 1, {}, "", "advection = upwind: 0 central ... 1 full donor-cell"});
   p({"time_scheme", ParamType::string, std::string("rk2"), -inf, inf, {"euler", "rk2"}, "",
      "euler (one projection per step) or rk2 (Heun, two projections, second order)"});
+  p({"viscous_scheme", ParamType::string, std::string("explicit"), -inf, inf, {"explicit", "implicit"}, "",
+     "viscous term: explicit (dt limited by h^2 / nu), or implicit by CG (backward Euler with euler, the "
+     "trapezoidal rule with rk2; dt then limited by advection only)"});
+  p({"viscous_tol", ParamType::real, 1e-8, 1e-300, 1, {}, "", "viscous_scheme = implicit: relative residual of the CG solve"});
+  p({"viscous_max_iterations", ParamType::integer, std::int64_t(1000), 1, 1e9, {}, "", "implicit viscous solve iteration cap"});
   p({"pressure_solver", ParamType::string, std::string("mg_cg"), -inf, inf, {"jacobi", "cg", "multigrid", "mg_cg"}, "",
      "pressure Poisson solver: jacobi, cg, multigrid (V-cycles) or mg_cg (CG preconditioned by a V-cycle)"});
   p({"pressure_tol", ParamType::real, 1e-8, 1e-300, 1, {}, "", "relative residual the pressure solve reaches"});

@@ -94,37 +94,52 @@ struct FillXSides {
   }
 };
 
-/// Advection + diffusion of the face velocities and the dye, one explicit stage in Shu-Osher
-/// form: out = w out0 + (1 - w) (in + dt rhs(in)). Advection is conservative, central, blended
-/// towards donor-cell by gamma (0: central, second order; 1: upwind, robust). Faces closed to
-/// flow (walls, obstacles: link coefficient 0) get 0; the ghost fill then sets boundary faces.
+/// Advection + diffusion of the face velocities and the dye, one stage:
+///   velocity  out = w out0 + a in - c_adv adv(in) + c_visc nu lap(in) - c_p grad(p)
+///   dye       out = w_dye d0 + (1 - w_dye) (d + dt rhs_d(d))
+/// and, when carry is set, carry = in + h_carry (nu lap(in) - adv(in) - grad(p)) for a later
+/// stage. grad(p) is the projection's face gradient (the incremental pressure form of the
+/// implicit-viscosity schemes; c_p = 0 and no carry leave p unread). c_outflow = theta dt nu
+/// before an implicit viscous solve with an outflow: the solve's operator extrapolates the
+/// outflow face u(nx) = u(nx - 1) (symmetric), the explicit rule keeps the last column
+/// divergence-free; the difference, taken from the input, is added to the last column so the
+/// steady state is the explicit scheme's.
+/// The coefficients give forward Euler, the two Heun stages, and the explicit parts of the
+/// implicit-viscosity schemes (fluid.cpp). Advection is conservative, central, blended towards
+/// donor-cell by gamma (0: central, second order; 1: upwind, robust). Faces closed to flow
+/// (walls, obstacles: link coefficient 0) get 0; the ghost fill then sets boundary faces.
 template <class T>
 struct MomentumStage {
   View<const T, 2> u, v, d, u0, v0, d0;
-  View<T, 2> uo, vo, dout;
+  View<T, 2> uo, vo, dout, cu, cv;
+  View<const T, 2> p;
   solvers::PoissonStencil<T> links;
-  T inv_hx, inv_hy, inv_hx2, inv_hy2, nu, kappa, dt, w, gamma;
+  T inv_hx, inv_hy, inv_hx2, inv_hy2, nu, kappa, dt;
+  T gamma, w, a, c_adv, c_visc, c_p, w_dye, h_carry, c_outflow;
+  bool carry;
   index_t nx, ny;
 
-  SIM_INLINE T rhs_u(index_t i, index_t j) const {
+  SIM_INLINE T adv_u(index_t i, index_t j) const {
     const T c = u(i, j);
     const T ue = T(0.5) * (c + u(i + 1, j)), uw = T(0.5) * (u(i - 1, j) + c);
     const T vn = T(0.5) * (v(i - 1, j + 1) + v(i, j + 1)), vs = T(0.5) * (v(i - 1, j) + v(i, j));
     const T un = T(0.5) * (c + u(i, j + 1)), us = T(0.5) * (u(i, j - 1) + c);
     const T duu = (ue * ue - uw * uw + gamma * (abs_(ue) * T(0.5) * (c - u(i + 1, j)) - abs_(uw) * T(0.5) * (u(i - 1, j) - c))) * inv_hx;
     const T duv = (vn * un - vs * us + gamma * (abs_(vn) * T(0.5) * (c - u(i, j + 1)) - abs_(vs) * T(0.5) * (u(i, j - 1) - c))) * inv_hy;
-    const T lap = (u(i - 1, j) - T(2) * c + u(i + 1, j)) * inv_hx2 + (u(i, j - 1) - T(2) * c + u(i, j + 1)) * inv_hy2;
-    return nu * lap - duu - duv;
+    return duu + duv;
   }
-  SIM_INLINE T rhs_v(index_t i, index_t j) const {
+  SIM_INLINE T adv_v(index_t i, index_t j) const {
     const T c = v(i, j);
     const T vn = T(0.5) * (c + v(i, j + 1)), vs = T(0.5) * (v(i, j - 1) + c);
     const T ue = T(0.5) * (u(i + 1, j - 1) + u(i + 1, j)), uw = T(0.5) * (u(i, j - 1) + u(i, j));
     const T ve = T(0.5) * (c + v(i + 1, j)), vw = T(0.5) * (v(i - 1, j) + c);
     const T dvv = (vn * vn - vs * vs + gamma * (abs_(vn) * T(0.5) * (c - v(i, j + 1)) - abs_(vs) * T(0.5) * (v(i, j - 1) - c))) * inv_hy;
     const T duv = (ue * ve - uw * vw + gamma * (abs_(ue) * T(0.5) * (c - v(i + 1, j)) - abs_(uw) * T(0.5) * (v(i - 1, j) - c))) * inv_hx;
-    const T lap = (v(i - 1, j) - T(2) * c + v(i + 1, j)) * inv_hx2 + (v(i, j - 1) - T(2) * c + v(i, j + 1)) * inv_hy2;
-    return nu * lap - dvv - duv;
+    return dvv + duv;
+  }
+  SIM_INLINE T lap(const View<const T, 2>& f, index_t i, index_t j) const {
+    const T c = f(i, j);
+    return (f(i - 1, j) - T(2) * c + f(i + 1, j)) * inv_hx2 + (f(i, j - 1) - T(2) * c + f(i, j + 1)) * inv_hy2;
   }
   /// Dye: donor-cell fluxes (bounded), plus diffusion.
   SIM_INLINE T rhs_d(index_t i, index_t j) const {
@@ -132,15 +147,66 @@ struct MomentumStage {
     auto flux = [](T vel, T lo, T hi) { return vel > T(0) ? vel * lo : vel * hi; };
     const T fx = flux(u(i + 1, j), c, d(i + 1, j)) - flux(u(i, j), d(i - 1, j), c);
     const T fy = flux(v(i, j + 1), c, d(i, j + 1)) - flux(v(i, j), d(i, j - 1), c);
-    const T lap = (d(i - 1, j) - T(2) * c + d(i + 1, j)) * inv_hx2 + (d(i, j - 1) - T(2) * c + d(i, j + 1)) * inv_hy2;
-    return kappa * lap - fx * inv_hx - fy * inv_hy;
+    return kappa * lap(d, i, j) - fx * inv_hx - fy * inv_hy;
   }
   SIM_INLINE static T abs_(T x) { return x < T(0) ? -x : x; }
   SIM_INLINE void operator()(index_t i, index_t j) const {
-    const T a = T(1) - w;
-    uo(i, j) = links.link_x(i, j) == T(0) ? T(0) : w * u0(i, j) + a * (u(i, j) + dt * rhs_u(i, j));
-    vo(i, j) = links.link_y(i, j) == T(0) ? T(0) : w * v0(i, j) + a * (v(i, j) + dt * rhs_v(i, j));
-    dout(i, j) = links.solid(i, j) ? T(0) : w * d0(i, j) + a * (d(i, j) + dt * rhs_d(i, j));
+    const bool pressure = carry || c_p != T(0);
+    if (const T link = links.link_x(i, j); link == T(0)) {
+      uo(i, j) = T(0);
+    } else {
+      const T adv = adv_u(i, j), visc = nu * lap(u, i, j), c = u(i, j);
+      const T grad = pressure ? link * (links.at(p, i, j) - links.at(p, i - 1, j)) * inv_hx : T(0);
+      uo(i, j) = w * u0(i, j) + a * c - c_adv * adv + c_visc * visc - c_p * grad;
+      if (carry) cu(i, j) = c + h_carry * (visc - adv - grad);
+      if (c_outflow != T(0) && i == nx - 1) uo(i, j) += c_outflow * inv_hx2 * (u(nx, j) - c);
+    }
+    if (const T link = links.link_y(i, j); link == T(0)) {
+      vo(i, j) = T(0);
+    } else {
+      const T adv = adv_v(i, j), visc = nu * lap(v, i, j), c = v(i, j);
+      const T grad = pressure ? link * (links.at(p, i, j) - links.at(p, i, j - 1)) * inv_hy : T(0);
+      vo(i, j) = w * v0(i, j) + a * c - c_adv * adv + c_visc * visc - c_p * grad;
+      if (carry) cv(i, j) = c + h_carry * (visc - adv - grad);
+    }
+    dout(i, j) = links.solid(i, j) ? T(0) : w_dye * d0(i, j) + (T(1) - w_dye) * (d(i, j) + dt * rhs_d(i, j));
+  }
+};
+
+/// The implicit viscous operator on face velocities, out = p - s lap(p) on open faces and
+/// out = p on closed ones (fixed values: walls, inflow, obstacles). With p's ghosts filled by
+/// the homogeneous boundary rules it is symmetric positive definite on the open faces.
+template <class T>
+struct ViscousApply {
+  View<const T, 2> pu, pv;
+  View<T, 2> au, av;
+  solvers::PoissonStencil<T> links;
+  T s_x, s_y;  ///< theta dt nu / h^2 per direction
+  SIM_INLINE static T apply(const View<const T, 2>& f, index_t i, index_t j, T sx, T sy) {
+    const T c = f(i, j);
+    return c - (sx * (f(i - 1, j) - T(2) * c + f(i + 1, j)) + sy * (f(i, j - 1) - T(2) * c + f(i, j + 1)));
+  }
+  SIM_INLINE void operator()(index_t i, index_t j) const {
+    au(i, j) = links.link_x(i, j) == T(0) ? pu(i, j) : apply(pu, i, j, s_x, s_y);
+    av(i, j) = links.link_y(i, j) == T(0) ? pv(i, j) : apply(pv, i, j, s_x, s_y);
+  }
+};
+
+/// The outflow face in the incremental pressure form, over rows j: the predictor's
+/// zero-gradient copy u(nx, j) = u(nx - 1, j) carries face nx - 1's old pressure gradient;
+/// exchange it for face nx's own, so the face is extrapolated without pressure, as when
+/// the predictor carries none.
+template <class T>
+struct OutflowPressureFace {
+  View<T, 2> u;
+  View<const T, 2> p;
+  solvers::PoissonStencil<T> links;
+  T dt_hx;
+  SIM_INLINE void operator()(index_t j) const {
+    const index_t n = links.nx;
+    const T inner = links.link_x(n - 1, j) * (links.at(p, n - 1, j) - links.at(p, n - 2, j));
+    const T outer = links.link_x(n, j) * (links.at(p, n, j) - links.at(p, n - 1, j));
+    u(n, j) += dt_hx * (inner - outer);
   }
 };
 
