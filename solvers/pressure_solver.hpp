@@ -2,12 +2,17 @@
 // Solvers for the pressure Poisson equation A p = b of poisson.hpp, chosen by name: damped
 // Jacobi (the reference), conjugate gradients, multigrid V-cycles, and CG preconditioned by
 // one multigrid V-cycle. CG's vector operations (dot, nrm2, axpy, scal) go through
-// sim::blas: cuBLAS on the GPU, deterministic OpenMP loops on the CPU.
+// sim::blas: cuBLAS on the GPU, deterministic OpenMP loops on the CPU; except float32 dot
+// products and norms, which are summed in double (cuBLAS Sdot sums in float, and float32 CG
+// then stalls near a 1e-5 residual on 1024^2 grids).
 #include <memory>
 #include <string>
 #include <utility>
 
+#include <type_traits>
+
 #include "core/blas.hpp"
+#include "core/expr.hpp"
 #include "solvers/multigrid.hpp"
 #include "solvers/poisson.hpp"
 
@@ -61,6 +66,17 @@ class PoissonSolver {
   }
 
  private:
+  /// x . y for CG (see the file comment for float32).
+  static double vdot(const Array<T, 2>& x, const Array<T, 2>& y) {
+    if constexpr (std::is_same_v<T, float>) return double(sim::dot(x, y));
+    else return double(blas::dot(x, y));
+  }
+  /// ||x|| for CG.
+  static double vnorm(const Array<T, 2>& x) {
+    if constexpr (std::is_same_v<T, float>) return std::sqrt(double(sim::dot(x, x)));
+    else return double(blas::nrm2(x));
+  }
+
   void residual(const Array<T, 2>& b, const Array<T, 2>& x, Array<T, 2>& r) {
     for_each(fine_->ctx, "poisson::residual", fine_->box(), PoissonResidual<T>{fine_->stencil, x.view(), b.view(), r.view()});
   }
@@ -69,10 +85,10 @@ class PoissonSolver {
   /// the residual is checked every 20 sweeps.
   SolveStats jacobi(const Array<T, 2>& b, Array<T, 2>& x, double rel_tol, int max_iterations) {
     SolveStats st;
-    const double bnorm = double(blas::nrm2(b));
+    const double bnorm = vnorm(b);
     if (bnorm == 0) return zero_solution(x);
     residual(b, x, r_);
-    st.residual = double(blas::nrm2(r_)) / bnorm;
+    st.residual = vnorm(r_) / bnorm;
     while (st.residual > rel_tol && st.iterations < max_iterations) {
       for (int s = 0; s < 10; ++s) {  // sweeps in pairs: x -> p, p -> x
         for_each(fine_->ctx, "poisson::jacobi", fine_->box(), PoissonJacobi<T>{fine_->stencil, x.view(), b.view(), p_.view(), T(0.9)});
@@ -80,7 +96,7 @@ class PoissonSolver {
       }
       st.iterations += 20;
       residual(b, x, r_);
-      st.residual = double(blas::nrm2(r_)) / bnorm;
+      st.residual = vnorm(r_) / bnorm;
     }
     st.converged = st.residual <= rel_tol;
     return st;
@@ -89,27 +105,27 @@ class PoissonSolver {
   /// Conjugate gradients; preconditioned by one V-cycle for mg_cg.
   SolveStats pcg(const Array<T, 2>& b, Array<T, 2>& x, double rel_tol, int max_iterations) {
     SolveStats st;
-    const double bnorm = double(blas::nrm2(b));
+    const double bnorm = vnorm(b);
     if (bnorm == 0) return zero_solution(x);
     const double target = rel_tol * bnorm;
     residual(b, x, r_);
-    double rnorm = double(blas::nrm2(r_));
+    double rnorm = vnorm(r_);
     Array<T, 2>& z = mg_ ? z_ : r_;
     if (mg_) mg_->precondition(r_, z_);
     p_.copy_from(z);
-    double rz = double(blas::dot(r_, z));
+    double rz = vdot(r_, z);
     while (rnorm > target && st.iterations < max_iterations) {
       for_each(fine_->ctx, "poisson::apply", fine_->box(), PoissonApply<T>{fine_->stencil, p_.view(), ap_.view()});
-      const double pap = double(blas::dot(p_, ap_));
+      const double pap = vdot(p_, ap_);
       if (!(pap > 0)) break;  // breakdown (or an inconsistent singular system): report what we have
       const T alpha = T(rz / pap);
       blas::axpy(alpha, p_, x);
       blas::axpy(T(-alpha), ap_, r_);
-      rnorm = double(blas::nrm2(r_));
+      rnorm = vnorm(r_);
       ++st.iterations;
       if (rnorm <= target) break;
       if (mg_) mg_->precondition(r_, z_);
-      const double rz_new = double(blas::dot(r_, z));
+      const double rz_new = vdot(r_, z);
       if (!(rz_new > 0)) break;  // at the precision's floor: report what we have
       blas::scal(T(rz_new / rz), p_);
       blas::axpy(T(1), z, p_);
