@@ -41,33 +41,17 @@ struct GhostFillAll {
   BcKind kind[Rank][2];
   T value[Rank][2], dx[Rank];
 
-  bool narrow;  ///< every face index fits 32 bits: decompose with 32-bit division (several times cheaper on GPUs)
-
   SIM_INLINE void operator()(index_t t) const {
+    const int face = int(t / face_cells), d = face / 2, side = face % 2;
+    index_t r = t - index_t(face) * face_cells;
     index_t p[3] = {0, 0, 0};
-    int d = 0;
-    const bool inside = narrow ? locate<unsigned>(unsigned(t), p, d) : locate<index_t>(t, p, d);
-    if (inside) fill(p, d);
-  }
-
-  /// Position p of thread t's ghost cell on face 2d + side; false beyond that face.
-  template <class I>
-  SIM_INLINE bool locate(I t, index_t (&p)[3], int& d) const {
-    const I fc = I(face_cells);
-    const int face = int(t / fc), side = face % 2;
-    d = face / 2;
-    I r = t - I(face) * fc;
     for (int e = Rank - 1; e >= 0; --e) {  // decompose r over this face's box
-      const I ext = I(e == d ? g : n[e] + 2 * g);
-      const I q = r / ext;
-      const index_t x = index_t(r - q * ext);
-      r = q;
-      p[e] = e == d ? (side ? n[e] + x : x - g) : x - g;
+      const index_t ext = e == d ? g : n[e] + 2 * g;
+      p[e] = r % ext;
+      r /= ext;
+      p[e] = e == d ? (side ? n[e] + p[e] : p[e] - g) : p[e] - g;
     }
-    return r == 0;  // else beyond this face (faces differ in size)
-  }
-
-  SIM_INLINE void fill(const index_t (&p)[3], int d) const {
+    if (r != 0) return;  // beyond this face (faces differ in size)
     // the face of the lowest dimension in which p is a ghost owns p: edges are written once
     for (int e = 0; e < d; ++e)
       if (p[e] < 0 || p[e] >= n[e]) return;
@@ -105,7 +89,6 @@ void fill_ghosts(Field<T, Rank>& f, const Boundary<Rank>& bc) {
   GhostFillAll<T, Rank> fn;
   fn.v = f.view();
   fn.g = g.ghost;
-  fn.narrow = false;
   fn.face_cells = 0;
   for (int d = 0; d < Rank; ++d) {
     fn.n[d] = g.cells.n[d];
@@ -117,7 +100,6 @@ void fill_ghosts(Field<T, Rank>& f, const Boundary<Rank>& bc) {
       if (e != d) cells *= g.cells.n[e] + 2 * g.ghost;
     fn.face_cells = cells > fn.face_cells ? cells : fn.face_cells;
   }
-  fn.narrow = 2 * Rank * fn.face_cells < (index_t(1) << 31);
   for_each(f.context(), "sim::fill_ghosts", Box<1>{{0}, {2 * Rank * fn.face_cells}}, fn);
 }
 
