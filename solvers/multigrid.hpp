@@ -202,7 +202,8 @@ class Multigrid {
     smooth(L, b, x, opt_.post_smooth, false);
   }
 
-  /// Dense Cholesky factor of the coarsest operator (plus the constants' projector when singular).
+  /// Dense Cholesky factor of the coarsest operator (plus the projector on the null space when
+  /// singular: the constants on the fluid cells, as solid cells have identity rows).
   void factor_coarsest() {
     const PoissonLevel<T>& L = levels_.back();
     PoissonStencil<T> s = L.stencil;
@@ -226,8 +227,15 @@ class Multigrid {
       e[std::size_t(k)] = T(0);
       diag_mean += chol_[std::size_t(k * n + k)] / double(n);
     }
-    if (L.singular)  // A + c 1 1^T is definite and gives the mean-free solution for a consistent b
-      for (auto& a : chol_) a += diag_mean / double(n);
+    fluid_.assign(std::size_t(n), 1.0);
+    if (s.has_links)
+      for (index_t k = 0; k < n; ++k) fluid_[std::size_t(k)] = act[std::size_t(k)] != T(0) ? 1.0 : 0.0;
+    fluid_count_ = 0;
+    for (double f : fluid_) fluid_count_ += f;
+    if (L.singular)  // A + c f f^T is definite and gives the mean-free solution for a consistent b
+      for (index_t i = 0; i < n; ++i)
+        for (index_t k = 0; k < n; ++k)
+          chol_[std::size_t(i * n + k)] += diag_mean / fluid_count_ * fluid_[std::size_t(i)] * fluid_[std::size_t(k)];
     for (index_t j = 0; j < n; ++j) {
       double d = chol_[std::size_t(j * n + j)];
       for (index_t k = 0; k < j; ++k) d -= chol_[std::size_t(j * n + k)] * chol_[std::size_t(j * n + k)];
@@ -248,10 +256,10 @@ class Multigrid {
     detail::copy_to_host<T, 2>(L.ctx, b, host_b_.data());
     std::vector<double> y(host_b_.begin(), host_b_.end());
     const index_t n = n_;
-    if (L.singular) {  // project the right-hand side onto the range (mean zero)
+    if (L.singular) {  // project the right-hand side onto the range (mean zero on the fluid cells)
       double mean = 0;
-      for (double v : y) mean += v / double(n);
-      for (double& v : y) v -= mean;
+      for (index_t k = 0; k < n; ++k) mean += y[std::size_t(k)] * fluid_[std::size_t(k)] / fluid_count_;
+      for (index_t k = 0; k < n; ++k) y[std::size_t(k)] -= mean * fluid_[std::size_t(k)];
     }
     for (index_t i = 0; i < n; ++i) {
       double v = y[std::size_t(i)];
@@ -271,7 +279,8 @@ class Multigrid {
   PressureSide sides_[4];
   std::vector<PoissonLevel<T>> levels_;
   std::vector<Array<T, 2>> r_, b_, x_;
-  std::vector<double> chol_;
+  std::vector<double> chol_, fluid_;  // fluid_: 1 on the coarsest level's fluid cells, 0 on solid ones
+  double fluid_count_ = 0;
   std::vector<T> host_b_;
   index_t n_ = 0;
 };

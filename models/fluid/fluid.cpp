@@ -362,8 +362,9 @@ class FluidModel final : public Model {
       char msg[320];
       std::snprintf(msg, sizeof msg,
                     "fluid: the pressure solve did not reach pressure_tol = %g in %d iterations (relative residual %.3g); "
-                    "raise model.pressure_max_iterations or pressure_tol, or choose pressure_solver = \"mg_cg\"",
-                    tol_, max_iterations_, st.residual);
+                    "raise model.pressure_max_iterations or pressure_tol%s",
+                    tol_, max_iterations_, st.residual,
+                    solver_->multigrid_levels() > 0 && links_.has_links ? "" : ", or choose pressure_solver = \"mg_cg\"");
       throw Error(msg);
     }
   }
