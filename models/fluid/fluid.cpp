@@ -107,8 +107,8 @@ class FluidModel final : public Model {
         solvers::make_poisson_level<T>(ctx_, nx_, ny_, hx_, hy_, psides, fluid.empty() ? nullptr : &fluid);
     singular_ = level.singular;
     try {
-      solver_ = std::make_unique<solvers::PoissonSolver<T>>(std::move(level), psides,
-                                                            solvers::poisson_method(c.string("model", "pressure_solver")));
+      method_ = c.string("model", "pressure_solver");
+      solver_ = std::make_unique<solvers::PoissonSolver<T>>(std::move(level), psides, solvers::poisson_method(method_));
     } catch (const Error& e) {
       throw c.error_at("model", "pressure_solver", e.what());
     }
@@ -364,7 +364,7 @@ class FluidModel final : public Model {
                     "fluid: the pressure solve did not reach pressure_tol = %g in %d iterations (relative residual %.3g); "
                     "raise model.pressure_max_iterations or pressure_tol%s",
                     tol_, max_iterations_, st.residual,
-                    solver_->multigrid_levels() > 0 && links_.has_links ? "" : ", or choose pressure_solver = \"mg_cg\"");
+                    method_ == "mg_cg" ? "" : ", or choose pressure_solver = \"mg_cg\"");
       throw Error(msg);
     }
   }
@@ -384,6 +384,7 @@ class FluidModel final : public Model {
   double last_residual_ = 0, last_dt_ = 0;
   bool rk2_ = true, implicit_ = false, singular_ = false;
   InitialState init_;
+  std::string method_;  // the pressure solver's name
   BoundarySpec<T> bc_, bc0_;
   solvers::PoissonStencil<T> links_;
   std::unique_ptr<solvers::PoissonSolver<T>> solver_;
