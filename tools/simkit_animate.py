@@ -1,13 +1,15 @@
 #!/usr/bin/python3
 """Animates one field over a simkit run's snapshots: a GIF, or an MP4 when ffmpeg is installed.
 
-The colour limits (1-D: the y range) are fixed over the whole series, so the frames compare.
+The colour limits (1-D: the y range) are fixed over the whole series, so the frames compare:
+the range over all frames, or --vmin/--vmax, or with --symmetric -m..m about zero.
 3-D fields are shown as a slice, as in simkit_plot.py.
 
 examples:
   simkit_animate.py output/heat2d -o heat2d.gif
   simkit_animate.py output/heat2d/snapshot.xdmf --fps 20 -o heat2d.mp4
   simkit_animate.py output/heat3d --slice z=48 --every 2 -o heat3d.gif
+  simkit_animate.py output/cylinder --field vorticity --cmap RdBu_r --symmetric --vmax 20 -o street.gif
 """
 import argparse
 import os
@@ -22,7 +24,7 @@ try:
     from matplotlib.animation import FFMpegWriter, PillowWriter
 
     import simkit_reader as sk
-    from simkit_plot import FieldPlot, add_figure_options, default_field, plane, resolve_slice
+    from simkit_plot import FieldPlot, add_figure_options, colour_limits, default_field, plane, resolve_slice
 except ImportError as e:
     sys.exit(f"{os.path.basename(sys.argv[0])}: error: {e}; on Debian: apt-get install python3-matplotlib python3-h5py")
 
@@ -39,8 +41,9 @@ def writer_for(path, fps):
     raise sk.Error(f"{path}: unknown animation format {ext or '(none)'!r}; use .gif, or .mp4 with ffmpeg")
 
 
-def animate(entries, field, out, fps, slice_, size, dpi, cmap):
-    """Writes one frame per (time, step, path) entry to out; returns the number of frames."""
+def animate(entries, field, out, fps, slice_, size, dpi, cmap, vmin=None, vmax=None, symmetric=False):
+    """Writes one frame per (time, step, path) entry to out; returns the number of frames. The
+    limits are the range over all frames, unless vmin/vmax are given (see colour_limits)."""
     writer = writer_for(out, fps)
     fields = [field] if field else None
     lo, hi = np.inf, -np.inf
@@ -53,6 +56,7 @@ def animate(entries, field, out, fps, slice_, size, dpi, cmap):
     if snap.rank == 1:
         pad = 0.05 * (hi - lo) if hi > lo else 0.5
         lo, hi = lo - pad, hi + pad
+    lo, hi = colour_limits(float(lo), float(hi), vmin, vmax, symmetric)
     plot = FieldPlot(sk.open(entries[0][2], fields), field, slice_, size, dpi, cmap, limits=(lo, hi))
     with writer.saving(plot.fig, out, dpi):
         for _, _, path in entries:
@@ -75,7 +79,8 @@ def main(argv=None):
         p.error("--fps and --every must be >= 1")
     try:
         entries = sk.series(args.run)[:: args.every]
-        frames = animate(entries, args.field, args.output, args.fps, args.slice, args.size, args.dpi, args.cmap)
+        frames = animate(entries, args.field, args.output, args.fps, args.slice, args.size, args.dpi, args.cmap,
+                         args.vmin, args.vmax, args.symmetric)
     except (sk.Error, OSError, ValueError) as e:
         print(f"{p.prog}: error: {e}", file=sys.stderr)
         return 2

@@ -9,6 +9,7 @@ x = dimension 0) are drawn on top as arrows or streamlines.
 examples:
   simkit_plot.py output/heat2d/snapshot_000005826.h5 -o heat.png
   simkit_plot.py output/heat3d/snapshot_000000615.h5 --slice z=48 --cmap inferno
+  simkit_plot.py output/cylinder/snapshot_000008270.h5 --field vorticity --cmap RdBu_r --symmetric --vmax 20
 """
 import argparse
 import os
@@ -55,7 +56,26 @@ def add_figure_options(parser):
     parser.add_argument("--size", type=parse_size, default=(600, 500), metavar="WxH",
                         help="image size in pixels (default 600x500)")
     parser.add_argument("--dpi", type=int, default=80, help="dots per inch: sets the text size (default 80)")
-    parser.add_argument("--cmap", default="viridis", help="matplotlib colour map (default viridis)")
+    parser.add_argument("--cmap", default="viridis",
+                        help="matplotlib colour map (default viridis; for signed fields a diverging one, e.g. RdBu_r)")
+    parser.add_argument("--vmin", type=float, help="lower colour limit, 1-D: y limit (default: the data's minimum)")
+    parser.add_argument("--vmax", type=float, help="upper colour limit, 1-D: y limit (default: the data's maximum)")
+    parser.add_argument("--symmetric", action="store_true",
+                        help="limits symmetric about zero, -m..m with m the larger of |lower|, |upper| limit "
+                             "(zero at the middle of the colour map: vorticity, velocity components)")
+
+
+def colour_limits(lo, hi, vmin=None, vmax=None, symmetric=False):
+    """The (lower, upper) limits drawn: the data's lo and hi unless vmin or vmax are given; with
+    symmetric, -m..m where m = max(|lower|, |upper|)."""
+    lo = lo if vmin is None else vmin
+    hi = hi if vmax is None else vmax
+    if symmetric:
+        m = max(abs(lo), abs(hi))
+        lo, hi = -m, m
+    if not lo <= hi:
+        raise ValueError(f"the lower colour limit {lo:g} is above the upper one {hi:g}")
+    return lo, hi
 
 
 def new_figure(size, dpi):
@@ -183,18 +203,16 @@ def main(argv=None):
     add_figure_options(p)
     p.add_argument("--vectors", nargs="?", const="arrows", choices=["arrows", "streamlines"],
                    help="draw velocity components (ux/uy, u_x/u_y, ...) as arrows (default) or streamlines")
-    p.add_argument("--vmin", type=float, help="lower colour limit (default: the field's minimum)")
-    p.add_argument("--vmax", type=float, help="upper colour limit (default: the field's maximum)")
     p.add_argument("-o", "--output", help="PNG to write (default: SNAPSHOT_FIELD.png in the current directory)")
     args = p.parse_args(argv)
     try:
         snap = sk.open(args.snapshot)
         field = args.field or default_field(snap)
         limits = None
-        if args.vmin is not None or args.vmax is not None:
-            values = snap.fields[field] if field in snap.fields else np.zeros(1)
-            limits = (np.nanmin(values) if args.vmin is None else args.vmin,
-                      np.nanmax(values) if args.vmax is None else args.vmax)
+        if (args.vmin is not None or args.vmax is not None or args.symmetric) and field in snap.fields:
+            values = plane(snap, field, resolve_slice(snap, args.slice))
+            limits = colour_limits(float(np.nanmin(values)), float(np.nanmax(values)), args.vmin, args.vmax,
+                                   args.symmetric)
         plot = FieldPlot(snap, field, args.slice, args.size, args.dpi, args.cmap, limits)
         if args.vectors:
             plot.add_vectors(snap, args.vectors)

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 import h5py
 import numpy as np
@@ -278,6 +279,68 @@ class PlotTest(ToolCase):
         self.assertRuns(tool("simkit_plot.py", snapshots(runs["a"])[0], "--slice", "0=3"), 2)  # 2-D
         self.assertRuns(tool("simkit_plot.py", snapshots(runs["3d"])[0], "--slice", "2=10"), 2)  # out of range
         self.assertFalse(os.path.exists(self.out("v.png")))
+
+
+@needs_mpl
+class ColourLimitsTest(ToolCase):
+    """--vmin/--vmax/--symmetric of simkit_plot.py and simkit_animate.py (run in-process, with a
+    FieldPlot that records the limits it drew with)."""
+
+    def limits_drawn(self, module_name, argv):
+        """(exit code, [(lower, upper) of each FieldPlot made]) of module_name.main(argv)."""
+        module = importlib.import_module(module_name)
+        seen = []
+
+        class Spy(module.FieldPlot):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                seen.append(tuple(self.ax.get_ylim()) if self.artist.axes.lines else tuple(self.artist.get_clim()))
+
+        with mock.patch.object(module, "FieldPlot", Spy), mock.patch("sys.stdout"), mock.patch("sys.stderr"):
+            code = module.main(list(map(str, argv)))
+        return code, seen
+
+    def test_colour_limits(self):
+        from simkit_plot import colour_limits
+
+        self.assertEqual(colour_limits(-1, 3), (-1, 3))
+        self.assertEqual(colour_limits(-1, 3, symmetric=True), (-3, 3))
+        self.assertEqual(colour_limits(-5, 3, symmetric=True), (-5, 5))
+        self.assertEqual(colour_limits(0.5, 3, vmax=2, symmetric=True), (-2, 2))
+        self.assertEqual(colour_limits(0.5, 3, vmin=-4, symmetric=True), (-4, 4))
+        self.assertEqual(colour_limits(0.5, 3, vmin=1), (1, 3))
+        with self.assertRaises(ValueError):
+            colour_limits(0, 1, vmin=2)
+
+    def test_plot_symmetric_and_explicit_limits(self):
+        last = snapshots(runs["a"])[-1]
+        top = float(sk.open(last).fields["u"].max())
+        png = self.out("u.png")
+        for extra, want in (([], None), (["--symmetric"], (-top, top)), (["--vmax", 0.1, "--symmetric"], (-0.1, 0.1)),
+                            (["--vmin", 0.05], (0.05, top)), (["--vmin", -1, "--vmax", 2], (-1, 2))):
+            code, seen = self.limits_drawn("simkit_plot", [last, "--cmap", "RdBu_r", *extra, "-o", png])
+            self.assertEqual(code, 0, extra)
+            if want is None:  # matplotlib's own: the data range
+                want = (float(sk.open(last).fields["u"].min()), top)
+            np.testing.assert_allclose(seen, [want], rtol=1e-12, err_msg=str(extra))
+        self.assertImage(png)
+        r = tool("simkit_plot.py", last, "--vmin", 1, "--vmax", 0, "-o", self.out("bad.png"))
+        self.assertRuns(r, 2)
+        self.assertIn("above the upper", r.stderr)
+        self.assertFalse(os.path.exists(self.out("bad.png")))
+
+    def test_animation_limits_over_the_series(self):
+        top = max(float(sk.open(p).fields["u"].max()) for _, _, p in sk.series(runs["a"]))
+        gif = self.out("a.gif")
+        code, seen = self.limits_drawn("simkit_animate", [runs["a"], "--symmetric", "--cmap", "RdBu_r", "-o", gif])
+        self.assertEqual(code, 0)
+        np.testing.assert_allclose(seen, [(-top, top)], rtol=1e-12)
+        self.assertImage(gif, frames=len(snapshots(runs["a"])))
+        code, seen = self.limits_drawn("simkit_animate", [runs["a"], "--vmin", -0.5, "--vmax", 0.25, "-o", gif])
+        self.assertEqual((code, seen), (0, [(-0.5, 0.25)]))
+        code, seen = self.limits_drawn("simkit_animate", [runs["1d"], "--vmax", 3, "--symmetric", "-o", gif])
+        self.assertEqual((code, seen), (0, [(-3, 3)]))  # 1-D: the y range
+        self.assertRuns(tool("simkit_animate.py", runs["a"], "--vmin", 1, "--vmax", 0, "-o", self.out("bad.gif")), 2)
 
 
 @needs_mpl
