@@ -153,6 +153,18 @@ TYPED_TEST(PoissonSolvers, Float32CgReachesItsToleranceOnALargeSingularProblem) 
   EXPECT_TRUE(st.converged) << "residual " << st.residual << " after " << st.iterations;
 }
 
+// A tolerance below the precision's floor: multigrid reports failure after its residual
+// stops falling, instead of cycling to the cap.
+TYPED_TEST(PoissonSolvers, MultigridStopsAtThePrecisionFloor) {
+  Problem<float> p = make_problem<float>(this->ctx, 64, kCases[0].sides, false);
+  PoissonSolver<float> solver(std::move(p.level), kCases[0].sides, poisson_method("multigrid"));
+  Array<float, 2> x = Array<float, 2>::zeros(this->ctx, Extents<2>{{64, 64}});
+  SolveStats st = solver.solve(p.b, x, 1e-12, 100000);
+  EXPECT_FALSE(st.converged);
+  EXPECT_LT(st.iterations, 100);
+  EXPECT_LT(st.residual, 1e-5);  // it did get to the floor first
+}
+
 TYPED_TEST(PoissonSolvers, VCycleIsASymmetricPreconditioner) {
   for (const Case& c : kCases) {
     const index_t n = 64;
