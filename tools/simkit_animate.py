@@ -9,7 +9,7 @@ examples:
   simkit_animate.py output/heat2d -o heat2d.gif
   simkit_animate.py output/heat2d/snapshot.xdmf --fps 20 -o heat2d.mp4
   simkit_animate.py output/heat3d --slice z=48 --every 2 -o heat3d.gif
-  simkit_animate.py output/cylinder --field vorticity --cmap RdBu_r --symmetric --vmax 20 -o street.gif
+  simkit_animate.py output/cylinder --field vorticity --cmap RdBu_r --symmetric --vmax 20 --start 8 -o street.gif
 """
 import argparse
 import os
@@ -72,13 +72,20 @@ def main(argv=None):
     add_figure_options(p)
     p.add_argument("--fps", type=int, default=10, help="frames per second (default 10)")
     p.add_argument("--every", type=int, default=1, metavar="N", help="use every Nth snapshot (default 1: all)")
+    p.add_argument("--start", type=float, metavar="TIME",
+                   help="begin at the first snapshot at or after this simulated time [s] (default: the first)")
     p.add_argument("-o", "--output", default="animation.gif",
                    help="output .gif, or .mp4 when ffmpeg is on PATH (default animation.gif)")
     args = p.parse_args(argv)
     if args.fps < 1 or args.every < 1:
         p.error("--fps and --every must be >= 1")
     try:
-        entries = sk.series(args.run)[:: args.every]
+        entries = sk.series(args.run)
+        if args.start is not None:
+            entries = [e for e in entries if e[0] >= args.start]
+            if not entries:
+                raise sk.Error(f"{args.run}: no snapshot at or after --start {args.start:g} s")
+        entries = entries[:: args.every]
         frames = animate(entries, args.field, args.output, args.fps, args.slice, args.size, args.dpi, args.cmap,
                          args.vmin, args.vmax, args.symmetric)
     except (sk.Error, OSError, ValueError) as e:

@@ -61,18 +61,20 @@ def add_figure_options(parser):
     parser.add_argument("--vmin", type=float, help="lower colour limit, 1-D: y limit (default: the data's minimum)")
     parser.add_argument("--vmax", type=float, help="upper colour limit, 1-D: y limit (default: the data's maximum)")
     parser.add_argument("--symmetric", action="store_true",
-                        help="limits symmetric about zero, -m..m with m the larger of |lower|, |upper| limit "
-                             "(zero at the middle of the colour map: vorticity, velocity components)")
+                        help="limits symmetric about zero, -m..m, zero at the middle of the colour map "
+                             "(vorticity, velocity components): m is the largest |value| of the data, or "
+                             "--vmax (or --vmin) when given: --symmetric --vmax 20 draws -20..20")
 
 
 def colour_limits(lo, hi, vmin=None, vmax=None, symmetric=False):
-    """The (lower, upper) limits drawn: the data's lo and hi unless vmin or vmax are given; with
-    symmetric, -m..m where m = max(|lower|, |upper|)."""
+    """The (lower, upper) limits drawn: the data's range lo..hi, with vmin or vmax instead where
+    given. symmetric: -m..m, where m = the largest |vmin|, |vmax| given, else max(|lo|, |hi|)."""
+    if symmetric:
+        given = [abs(v) for v in (vmin, vmax) if v is not None]
+        m = max(given) if given else max(abs(lo), abs(hi))
+        return -m, m
     lo = lo if vmin is None else vmin
     hi = hi if vmax is None else vmax
-    if symmetric:
-        m = max(abs(lo), abs(hi))
-        lo, hi = -m, m
     if not lo <= hi:
         raise ValueError(f"the lower colour limit {lo:g} is above the upper one {hi:g}")
     return lo, hi

@@ -308,6 +308,8 @@ class ColourLimitsTest(ToolCase):
         self.assertEqual(colour_limits(-5, 3, symmetric=True), (-5, 5))
         self.assertEqual(colour_limits(0.5, 3, vmax=2, symmetric=True), (-2, 2))
         self.assertEqual(colour_limits(0.5, 3, vmin=-4, symmetric=True), (-4, 4))
+        self.assertEqual(colour_limits(-65, 60, vmax=25, symmetric=True), (-25, 25))  # given beats the data
+        self.assertEqual(colour_limits(-65, 60, vmin=-1, vmax=25, symmetric=True), (-25, 25))
         self.assertEqual(colour_limits(0.5, 3, vmin=1), (1, 3))
         with self.assertRaises(ValueError):
             colour_limits(0, 1, vmin=2)
@@ -354,6 +356,17 @@ class AnimateTest(ToolCase):
         self.assertRuns(tool("simkit_animate.py", os.path.join(runs["3d"], "snapshot.xdmf"), "--every", "2",
                              "--size", "320x240", "-o", gif))
         self.assertImage(gif, size=(320, 240), frames=(len(snapshots(runs["3d"])) + 1) // 2)
+
+    def test_start_time(self):
+        times = [t for t, _, _ in sk.series(runs["1d"])]  # 0, 0.02, ..., 0.1
+        gif = self.out("late.gif")
+        self.assertRuns(tool("simkit_animate.py", runs["1d"], "--start", times[2], "-o", gif))
+        self.assertImage(gif, frames=len(times) - 2, min_bytes=1000)
+        self.assertRuns(tool("simkit_animate.py", runs["1d"], "--start", times[2] - 1e-9, "--every", 2, "-o", gif))
+        self.assertImage(gif, frames=(len(times) - 2 + 1) // 2, min_bytes=1000)
+        r = tool("simkit_animate.py", runs["1d"], "--start", times[-1] + 1, "-o", self.out("none.gif"))
+        self.assertRuns(r, 2)
+        self.assertIn("--start", r.stderr)
 
     def test_mp4_needs_ffmpeg_and_other_formats_are_refused(self):
         mp4 = self.out("a.mp4")
