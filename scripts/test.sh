@@ -3,6 +3,7 @@
 # the reason, where no GPU is usable.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/install-deps.sh test   # the build's packages and ParaView for tools.paraview (SIMKIT_NO_PARAVIEW=1: not)
 scripts/build.sh
 if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "simkit: no usable GPU on this machine: GPU tests are reported as skipped; each says why in"
