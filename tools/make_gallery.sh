@@ -50,8 +50,10 @@ plugin_for() {
   local src name lib
   src="$(dirname "$root/$1")" name="$(basename "$(dirname "$root/$1")")"
   if [ ! -x "$tmp/prefix/bin/simulate" ]; then
-    [ -f "$build/cmake_install.cmake" ] && [ -x "$build/apps/simulate" ] ||
-      { echo "make_gallery: $build is not a built simkit build folder (SIMKIT_BUILD_DIR; ninja -C build simulate)" >&2; return 2; }
+    if [ ! -f "$build/cmake_install.cmake" ] || [ ! -x "$build/apps/simulate" ]; then
+      echo "make_gallery: $build is not a built simkit build folder (SIMKIT_BUILD_DIR; ninja -C build simulate)" >&2
+      return 2
+    fi
     echo "== installing simkit from $build into a temporary prefix" >&2
     cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
   fi

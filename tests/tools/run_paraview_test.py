@@ -25,6 +25,7 @@ Mesa's llvmpipe does the drawing (no GPU needed).
 """
 import argparse
 import glob
+import importlib
 import json
 import os
 import select
@@ -153,8 +154,8 @@ def main():
               "install xvfb (apt-get install xvfb) or set DISPLAY to run this test.")
         return SKIP
     try:
-        import h5py  # noqa: F401
-        from PIL import Image  # noqa: F401
+        for module in ("h5py", "PIL.Image"):
+            importlib.import_module(module)
     except ImportError as e:
         print(f"FAILED: {e}: the checks need h5py and PIL (apt-get install python3-h5py python3-pil)")
         return 1
