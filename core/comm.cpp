@@ -35,6 +35,14 @@ void check(int rc, const char* what) {
   throw Error(std::string("MPI: ") + what + " failed: " + std::string(text, std::size_t(n)));
 }
 
+/// op over MPI_COMM_WORLD of one value.
+template <class T>
+T allreduce(T v, MPI_Datatype type, MPI_Op op) {
+  T out{};
+  check(MPI_Allreduce(&v, &out, 1, type, op, MPI_COMM_WORLD), "MPI_Allreduce");
+  return out;
+}
+
 void finalize_at_exit() {
   int finalized = 0;
   MPI_Finalized(&finalized);
@@ -73,30 +81,10 @@ double Comm::sum(double v) const {
   for (double x : allgather(v)) total += x;
   return total;
 }
-std::uint64_t Comm::sum(std::uint64_t v) const {
-  if (!mpi_) return v;
-  std::uint64_t out = 0;
-  check(MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
-  return out;
-}
-double Comm::min(double v) const {
-  if (!mpi_) return v;
-  double out = 0;
-  check(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
-  return out;
-}
-double Comm::max(double v) const {
-  if (!mpi_) return v;
-  double out = 0;
-  check(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
-  return out;
-}
-std::int64_t Comm::max(std::int64_t v) const {
-  if (!mpi_) return v;
-  std::int64_t out = 0;
-  check(MPI_Allreduce(&v, &out, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
-  return out;
-}
+std::uint64_t Comm::sum(std::uint64_t v) const { return mpi_ ? allreduce(v, MPI_UINT64_T, MPI_SUM) : v; }
+double Comm::min(double v) const { return mpi_ ? allreduce(v, MPI_DOUBLE, MPI_MIN) : v; }
+double Comm::max(double v) const { return mpi_ ? allreduce(v, MPI_DOUBLE, MPI_MAX) : v; }
+std::int64_t Comm::max(std::int64_t v) const { return mpi_ ? allreduce(v, MPI_INT64_T, MPI_MAX) : v; }
 std::int64_t Comm::broadcast(std::int64_t v) const {
   if (mpi_) check(MPI_Bcast(&v, 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
   return v;

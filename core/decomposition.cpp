@@ -36,9 +36,9 @@ Decomposition Decomposition::automatic(int ndim, const index_t cells[], int rank
   int best[3] = {1, 1, 1};
   double best_cut = -1;
   // every factorisation p0 * p1 * p2 == ranks; cut area = sum over d of (p_d - 1) * (cells of a cross-section)
-  for (int p0 = 1; p0 <= ranks; ++p0) {
+  for (int p0 = ranks; p0 >= 1; --p0) {  // descending: among equal cuts, the most ranks along x, then y
     if (ranks % p0) continue;
-    for (int p1 = 1; p1 <= ranks / p0; ++p1) {
+    for (int p1 = ranks / p0; p1 >= 1; --p1) {
       if ((ranks / p0) % p1) continue;
       const int p[3] = {p0, p1, ranks / p0 / p1};
       bool fits = true;
@@ -51,7 +51,7 @@ Decomposition Decomposition::automatic(int ndim, const index_t cells[], int rank
           if (e != d) section *= double(cells[e]);
         cut += double(p[d] - 1) * section;
       }
-      if (best_cut < 0 || cut < best_cut) {  // strict: the first found (most ranks along x) wins ties
+      if (best_cut < 0 || cut < best_cut) {  // strict: the first found wins ties
         best_cut = cut;
         for (int d = 0; d < 3; ++d) best[d] = p[d];
       }

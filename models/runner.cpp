@@ -392,7 +392,7 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
                                                   "); run it with one process (without mpirun)");
       if (info->parallel == Parallel::grid) decomposition = decompose(config, plan.grid, comm.size());
     } else if (config.is_set("grid", "decomposition")) {
-      decompose(config, plan.grid, 1);  // a split for more ranks is a mistake on one process
+      log("note: grid.decomposition is for runs under mpirun; this run has one process and holds the whole grid");
     }
     plan.float64 = config.string("run", "precision") == "float64";
     plan.out_dir = config.string("output", "directory");

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages simkit builds against, if any is missing. The CUDA toolkit
 # (nvcc, CUB, cuBLAS, cuRAND) is used when present at /usr/local/cuda; without it simkit
-# builds the cpu backend alone.
+# builds the cpu backend alone. OpenMPI and the parallel HDF5 (beside the serial one) give the
+# MPI build (SIMKIT_MPI, `mpirun -np N simulate`); a plain `simulate` never needs them.
 set -euo pipefail
 packages=(cmake ninja-build g++ libgtest-dev libtomlplusplus-dev libcli11-dev libfmt-dev libhdf5-dev
+          libopenmpi-dev openmpi-bin libhdf5-openmpi-dev
           python3-numpy python3-h5py python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do

@@ -135,10 +135,6 @@ class HeatModel final : public Model {
     scheme_ = c.string("model", "scheme");
     cg_tol_ = c.real("model", "cg_tol");
     cg_max_ = int(c.integer("model", "cg_max_iterations"));
-    if (comm_.parallel() && implicit())
-      throw c.error_at("model", "scheme", "scheme '" + scheme_ + "' (CG) does not run on several ranks yet (this run has " +
-                                              std::to_string(comm_.size()) +
-                                              "); use scheme = \"euler\" or \"rk2\", or run with one process");
     init_kind_ = c.string("model", "init");
     init_ = profile(c, "init", c.real("model", "init_value"), c.real("model", "amplitude"), c.real("model", "width"),
                     c.reals("model", "center"));
@@ -293,6 +289,7 @@ class HeatModel final : public Model {
       lbc_ = Field<T, Rank>(ctx_, grid_);
       p_.fill(T(0));
       fill_ghosts(p_, bc_);
+      halo_.exchange(p_);
       for_each(ctx_, "heat::boundary_term", grid_.interior(), Lap<T, Rank>{p_.view(), lbc_.view(), spacing_});
       has_lbc_ = true;
     }
@@ -301,6 +298,7 @@ class HeatModel final : public Model {
   void implicit_step(T dt) {
     const T a = T(alpha_) * dt;
     fill_ghosts(u_, bc_);
+    halo_.exchange(u_);
     for_each(ctx_, "heat::implicit_rhs", grid_.interior(),
              ImplicitRhs<T, Rank>{u_.view(), src_view(), has_lbc_ ? lbc_.view() : u_.view(), rhs_.view(), spacing_,
                                   T((1 - theta_) * a), dt, T(theta_ * a), has_source_, has_lbc_});
@@ -308,9 +306,10 @@ class HeatModel final : public Model {
     const T c = T(theta_ * a);
     auto apply = [this, c](Field<T, Rank>& x, Field<T, Rank>& out) {
       fill_ghosts(x, bc_zero_);
+      halo_.exchange(x);
       for_each(ctx_, "heat::implicit_apply", grid_.interior(), Implicit<T, Rank>{x.view(), out.view(), spacing_, c});
     };
-    last_cg_ = solvers::cg(apply, next_, rhs_, r_, p_, ap_, cg_tol_, cg_max_);
+    last_cg_ = solvers::cg(apply, next_, rhs_, r_, p_, ap_, cg_tol_, cg_max_, comm_);
     if (!last_cg_.converged)
       throw Error("heat: CG did not reach cg_tol = " + std::to_string(cg_tol_) + " in " + std::to_string(cg_max_) +
                   " iterations (residual " + std::to_string(last_cg_.residual) +
