@@ -89,6 +89,13 @@ std::int64_t Comm::broadcast(std::int64_t v) const {
   if (mpi_) check(MPI_Bcast(&v, 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
   return v;
 }
+std::string Comm::broadcast(const std::string& text) const {
+  if (!mpi_) return text;
+  std::string out = text;
+  out.resize(std::size_t(broadcast(std::int64_t(text.size()))));
+  check(MPI_Bcast(out.data(), int(out.size()), MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  return out;
+}
 std::vector<double> Comm::allgather(double v) const {
   std::vector<double> all(std::size_t(size_), v);
   if (mpi_) check(MPI_Allgather(&v, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD), "MPI_Allgather");
@@ -139,6 +146,7 @@ double Comm::min(double v) const { return v; }
 double Comm::max(double v) const { return v; }
 std::int64_t Comm::max(std::int64_t v) const { return v; }
 std::int64_t Comm::broadcast(std::int64_t v) const { return v; }
+std::string Comm::broadcast(const std::string& text) const { return text; }
 std::vector<double> Comm::allgather(double v) const { return {v}; }
 void Comm::barrier() const {}
 Pending Comm::start(const std::vector<Transfer>& transfers) const {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace sim {
@@ -69,6 +70,8 @@ class Comm {
   std::int64_t max(std::int64_t v) const;
   /// Rank 0's value, on every rank.
   std::int64_t broadcast(std::int64_t v) const;
+  /// Rank 0's text, on every rank.
+  std::string broadcast(const std::string& text) const;
   /// Every rank's value, in rank order, on every rank.
   std::vector<double> allgather(double v) const;
   /// Waits until every rank has arrived.

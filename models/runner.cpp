@@ -497,8 +497,12 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     }
     const io::GridInfo ginfo = grid_info(plan.grid);
     const std::string config_text = config.to_toml(schemas, false);
+    // every rank writes the same file attributes (parallel HDF5 needs identical metadata): rank 0's device
+    const std::string device = comm.parallel() ? comm.broadcast(ctx.device_name()) + " (rank 0 of " +
+                                                     std::to_string(comm.size()) + ")"
+                                               : ctx.device_name();
     io::RunInfo run_info{info->name, 0, 0.0, plan.dt, config_text, SIMKIT_VERSION_STRING, SIMKIT_GIT_COMMIT,
-                         backend_name(ctx.backend()), ctx.device_name(), plan.float64 ? "float64" : "float32"};
+                         backend_name(ctx.backend()), device, plan.float64 ? "float64" : "float32"};
 
     std::int64_t step = 0;
     double time = 0, next_output_time = 0;

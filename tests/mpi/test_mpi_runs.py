@@ -234,6 +234,14 @@ class MonteCarlo(Case):
             self.simulate(n, c, f"np{n}")
             self.assertEqual(self.diagnostics("one"), self.diagnostics(f"np{n}"), f"{n} ranks")
 
+    def test_restart_from_2_ranks_on_3(self):
+        c = self.config("mcpi", MCPI + "[checkpoint]\nevery = 1\nkeep = 5\n")
+        self.simulate(0, c, "one")
+        self.simulate(2, c, "two")
+        os.remove(os.path.join(self.dir, "two", "checkpoint_000000003.h5"))
+        self.simulate(3, c, "two", "--resume", os.path.join(self.dir, "two", "checkpoint_000000001.h5"))
+        self.assertEqual(self.diagnostics("one"), self.diagnostics("two"))
+
 
 class Refusals(Case):
     def test_fluid_refuses_several_ranks(self):
