@@ -26,13 +26,26 @@ class Halo {
   bool active() const;
   /// Overwrites the ghosts of f on faces shared with other ranks (blocking: start + finish).
   void exchange(Field<T, Rank>& f);
-  /// Sends dimension d's boundary slabs of f and posts the receives (the seam for overlap:
-  /// update the cells away from dimension d's faces, then finish(f, d)).
+  /// Sends dimension d's boundary slabs of f (spanning the other dimensions' ghosts) and posts
+  /// the receives; finish(f, d) completes them. exchange() is start + finish for d = 0, 1, 2.
   void start(Field<T, Rank>& f, int d);
   /// Waits for dimension d's slabs and writes them into f's ghosts.
   void finish(Field<T, Rank>& f, int d);
+  /// Sends the face slabs of every dimension at once (no edges or corners: enough for
+  /// stencils without diagonal neighbours) and posts the receives: update the cells away from
+  /// shared faces, then finish_faces(f), then the cells next to them.
+  void start_faces(Field<T, Rank>& f);
+  /// Waits for start_faces' slabs and writes them into f's face ghosts.
+  void finish_faces(Field<T, Rank>& f);
+  /// The cells of box whose stencil (radius 1) reads no ghost of a shared face.
+  Box<Rank> inner(const Box<Rank>& interior) const;
+  /// The cells of interior not in inner(interior), as disjoint boxes (one per shared face).
+  std::vector<Box<Rank>> rim(const Box<Rank>& interior) const;
 
  private:
+  void post(Field<T, Rank>& f, int d_first, int d_end, bool corners);
+  void unpack(Field<T, Rank>& f, int d_first, int d_end, bool corners);
+
   Comm comm_;
   Subdomain sub_;
   int ghost_ = 0;

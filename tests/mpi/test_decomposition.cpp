@@ -7,6 +7,7 @@
 
 #include "core/decomposition.hpp"
 #include "core/error.hpp"
+#include "core/halo.hpp"
 
 namespace {
 
@@ -92,6 +93,31 @@ TEST(Decomposition, CopyBoxTakesARanksPartOfAGlobalArray) {
     for (index_t j = 0; j < 3; ++j)
       for (index_t k = 0; k < 2; ++k)
         EXPECT_EQ(part[std::size_t((i * 3 + j) * 2 + k)], double(((1 + i) * 5 + 2 + j) * 6 + 3 + k));
+}
+
+TEST(Halo, InnerAndRimCoverTheInteriorOnce) {
+  // a 3D box with shared faces at x low, y both sides and z high (the others on the boundary)
+  sim::Subdomain sub;
+  sub.neighbour[0][0] = 1, sub.neighbour[1][0] = 2, sub.neighbour[1][1] = 3, sub.neighbour[2][1] = 4;
+  const sim::Halo<double, 3> halo(sim::Comm(), sub, 1);
+  const sim::Box<3> interior{{0, 0, 0}, {5, 4, 6}};
+  std::vector<int> covered(5 * 4 * 6, 0);
+  auto mark = [&](const sim::Box<3>& b) {
+    for (index_t i = b.lo[0]; i < b.hi[0]; ++i)
+      for (index_t j = b.lo[1]; j < b.hi[1]; ++j)
+        for (index_t k = b.lo[2]; k < b.hi[2]; ++k) ++covered[std::size_t((i * 4 + j) * 6 + k)];
+  };
+  const sim::Box<3> in = halo.inner(interior);
+  EXPECT_EQ(in.lo[0], 1);  // one layer off each shared face, none off the others
+  EXPECT_EQ(in.hi[0], 5);
+  EXPECT_EQ(in.lo[1], 1);
+  EXPECT_EQ(in.hi[1], 3);
+  EXPECT_EQ(in.hi[2], 5);
+  mark(in);
+  const auto rim = halo.rim(interior);
+  EXPECT_EQ(rim.size(), 4u);
+  for (const auto& b : rim) mark(b);
+  for (int c : covered) EXPECT_EQ(c, 1);
 }
 
 }  // namespace
