@@ -221,47 +221,48 @@ struct HostFields {
   }
 };
 
-/// Throws Error naming the first non-finite cell of any field (collective on several ranks:
-/// the rank that finds it prints where, every rank throws).
+/// Where field f holds its first non-finite value ("" when all are finite): the message to stop with.
+std::string find_non_finite(FieldRef& f, std::int64_t step, const GridSpec& g) {
+  if (std::isfinite(f.sum())) return "";
+  const std::int64_t n = f.local_size();
+  std::vector<unsigned char> host(std::size_t(n) * (f.is_double ? 8 : 4));
+  f.to_host(host.data());
+  const std::vector<std::int64_t>& box = f.count.empty() ? f.shape : f.count;
+  for (std::int64_t t = 0; t < n; ++t) {
+    const double v = f.is_double ? reinterpret_cast<const double*>(host.data())[t]
+                                 : double(reinterpret_cast<const float*>(host.data())[t]);
+    if (std::isfinite(v)) continue;
+    std::string where = "(";
+    std::int64_t rest = t, stride = n, i0 = 0;
+    for (std::size_t d = 0; d < box.size(); ++d) {
+      stride /= box[d];
+      const std::int64_t i = rest / stride + (f.offset.empty() ? 0 : f.offset[d]);  // global index
+      rest -= (rest / stride) * stride;
+      if (d == 0) i0 = i;
+      char b[64];
+      std::snprintf(b, sizeof b, "%s%lld", d ? ", " : "", (long long)i);
+      where += b;
+    }
+    char b[160];
+    std::snprintf(b, sizeof b, ") (x = %.6g)", g.origin[0] + (double(i0) + 0.5) * g.length[0] / double(g.cells[0]));
+    return "the run blew up: at step " + std::to_string(step) + " field '" + f.name + "' is " +
+           (std::isnan(v) ? "NaN" : "Inf") + " at cell " + where + b +
+           "; the last good checkpoint is kept. Lower run.dt or run.cfl";
+  }
+  return "";  // the sum overflowed although every value is finite: not a blow-up
+}
+
+/// Throws Error naming the first non-finite cell of any field. Collective on several ranks:
+/// the ranks that find one print where, then every rank throws.
 void guard_finite(std::vector<FieldRef>& fields, std::int64_t step, const GridSpec& g, const Comm& comm) {
   for (FieldRef& f : fields) {
-    const bool bad = !std::isfinite(f.sum());
-    if (comm.max(std::int64_t(bad)) == 0) continue;
-    if (!bad) {
-      comm.barrier();
-      throw Error("the run blew up: another rank found a non-finite value in field '" + f.name + "' at step " +
-                  std::to_string(step));
-    }
-    const std::int64_t n = f.local_size();
-    std::vector<unsigned char> host(std::size_t(n) * (f.is_double ? 8 : 4));
-    f.to_host(host.data());
-    const std::vector<std::int64_t>& box = f.count.empty() ? f.shape : f.count;
-    for (std::int64_t t = 0; t < n; ++t) {
-      const double v = f.is_double ? reinterpret_cast<const double*>(host.data())[t]
-                                   : double(reinterpret_cast<const float*>(host.data())[t]);
-      if (std::isfinite(v)) continue;
-      std::string where = "(";
-      std::int64_t rest = t, stride = n, i0 = 0;
-      for (std::size_t d = 0; d < box.size(); ++d) {
-        stride /= box[d];
-        const std::int64_t i = rest / stride + (f.offset.empty() ? 0 : f.offset[d]);  // global index
-        rest -= (rest / stride) * stride;
-        if (d == 0) i0 = i;
-        char b[64];
-        std::snprintf(b, sizeof b, "%s%lld", d ? ", " : "", (long long)i);
-        where += b;
-      }
-      char b[160];
-      std::snprintf(b, sizeof b, ") (x = %.6g)", g.origin[0] + (double(i0) + 0.5) * g.length[0] / double(g.cells[0]));
-      const std::string message = "the run blew up: at step " + std::to_string(step) + " field '" + f.name + "' is " +
-                                  (std::isnan(v) ? "NaN" : "Inf") + " at cell " + where + b +
-                                  "; the last good checkpoint is kept. Lower run.dt or run.cfl";
-      if (!comm.parallel()) throw Error(message);
-      std::fprintf(stderr, "simulate: error: [rank %d] %s\n", comm.rank(), message.c_str());
-      comm.barrier();
-      throw Error("the run blew up (the rank that found it said where)");
-    }
-    // The sum overflowed although every value is finite: not a blow-up.
+    const std::string found = find_non_finite(f, step, g);
+    if (comm.max(std::int64_t(!found.empty())) == 0) continue;
+    if (!comm.parallel()) throw Error(found);
+    if (!found.empty()) std::fprintf(stderr, "simulate: error: [rank %d] %s\n", comm.rank(), found.c_str());
+    comm.barrier();
+    throw Error("the run blew up in field '" + f.name + "' at step " + std::to_string(step) +
+                " (the rank that found it said where)");
   }
 }
 
