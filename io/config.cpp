@@ -691,6 +691,8 @@ std::vector<Schema> framework_schemas() {
   out.push_back({"grid", "The uniform Cartesian grid", {
       cells, length, origin,
       param("ghost", T::integer, Value{I{1}}, "", "Ghost cells on each side", 1, 4),
+      param("decomposition", T::integers, Value{std::vector<I>{}}, "",
+            "Ranks per dimension under mpirun (product = number of ranks); empty: automatic (fewest cut faces)", 1),
   }});
 
   out.push_back({"output", "Snapshots of the fields (HDF5 + XDMF)", {

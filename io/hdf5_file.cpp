@@ -18,6 +18,10 @@
 #include <set>
 #include <sstream>
 
+#if SIMKIT_HAS_MPI
+#include "core/comm_mpi.hpp"
+#endif
+
 namespace sim::io {
 namespace fs = std::filesystem;
 
@@ -91,6 +95,10 @@ std::string h5_detail() {
 struct File {
   std::string path;
   Hid id;
+  // written by several processes (MPI-IO): every process makes the same metadata calls; data
+  // goes through dxpl (collective transfers); root alone writes what is not split
+  bool parallel = false, root = true;
+  Hid dxpl;
 
   [[noreturn]] void fail(const std::string& what) const {
     const std::string d = h5_detail();
@@ -155,8 +163,11 @@ std::vector<hsize_t> chunk_shape(std::vector<hsize_t> c, std::size_t element) {
   return c;
 }
 
+// Creates a dataset and writes data. In a parallel file each process writes its box (offset,
+// count; data holds the box row-major), or, without a box, root writes everything.
 Hid put_dataset(const File& f, hid_t group, const std::string& label, const std::string& name, hid_t file_type,
-                hid_t mem_type, const std::vector<hsize_t>& dims, const void* data, int gzip, bool checksum) {
+                hid_t mem_type, const std::vector<hsize_t>& dims, const void* data, int gzip, bool checksum,
+                const std::vector<hsize_t>* offset = nullptr, const std::vector<hsize_t>* count = nullptr) {
   const std::string what = "write dataset '" + label + "'";
   Hid space = f.own(H5Screate_simple(int(dims.size()), dims.data(), nullptr), H5Sclose, what);
   Hid dcpl = f.own(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
@@ -169,7 +180,19 @@ Hid put_dataset(const File& f, hid_t group, const std::string& label, const std:
   }
   if (checksum) f.ok(H5Pset_fletcher32(dcpl), what);
   Hid ds = f.own(H5Dcreate2(group, name.c_str(), file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose, what);
-  f.ok(H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), what);
+  if (!f.parallel) {
+    f.ok(H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), what);
+    return ds;
+  }
+  Hid mem;
+  if (offset) {
+    mem = f.own(H5Screate_simple(int(count->size()), count->data(), nullptr), H5Sclose, what);
+    f.ok(H5Sselect_hyperslab(space, H5S_SELECT_SET, offset->data(), nullptr, count->data(), nullptr), what);
+  } else {
+    mem = f.own(H5Screate_simple(int(dims.size()), dims.data(), nullptr), H5Sclose, what);
+    if (!f.root) f.ok(H5Sselect_none(mem), what), f.ok(H5Sselect_none(space), what);
+  }
+  f.ok(H5Dwrite(ds, mem_type, mem, space, f.dxpl, data), what);
   return ds;
 }
 
@@ -191,6 +214,10 @@ void check_layout(const std::string& path, const GridInfo& g, const std::vector<
     SIM_REQUIRE(seen.insert(fv.name).second, sim::Error, path + ": field '" + fv.name + "' given twice");
     SIM_REQUIRE(fv.shape == g.cells, sim::ShapeError,
                 path + ": field '" + fv.name + "' does not have the grid's shape (one value per cell)");
+    bool box_ok = fv.offset.size() == fv.count.size() && (fv.offset.empty() || fv.offset.size() == r);
+    for (std::size_t d = 0; box_ok && d < fv.offset.size(); ++d)
+      box_ok = fv.offset[d] >= 0 && fv.count[d] >= 1 && fv.offset[d] + fv.count[d] <= fv.shape[d];
+    SIM_REQUIRE(box_ok, sim::ShapeError, path + ": field '" + fv.name + "' has a box outside the grid");
     SIM_REQUIRE(fv.data != nullptr, sim::Error, path + ": field '" + fv.name + "' has no data");
   }
 }
@@ -214,8 +241,10 @@ struct Extras {
 
 // Writes PATH.tmp completely, closes it, (fsyncs it), renames it to PATH, (fsyncs the directory).
 // A checkpoint (extras != null) gets checksums on every dataset, and the `complete` marker last.
+// With a parallel comm, every process of it calls this with its own box of each field: one
+// file written collectively through MPI-IO; root (rank 0) fsyncs and renames it.
 void write_file(const std::string& path, const RunInfo& info, const GridInfo& grid, const std::vector<FieldView>& fields,
-                int gzip, const Extras* extras, bool marker) {
+                int gzip, const Extras* extras, bool marker, const sim::Comm& comm) {
   check_layout(path, grid, fields);
   SIM_REQUIRE(gzip >= 0 && gzip <= 9, sim::Error, path + ": gzip level must be 0 (off) to 9, not " + std::to_string(gzip));
   if (extras) {
@@ -225,10 +254,22 @@ void write_file(const std::string& path, const RunInfo& info, const GridInfo& gr
   }
   const std::string tmp = path + ".tmp";
   const bool checksum = extras != nullptr;
+  const bool parallel = comm.parallel();
   try {
-    File f{path, {}};
+    File f{path, {}, false, true, {}};
     {
       Hid fapl = f.own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create " + tmp);
+      if (parallel) {
+#if SIMKIT_HAS_MPI
+        f.ok(H5Pset_fapl_mpio(fapl, sim::mpi_comm(comm), MPI_INFO_NULL), "create " + tmp + " for MPI-IO");
+        f.dxpl = f.own(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "create " + tmp);
+        f.ok(H5Pset_dxpl_mpio(f.dxpl, H5FD_MPIO_COLLECTIVE), "create " + tmp + " for MPI-IO");
+        f.parallel = true;
+        f.root = comm.rank() == 0;
+#else
+        throw FileError(path + ": a parallel write needs simkit built with MPI (SIMKIT_MPI)");
+#endif
+      }
       // v2 superblock and object headers: the file's metadata carries checksums too.
       f.ok(H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST), "create " + tmp);
       f.ok(H5Pset_fclose_degree(fapl, H5F_CLOSE_SEMI), "create " + tmp);  // closing with objects open is a bug
@@ -254,8 +295,11 @@ void write_file(const std::string& path, const RunInfo& info, const GridInfo& gr
       Hid group = make_group(f, "fields");
       const std::vector<hsize_t> dims(grid.cells.begin(), grid.cells.end());
       for (const FieldView& fv : fields) {
+        const std::vector<hsize_t> offset(fv.offset.begin(), fv.offset.end()), count(fv.count.begin(), fv.count.end());
+        const bool box = parallel && !fv.offset.empty();
         Hid ds = put_dataset(f, group, "/fields/" + fv.name, fv.name, fv.is_double ? H5T_IEEE_F64LE : H5T_IEEE_F32LE,
-                             fv.is_double ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, dims, fv.data, gzip, checksum);
+                             fv.is_double ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, dims, fv.data, gzip, checksum,
+                             box ? &offset : nullptr, box ? &count : nullptr);
         put_string_attr(f, ds, "unit", fv.unit);
       }
     }
@@ -278,17 +322,20 @@ void write_file(const std::string& path, const RunInfo& info, const GridInfo& gr
       put_attr(f, f.id, "complete", H5T_STD_I32LE, H5T_NATIVE_INT32, &one);
     }
     f.ok(f.id.reset(), "close " + tmp);
-    if (extras) sync_path(tmp, false, path);
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) throw FileError(path + ": cannot rename " + tmp + " to it: " + ec.message());
-    if (extras) {
-      const fs::path dir = fs::path(path).parent_path();
-      sync_path(dir.empty() ? "." : dir.string(), true, path);
+    if (comm.rank() == 0) {
+      if (extras) sync_path(tmp, false, path);
+      std::error_code ec;
+      fs::rename(tmp, path, ec);
+      if (ec) throw FileError(path + ": cannot rename " + tmp + " to it: " + ec.message());
+      if (extras) {
+        const fs::path dir = fs::path(path).parent_path();
+        sync_path(dir.empty() ? "." : dir.string(), true, path);
+      }
     }
+    comm.barrier();  // the file is in place for every rank
   } catch (...) {
     std::error_code ec;
-    fs::remove(tmp, ec);
+    if (comm.rank() == 0) fs::remove(tmp, ec);
     throw;
   }
 }
@@ -299,7 +346,7 @@ void write_timeseries_file(const std::string& path, const RunInfo& info, const s
                            const std::vector<std::string>& units, const std::vector<std::vector<double>>& columns) {
   const std::string tmp = path + ".tmp";
   try {
-    File f{path, {}};
+    File f{path, {}, false, true, {}};
     f.id = f.own(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "create " + tmp);
     put_string_attr(f, f.id, "kind", "diagnostics");
     put_string_attr(f, f.id, "model", info.model);
@@ -331,7 +378,7 @@ void write_timeseries_file(const std::string& path, const RunInfo& info, const s
 // ---- reading
 
 File open_file(const std::string& path) {
-  File f{path, {}};
+  File f{path, {}, false, true, {}};
   std::error_code ec;
   if (!fs::exists(path, ec)) f.bad("no such file");
   if (!fs::is_regular_file(path, ec)) f.bad("not a regular file");
@@ -531,17 +578,18 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 }  // namespace
 
 void write_snapshot(const std::string& path, const RunInfo& info, const GridInfo& grid,
-                    const std::vector<FieldView>& fields, int gzip_level) {
+                    const std::vector<FieldView>& fields, int gzip_level, const sim::Comm& comm) {
   H5Lock lock;
-  write_file(path, info, grid, fields, gzip_level, nullptr, false);
+  write_file(path, info, grid, fields, gzip_level, nullptr, false, comm);
 }
 
 void write_checkpoint(const std::string& path, const RunInfo& info, const GridInfo& grid,
                       const std::vector<FieldView>& fields, const std::map<std::string, std::uint64_t>& counters,
-                      const std::map<std::string, double>& reals, const std::map<std::string, std::string>& strings) {
+                      const std::map<std::string, double>& reals, const std::map<std::string, std::string>& strings,
+                      const sim::Comm& comm) {
   H5Lock lock;
   const Extras extras{counters, reals, strings};
-  write_file(path, info, grid, fields, 0, &extras, true);
+  write_file(path, info, grid, fields, 0, &extras, true, comm);
 }
 
 void test_hooks::write_checkpoint_without_marker(const std::string& path, const RunInfo& info, const GridInfo& grid,
@@ -551,7 +599,7 @@ void test_hooks::write_checkpoint_without_marker(const std::string& path, const 
                                                  const std::map<std::string, std::string>& strings) {
   H5Lock lock;
   const Extras extras{counters, reals, strings};
-  write_file(path, info, grid, fields, 0, &extras, false);
+  write_file(path, info, grid, fields, 0, &extras, false, sim::Comm());
 }
 
 void write_timeseries(const std::string& path, const RunInfo& info, const std::vector<std::string>& names,

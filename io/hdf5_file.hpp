@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/comm.hpp"
 #include "core/error.hpp"
 
 namespace sim::io {
@@ -32,12 +33,14 @@ struct RunInfo {
   std::string config_toml, simkit_version, git_commit, backend, device, precision;
 };
 
-/// A field in host memory: row-major, shape == grid cells (dimension 0 slowest).
+/// A field in host memory: row-major, shape == grid cells (dimension 0 slowest). In a
+/// parallel write, data holds this rank's box: count cells from global index offset.
 struct FieldView {
   std::string name, unit;
   bool is_double = true;
   std::vector<std::int64_t> shape;
   const void* data = nullptr;
+  std::vector<std::int64_t> offset = {}, count = {};  ///< this rank's box; empty: the whole field
 };
 
 /// A field read back: the bytes and the element type.
@@ -51,8 +54,9 @@ struct FieldData {
 };
 
 /// Writes one snapshot file atomically (PATH.tmp, then rename); gzip_level 0 = no filter, 1..9 = shuffle + deflate.
+/// With a parallel comm, every rank calls it with its box of each field (collective MPI-IO).
 void write_snapshot(const std::string& path, const RunInfo& info, const GridInfo& grid,
-                    const std::vector<FieldView>& fields, int gzip_level);
+                    const std::vector<FieldView>& fields, int gzip_level, const sim::Comm& comm = sim::Comm());
 
 /// Writes a run's diagnostics as an HDF5 time series (atomically): /series/NAME, one 1-D
 /// float64 dataset per column (step, time, then the model's diagnostics), each with a unit.
@@ -77,10 +81,13 @@ FieldData read_field(const std::string& path, const std::string& name);
 /// Human-readable description for `simulate info FILE`: kind, run, grid, fields, counters, config.
 std::string describe(const std::string& path);
 
-/// Writes a checkpoint atomically and durably (PATH.tmp, H5Fclose, fsync, rename, fsync dir), Fletcher32 on every dataset.
+/// Writes a checkpoint atomically and durably (PATH.tmp, H5Fclose, fsync, rename, fsync dir), Fletcher32 on every
+/// dataset (per chunk; chunks follow the global shape, so the checksums do not depend on the rank count). With a
+/// parallel comm, every rank calls it with its box of each field (collective MPI-IO).
 void write_checkpoint(const std::string& path, const RunInfo& info, const GridInfo& grid,
                       const std::vector<FieldView>& fields, const std::map<std::string, std::uint64_t>& counters,
-                      const std::map<std::string, double>& reals, const std::map<std::string, std::string>& strings);
+                      const std::map<std::string, double>& reals, const std::map<std::string, std::string>& strings,
+                      const sim::Comm& comm = sim::Comm());
 
 /// Everything needed to continue a run exactly.
 struct Checkpoint {

@@ -28,6 +28,16 @@ FieldRef field_ref(const std::string& name, const std::string& unit, Field<T, Ra
   return detail::view_ref<T, Rank>(name, unit, &f, f.grid().cells);
 }
 
+/// The runner's handle to f, this rank's box sub of a field of global shape `global`.
+template <class T, int Rank>
+FieldRef field_ref(const std::string& name, const std::string& unit, Field<T, Rank>& f, const Subdomain& sub,
+                   const Extents<Rank>& global) {
+  FieldRef r = detail::view_ref<T, Rank>(name, unit, &f, global);
+  if (f.grid().cells.size() != global.size())
+    for (int d = 0; d < Rank; ++d) r.offset.push_back(sub.offset[d]), r.count.push_back(f.grid().cells.n[d]);
+  return r;
+}
+
 /// The runner's handle to a dense array a (a field without ghosts), named name with unit.
 template <class T, int Rank>
 FieldRef array_ref(const std::string& name, const std::string& unit, Array<T, Rank>& a) {

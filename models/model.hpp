@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "core/comm.hpp"
 #include "core/context.hpp"
+#include "core/decomposition.hpp"
 #include "core/grid.hpp"
 #include "io/schema.hpp"
 
@@ -45,8 +47,19 @@ struct GridSpec {
 struct ModelSetup {
   Context ctx;
   const io::Config* config = nullptr;  ///< validated; read the [model] section (and [boundary])
-  GridSpec grid;
+  GridSpec grid;                       ///< the global grid
   bool float64 = true;
+  Comm comm = Comm();                  ///< the ranks of the run (one unless launched by mpirun)
+  Decomposition decomposition = {};    ///< the split of grid over comm's ranks (one box by default)
+
+  /// This rank's box of the grid and its neighbours (the whole grid on one rank); periodic[d]
+  /// says whether dimension d wraps around.
+  Subdomain subdomain(const bool periodic[]) const {
+    if (decomposition.ranks() > 1) return decomposition.subdomain(comm.rank(), periodic);
+    Subdomain s;
+    for (int d = 0; d < grid.rank; ++d) s.cells[d] = grid.cells[d];
+    return s;
+  }
 };
 
 /// A field as the runner sees it: shape, element type, and copies of its interior cells.
@@ -59,10 +72,20 @@ struct FieldRef {
   std::function<double()> sum;                      ///< sum of the interior (NaN/Inf guard)
   bool checkpointed = true;  ///< part of the state: written to checkpoints and restored on resume
   bool snapshot = true;      ///< written to snapshots unless output.fields names others
-  /// Number of elements.
+  /// On several ranks: this rank's box of the global shape, which to_host/from_host copy
+  /// (count cells from global index offset). Empty: the whole field.
+  std::vector<std::int64_t> offset, count;
+  /// Number of elements of the global field.
   std::int64_t size() const {
     std::int64_t n = 1;
     for (auto s : shape) n *= s;
+    return n;
+  }
+  /// Number of elements this rank holds (what to_host writes).
+  std::int64_t local_size() const {
+    if (count.empty()) return size();
+    std::int64_t n = 1;
+    for (auto s : count) n *= s;
     return n;
   }
 };
@@ -110,12 +133,20 @@ class Model {
   }
 };
 
+/// How a model runs on several ranks (mpirun -np N).
+enum class Parallel {
+  none,     ///< one rank only: simulate refuses -np > 1
+  grid,     ///< each rank holds its box of ModelSetup::decomposition and exchanges ghosts
+  own,      ///< the model splits its own work (Monte Carlo samples); no grid split
+};
+
 /// How to build a model, and what it accepts.
 struct ModelInfo {
   std::string name;
   std::string doc;
   io::Schema schema;          ///< the [model] section
   bool uses_boundary = false;  ///< reads the [boundary] section
+  Parallel parallel = Parallel::none;  ///< how it runs on several ranks
   std::vector<int> ranks = {1, 2, 3};
   std::function<std::unique_ptr<Model>(const ModelSetup&)> create;
 };

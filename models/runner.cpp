@@ -1,7 +1,9 @@
 // The run driver. Everything a user can get wrong is checked before the output directory is
 // touched, so a bad config leaves nothing behind. Snapshots are copied to pinned host
 // buffers and written by a background thread while the next steps run; checkpoints are
-// written synchronously and atomically.
+// written synchronously and atomically. Launched by mpirun, every rank runs this driver:
+// rank 0 alone prints, writes diagnostics and XDMF, and deletes files; snapshots and
+// checkpoints are written by all ranks together (one file, collective, synchronous).
 #include "models/runner.hpp"
 
 #include <unistd.h>
@@ -22,6 +24,8 @@
 #include <thread>
 #include <utility>
 
+#include "core/comm.hpp"
+#include "core/decomposition.hpp"
 #include "core/error.hpp"
 #include "core/host_buffer.hpp"
 #include "io/config.hpp"
@@ -42,6 +46,7 @@ namespace sim {
 
 namespace {
 
+int log_rank = 0;  // this process's rank: only rank 0 logs
 std::atomic<int> stop_signal{0};  // set by SIGINT/SIGTERM; the loop stops after the current step
 extern "C" void on_stop_signal(int sig) { stop_signal = sig; }
 
@@ -50,6 +55,7 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 
 void log(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void log(const char* fmt, ...) {
+  if (log_rank != 0) return;
   va_list ap;
   va_start(ap, fmt);
   std::fputs("simulate: ", stderr);
@@ -201,7 +207,7 @@ struct HostFields {
   std::vector<FieldRef> refs;
   std::vector<HostBuffer<unsigned char>> buffers;
   HostFields(const Context& ctx, std::vector<FieldRef> r) : refs(std::move(r)) {
-    for (auto& f : refs) buffers.emplace_back(ctx, std::size_t(f.size()) * (f.is_double ? 8 : 4));
+    for (auto& f : refs) buffers.emplace_back(ctx, std::size_t(f.local_size()) * (f.is_double ? 8 : 4));
   }
   void copy_from_device() {
     for (std::size_t i = 0; i < refs.size(); ++i) refs[i].to_host(buffers[i].data());
@@ -209,38 +215,54 @@ struct HostFields {
   std::vector<io::FieldView> views() const {
     std::vector<io::FieldView> v;
     for (std::size_t i = 0; i < refs.size(); ++i)
-      v.push_back({refs[i].name, refs[i].unit, refs[i].is_double, refs[i].shape, buffers[i].data()});
+      v.push_back({refs[i].name, refs[i].unit, refs[i].is_double, refs[i].shape, buffers[i].data(), refs[i].offset,
+                   refs[i].count});
     return v;
   }
 };
 
-/// Throws Error naming the first non-finite cell of any field.
-void guard_finite(std::vector<FieldRef>& fields, std::int64_t step, const GridSpec& g) {
-  for (FieldRef& f : fields) {
-    if (std::isfinite(f.sum())) continue;
-    std::vector<unsigned char> host(std::size_t(f.size()) * (f.is_double ? 8 : 4));
-    f.to_host(host.data());
-    for (std::int64_t t = 0; t < f.size(); ++t) {
-      const double v = f.is_double ? reinterpret_cast<const double*>(host.data())[t]
-                                   : double(reinterpret_cast<const float*>(host.data())[t]);
-      if (std::isfinite(v)) continue;
-      std::string where = "(";
-      std::int64_t rest = t, stride = f.size();
-      for (std::size_t d = 0; d < f.shape.size(); ++d) {
-        stride /= f.shape[d];
-        const std::int64_t i = rest / stride;
-        rest -= i * stride;
-        char b[64];
-        std::snprintf(b, sizeof b, "%s%lld", d ? ", " : "", (long long)i);
-        where += b;
-      }
-      char b[160];
-      std::snprintf(b, sizeof b, ") (x = %.6g)", g.origin[0] + (double(t / (f.size() / f.shape[0])) + 0.5) * g.length[0] / double(g.cells[0]));
-      throw Error("the run blew up: at step " + std::to_string(step) + " field '" + f.name + "' is " +
-                  (std::isnan(v) ? "NaN" : "Inf") + " at cell " + where + b +
-                  "; the last good checkpoint is kept. Lower run.dt or run.cfl");
+/// Where field f holds its first non-finite value ("" when all are finite): the message to stop with.
+std::string find_non_finite(FieldRef& f, std::int64_t step, const GridSpec& g) {
+  if (std::isfinite(f.sum())) return "";
+  const std::int64_t n = f.local_size();
+  std::vector<unsigned char> host(std::size_t(n) * (f.is_double ? 8 : 4));
+  f.to_host(host.data());
+  const std::vector<std::int64_t>& box = f.count.empty() ? f.shape : f.count;
+  for (std::int64_t t = 0; t < n; ++t) {
+    const double v = f.is_double ? reinterpret_cast<const double*>(host.data())[t]
+                                 : double(reinterpret_cast<const float*>(host.data())[t]);
+    if (std::isfinite(v)) continue;
+    std::string where = "(";
+    std::int64_t rest = t, stride = n, i0 = 0;
+    for (std::size_t d = 0; d < box.size(); ++d) {
+      stride /= box[d];
+      const std::int64_t i = rest / stride + (f.offset.empty() ? 0 : f.offset[d]);  // global index
+      rest -= (rest / stride) * stride;
+      if (d == 0) i0 = i;
+      char b[64];
+      std::snprintf(b, sizeof b, "%s%lld", d ? ", " : "", (long long)i);
+      where += b;
     }
-    // The sum overflowed although every value is finite: not a blow-up.
+    char b[160];
+    std::snprintf(b, sizeof b, ") (x = %.6g)", g.origin[0] + (double(i0) + 0.5) * g.length[0] / double(g.cells[0]));
+    return "the run blew up: at step " + std::to_string(step) + " field '" + f.name + "' is " +
+           (std::isnan(v) ? "NaN" : "Inf") + " at cell " + where + b +
+           "; the last good checkpoint is kept. Lower run.dt or run.cfl";
+  }
+  return "";  // the sum overflowed although every value is finite: not a blow-up
+}
+
+/// Throws Error naming the first non-finite cell of any field. Collective on several ranks:
+/// the ranks that find one print where, then every rank throws.
+void guard_finite(std::vector<FieldRef>& fields, std::int64_t step, const GridSpec& g, const Comm& comm) {
+  for (FieldRef& f : fields) {
+    const std::string found = find_non_finite(f, step, g);
+    if (comm.max(std::int64_t(!found.empty())) == 0) continue;
+    if (!comm.parallel()) throw Error(found);
+    if (!found.empty()) std::fprintf(stderr, "simulate: error: [rank %d] %s\n", comm.rank(), found.c_str());
+    comm.barrier();
+    throw Error("the run blew up in field '" + f.name + "' at step " + std::to_string(step) +
+                " (the rank that found it said where)");
   }
 }
 
@@ -278,6 +300,49 @@ std::string snapshot_name(const std::string& prefix, std::int64_t step) {
   return prefix + b;
 }
 
+/// The split of the grid over `ranks` ranks: grid.decomposition when given, else the one
+/// with the fewest cut faces. Throws ConfigError at the key when it cannot be.
+Decomposition decompose(const io::Config& config, const GridSpec& grid, int ranks) {
+  const std::vector<std::int64_t>& want = config.integers("grid", "decomposition");
+  const index_t min_cells = grid.ghost;  // a box feeds its neighbours `ghost` layers
+  if (want.empty()) {
+    try {
+      return Decomposition::automatic(grid.rank, grid.cells, ranks, min_cells);
+    } catch (const Error& e) {
+      throw config.error_at("grid", "cells", e.what());
+    }
+  }
+  if (int(want.size()) != grid.rank)
+    throw config.error_at("grid", "decomposition", "expected " + std::to_string(grid.rank) +
+                                                       " rank counts (one per grid dimension), found " +
+                                                       std::to_string(want.size()));
+  std::int64_t product = 1;
+  int procs[3] = {1, 1, 1};
+  for (int d = 0; d < grid.rank; ++d) product *= want[d], procs[d] = int(want[d]);
+  if (product != ranks)
+    throw config.error_at("grid", "decomposition",
+                          "asks for " + std::to_string(product) + " ranks but the run has " + std::to_string(ranks) +
+                              "; launch with mpirun -np " + std::to_string(product) +
+                              ", or remove grid.decomposition for an automatic split");
+  try {
+    return Decomposition(grid.rank, grid.cells, procs, min_cells);
+  } catch (const Error& e) {
+    throw config.error_at("grid", "decomposition", e.what());
+  }
+}
+
+/// Input checks end here on every rank: returns the exit code when any rank failed (-1 when
+/// none did). A rank's message is printed by rank 0, or by the rank itself when rank 0 had none.
+int agree_on_input(const Comm& comm, int code, const std::string& message) {
+  const std::int64_t root_code = comm.broadcast(std::int64_t(code));
+  const std::int64_t worst = comm.max(std::int64_t(code));
+  if (code >= 0 && (comm.rank() == 0 || root_code < 0)) {
+    if (comm.rank() != 0) std::fprintf(stderr, "[rank %d] ", comm.rank());
+    std::fprintf(stderr, "%s\n", message.c_str());
+  }
+  return int(worst);
+}
+
 }  // namespace
 
 int run_simulation(const RunOptions& opt, ModelRegistry registry) {
@@ -288,6 +353,10 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
   Plan plan;
   std::unique_ptr<Model> model;
   Context ctx;
+  const Comm comm = Comm::world();
+  log_rank = comm.rank();
+  int input_code = -1;
+  std::string input_error;
   try {
     config = io::Config::load(opt.config_path, opt.overrides);
     // plugins first: they may define the model the config names. Paths in the config are
@@ -309,13 +378,23 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     config.validate(schemas);
     io::check_framework_rules(config);
     if (opt.print_config) {
-      std::fputs(config.to_toml(schemas, true).c_str(), stdout);
+      if (comm.rank() == 0) std::fputs(config.to_toml(schemas, true).c_str(), stdout);
       return exit_ok;
     }
     plan.grid = grid_from_config(config);
     if (std::find(info->ranks.begin(), info->ranks.end(), plan.grid.rank) == info->ranks.end())
       throw config.error_at("grid", "cells", "model '" + info->name + "' does not run on " +
                                                  std::to_string(plan.grid.rank) + "D grids");
+    Decomposition decomposition;
+    if (comm.parallel()) {
+      if (info->parallel == Parallel::none)
+        throw config.error_at("run", "model", "model '" + info->name + "' does not run on several ranks yet (this run has " +
+                                                  std::to_string(comm.size()) +
+                                                  "); run it with one process (without mpirun)");
+      if (info->parallel == Parallel::grid) decomposition = decompose(config, plan.grid, comm.size());
+    } else if (config.is_set("grid", "decomposition")) {
+      log("note: grid.decomposition is for runs under mpirun; this run has one process and holds the whole grid");
+    }
     plan.float64 = config.string("run", "precision") == "float64";
     plan.out_dir = config.string("output", "directory");
     plan.snap_prefix = config.string("output", "prefix");
@@ -330,13 +409,14 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
 
     ContextOptions copts;
     copts.seed = std::uint64_t(config.integer("run", "seed"));
-    copts.verbose = !opt.quiet;
+    copts.verbose = !opt.quiet && comm.rank() == 0;
+    if (const int gpus = cuda_device_count(); gpus > 0) copts.device = comm.local_rank() % gpus;  // one GPU per rank
     try {
       ctx = Context::create(parse_backend(config.string("run", "backend")), copts);
     } catch (const BackendError& e) {
       throw config.error_at("run", "backend", e.what());
     }
-    ModelSetup setup{ctx, &config, plan.grid, plan.float64};
+    ModelSetup setup{ctx, &config, plan.grid, plan.float64, comm, decomposition};
     model = info->create(setup);
 
     std::vector<std::string> names;
@@ -367,12 +447,17 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     }
 
     if (opt.dry_run) {
+      if (comm.rank() != 0) return exit_ok;
       std::printf("model      %s (%s, %s)\n", info->name.c_str(), plan.float64 ? "float64" : "float32",
                   ctx.device_name().c_str());
       std::printf("grid       %dD, cells", plan.grid.rank);
       for (int d = 0; d < plan.grid.rank; ++d) std::printf(" %lld", (long long)plan.grid.cells[d]);
       std::printf(", %lld cells\n", (long long)plan.grid.size());
-      std::printf("memory     %s on the device\n", format_bytes(double(ctx.memory_stats().in_use)).c_str());
+      std::printf("memory     %s on the device%s\n", format_bytes(double(ctx.memory_stats().in_use)).c_str(),
+                  comm.parallel() ? " of rank 0" : "");
+      if (comm.parallel())
+        std::printf("ranks      %d%s\n", comm.size(),
+                    decomposition.ranks() > 1 ? (", grid split " + decomposition.text()).c_str() : "");
       std::printf("time       dt = %.6g, %lld steps, end time %.6g\n", plan.dt, (long long)plan.total_steps,
                   plan.end_time > 0 ? plan.end_time : plan.dt * double(plan.total_steps));
       std::printf("output     %s: snapshots every %lld steps / %.6g time units (0 = off), checkpoints every %lld "
@@ -385,22 +470,20 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     // the output directory must be usable before the first step
     std::error_code ec;
     fs::create_directories(plan.out_dir, ec);
-    const std::string probe = plan.out_dir + "/.simulate-write-test";
+    const std::string probe = plan.out_dir + "/.simulate-write-test-" + std::to_string(comm.rank());
     std::ofstream(probe).put('x');
     if (ec || !fs::exists(probe))
       throw config.error_at("output", "directory", "cannot create or write the output directory '" + plan.out_dir +
                                                        "'; choose a writable path with output.directory or --output");
     fs::remove(probe);
   } catch (const io::ConfigError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return exit_bad_input;
+    input_code = exit_bad_input, input_error = e.what();
   } catch (const io::FileError& e) {
-    std::fprintf(stderr, "simulate: error: %s\n", e.what());
-    return exit_bad_input;
+    input_code = exit_bad_input, input_error = std::string("simulate: error: ") + e.what();
   } catch (const Error& e) {
-    std::fprintf(stderr, "simulate: error: %s\n", e.what());
-    return exit_bad_input;
+    input_code = exit_bad_input, input_error = std::string("simulate: error: ") + e.what();
   }
+  if (const int code = agree_on_input(comm, input_code, input_error); code >= 0) return code;
 
   // ---- 2. the run
   try {
@@ -415,13 +498,18 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     }
     const io::GridInfo ginfo = grid_info(plan.grid);
     const std::string config_text = config.to_toml(schemas, false);
+    // every rank writes the same file attributes (parallel HDF5 needs identical metadata): rank 0's device
+    const std::string device = comm.parallel() ? comm.broadcast(ctx.device_name()) + " (rank 0 of " +
+                                                     std::to_string(comm.size()) + ")"
+                                               : ctx.device_name();
     io::RunInfo run_info{info->name, 0, 0.0, plan.dt, config_text, SIMKIT_VERSION_STRING, SIMKIT_GIT_COMMIT,
-                         backend_name(ctx.backend()), ctx.device_name(), plan.float64 ? "float64" : "float32"};
+                         backend_name(ctx.backend()), device, plan.float64 ? "float64" : "float32"};
 
     std::int64_t step = 0;
     double time = 0, next_output_time = 0;
     std::vector<io::XdmfEntry> series;
-    io::remove_stale_temporaries(plan.out_dir);
+    if (comm.rank() == 0) io::remove_stale_temporaries(plan.out_dir);
+    comm.barrier();
 
     if (opt.resume) {
       std::vector<std::string> candidates =
@@ -458,15 +546,25 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
           log("error: checkpoint %s has no matching field '%s'", used.c_str(), f.name.c_str());
           return exit_bad_input;
         }
-        f.from_host(it->bytes.data());
+        if (f.count.empty()) {
+          f.from_host(it->bytes.data());
+        } else {  // this rank's box of the global field (the checkpoint may come from any rank count)
+          std::vector<unsigned char> box(std::size_t(f.local_size()) * (f.is_double ? 8 : 4));
+          std::vector<index_t> shape(f.shape.begin(), f.shape.end()), offset(f.offset.begin(), f.offset.end()),
+              count(f.count.begin(), f.count.end());
+          copy_box(it->bytes.data(), int(shape.size()), shape.data(), offset.data(), count.data(),
+                   f.is_double ? 8 : 4, box.data());
+          f.from_host(box.data());
+        }
       }
       step = std::int64_t(ck->counters.at("step"));
       time = ck->reals.at("time");
       next_output_time = ck->reals.count("next_output_time") ? ck->reals.at("next_output_time") : 0;
       ctx.set_rng_state(ck->counters.at("rng_seed"), ck->counters.at("rng_offset"));
       model->load_state(ck->counters, ck->reals);
-      // the snapshots up to this step stay in the series; later ones are rewritten
+      // the snapshots up to this step stay in the series; later ones are rewritten (rank 0 keeps the series)
       for (const auto& entry : fs::directory_iterator(plan.out_dir)) {
+        if (comm.rank() != 0) break;
         const std::string name = entry.path().filename().string();
         if (name.rfind(plan.snap_prefix + "_", 0) != 0 || entry.path().extension() != ".h5") continue;
         try {
@@ -483,6 +581,7 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
         }
       }
       std::sort(series.begin(), series.end(), [](auto& a, auto& b) { return a.step < b.step; });
+      comm.barrier();
       log("resumed from %s at step %lld, t = %.6g", used.c_str(), (long long)step, time);
     } else {
       model->initialize();
@@ -504,7 +603,9 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     std::vector<std::string> diag_names = {"step", "time"}, diag_units = {"", "s"};
     for (const Diagnostic& d : model->diagnostics()) diag_names.push_back(d.name), diag_units.push_back(d.unit);
     std::vector<std::vector<double>> diag_cols(diag_names.size());
-    if (!opt.resume) {
+    if (comm.rank() != 0) {
+      // rank 0 alone writes diagnostics.csv / .h5
+    } else if (!opt.resume) {
       std::ofstream header(diag_path, std::ios::trunc);
       for (std::size_t c = 0; c < diag_names.size(); ++c)
         header << (c ? "," : "") << diag_names[c] << (diag_units[c].empty() ? "" : " [" + diag_units[c] + "]");
@@ -524,7 +625,8 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     }
     auto write_diagnostics = [&] {
       std::vector<double> row = {double(step), time};
-      for (const Diagnostic& d : model->diagnostics()) row.push_back(d.value);
+      for (const Diagnostic& d : model->diagnostics()) row.push_back(d.value);  // collective: every rank
+      if (comm.rank() != 0) return;
       std::ofstream out(diag_path, std::ios::app);
       char b[64];
       for (std::size_t c = 0; c < row.size() && c < diag_cols.size(); ++c) {
@@ -541,7 +643,7 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     auto write_snapshot = [&] {
       auto t0 = Clock::now();
       model->prepare_output();
-      guard_finite(all_fields, step, plan.grid);
+      guard_finite(all_fields, step, plan.grid, comm);
       write_diagnostics();
       if (out_fields.empty()) {  // a model without fields (Monte Carlo): the diagnostics are the output
         ++snapshots;
@@ -555,6 +657,13 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
       ri.step = step, ri.time = time, ri.dt = plan.dt;
       const std::string file = snapshot_name(plan.snap_prefix, step);
       series.push_back({file, time, step, h.views()});
+      if (comm.parallel()) {  // every rank writes its boxes into one file, now; rank 0 the XDMF
+        io::write_snapshot(plan.out_dir + "/" + file, ri, ginfo, h.views(), plan.gzip, comm);
+        if (comm.rank() == 0) io::write_xdmf(plan.out_dir + "/" + plan.snap_prefix + ".xdmf", ginfo, series);
+        ++snapshots;
+        output_blocked += seconds_since(t0);
+        return;
+      }
       auto entries = series;
       writer.submit([&h, ri, ginfo, file, entries, dir = plan.out_dir, prefix = plan.snap_prefix, gz = plan.gzip] {
         io::write_snapshot(dir + "/" + file, ri, ginfo, h.views(), gz);
@@ -565,7 +674,7 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     };
     auto write_checkpoint = [&] {
       auto t0 = Clock::now();
-      guard_finite(state_fields, step, plan.grid);
+      guard_finite(state_fields, step, plan.grid, comm);
       HostFields h(ctx, state_fields);
       h.copy_from_device();
       io::RunInfo ri = run_info;
@@ -575,8 +684,8 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
       std::map<std::string, double> reals = {{"time", time}, {"dt", plan.dt}, {"next_output_time", next_output_time}};
       model->save_state(counters, reals);
       io::write_checkpoint(io::checkpoint_path(plan.out_dir, plan.ckpt_prefix, step), ri, ginfo, h.views(), counters,
-                           reals, {});
-      io::prune_checkpoints(plan.out_dir, plan.ckpt_prefix, int(plan.keep));
+                           reals, {}, comm);
+      if (comm.rank() == 0) io::prune_checkpoints(plan.out_dir, plan.ckpt_prefix, int(plan.keep));
       ++checkpoints;
       output_blocked += seconds_since(t0);
     };
@@ -595,7 +704,7 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
       advance_output_time();
     }
     const std::int64_t first = step;
-    Progress progress(opt.quiet, plan.total_steps, model->cell_updates_per_step());
+    Progress progress(opt.quiet || comm.rank() != 0, plan.total_steps, model->cell_updates_per_step());
     auto start = Clock::now(), last_checkpoint = Clock::now();
     bool last_was_output = true;
     const bool adaptive = model->adaptive_dt() && !config.is_set("run", "dt");
@@ -621,15 +730,16 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
         advance_output_time();
         last_was_output = true;
       } else if (step % 100 == 0) {
-        guard_finite(state_fields, step, plan.grid);
+        guard_finite(state_fields, step, plan.grid, comm);
       }
-      if ((plan.checkpoint_every > 0 && step % plan.checkpoint_every == 0) ||
-          (plan.checkpoint_minutes > 0 && seconds_since(last_checkpoint) >= 60 * plan.checkpoint_minutes)) {
+      bool clock_due = plan.checkpoint_minutes > 0 && seconds_since(last_checkpoint) >= 60 * plan.checkpoint_minutes;
+      if (plan.checkpoint_minutes > 0) clock_due = comm.broadcast(clock_due) != 0;  // rank 0's clock decides
+      if ((plan.checkpoint_every > 0 && step % plan.checkpoint_every == 0) || clock_due) {
         write_checkpoint();
         last_checkpoint = Clock::now();
       }
       progress.update(step, first, time);
-      if (const int sig = stop_signal.load()) {
+      if (const int sig = int(comm.max(std::int64_t(stop_signal.load())))) {  // any rank's signal stops all
         progress.finish();
         log("stopped by %s at step %lld; writing a checkpoint", sig == SIGINT ? "SIGINT" : "SIGTERM", (long long)step);
         writer.wait();
@@ -642,10 +752,10 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     const double compute_wall = seconds_since(start);
     writer.wait();
     if (plan.checkpoint_every > 0 || plan.checkpoint_minutes > 0) {
-      if (io::list_checkpoints(plan.out_dir, plan.ckpt_prefix).empty() ||
-          io::list_checkpoints(plan.out_dir, plan.ckpt_prefix).front() !=
-              io::checkpoint_path(plan.out_dir, plan.ckpt_prefix, step))
-        write_checkpoint();
+      const bool missing = io::list_checkpoints(plan.out_dir, plan.ckpt_prefix).empty() ||
+                           io::list_checkpoints(plan.out_dir, plan.ckpt_prefix).front() !=
+                               io::checkpoint_path(plan.out_dir, plan.ckpt_prefix, step);
+      if (comm.broadcast(missing) != 0) write_checkpoint();  // rank 0's view decides
     }
     progress.update(step, first, time, true);
     progress.finish();
@@ -662,7 +772,7 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
       for (const Diagnostic& d : model->diagnostics())
         log("  %-14s %.10g %s", d.name.c_str(), d.value, d.unit.c_str());
     }
-    if (!opt.stats_path.empty()) {
+    if (!opt.stats_path.empty() && comm.rank() == 0) {
       std::ofstream js(opt.stats_path);
       js << "{\n  \"model\": \"" << info->name << "\",\n  \"device\": \"" << ctx.device_name() << "\",\n  \"backend\": \""
          << backend_name(ctx.backend()) << "\",\n  \"commit\": \"" << SIMKIT_GIT_COMMIT << "\",\n  \"cells\": "
@@ -675,12 +785,14 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
          << writer.busy_seconds() << ",\n  \"peak_memory_bytes\": " << ctx.memory_stats().peak << "\n}\n";
     }
     return exit_ok;
-  } catch (const Error& e) {
-    std::fprintf(stderr, "\nsimulate: error: %s\n", e.what());
-    return exit_failure;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "\nsimulate: error: %s\n", e.what());
-    return exit_failure;
+    if (!comm.parallel()) {
+      std::fprintf(stderr, "\nsimulate: error: %s\n", e.what());
+      return exit_failure;
+    }
+    // one rank's error would leave the others waiting in a collective: end them all
+    std::fprintf(stderr, "\nsimulate: error: [rank %d] %s\n", comm.rank(), e.what());
+    comm.abort(exit_failure);
   }
 }
 

@@ -4,6 +4,7 @@
 // it runs on every backend and gives the same bits on every run.
 #include <cmath>
 
+#include "core/comm.hpp"
 #include "core/expr.hpp"
 
 namespace sim::solvers {
@@ -17,9 +18,12 @@ struct CgResult {
 
 /// Solves A x = b from the initial guess in x, to ||b - A x|| <= rel_tol ||b||. apply(p, out)
 /// must compute out = A p on the interior (it may fill p's ghosts). r, p, ap are work fields.
+/// On several ranks the fields are each rank's box, and comm adds the dot products over ranks
+/// (in rank order: the iterations are the same on every rank).
 template <class T, int Rank, class Apply>
 CgResult cg(const Apply& apply, Field<T, Rank>& x, const Field<T, Rank>& b, Field<T, Rank>& r, Field<T, Rank>& p,
-            Field<T, Rank>& ap, double rel_tol, int max_iterations) {
+            Field<T, Rank>& ap, double rel_tol, int max_iterations, const Comm& comm = Comm()) {
+  auto dot = [&comm](const Field<T, Rank>& u, const Field<T, Rank>& v) { return comm.sum(double(sim::dot(u, v))); };
   CgResult res;
   apply(x, ap);
   r = b - ap;

@@ -11,6 +11,7 @@
 #include "core/boundary.hpp"
 #include "core/diffusion.hpp"
 #include "core/expr.hpp"
+#include "core/halo.hpp"
 #include "core/stencil.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_file.hpp"
@@ -26,9 +27,11 @@ enum class Init { constant, gaussian, sine, cosine, hot_box };
 enum class Source { none, constant, gaussian };
 
 /// Shape parameters of an initial condition or source, in double (converted once per cell).
+/// grid is the global grid; local index i is global index i + offset (this rank's box).
 template <int Rank>
 struct Profile {
   Grid<Rank> grid;
+  index_t offset[Rank] = {};
   double base = 0, amplitude = 1, width = 0.1;
   double center[Rank] = {};
   double wavenumber[Rank] = {};  // k pi / L for sine and cosine modes
@@ -39,7 +42,7 @@ struct Profile {
     const index_t p[Rank] = {idx...};
     double r2 = 0, box = 1, wave = 1;
     for (int d = 0; d < Rank; ++d) {
-      const double x = grid.center(d, p[d]), s = x - center[d];
+      const double x = grid.center(d, p[d] + offset[d]), s = x - center[d];
       r2 += s * s;
       if (s < -width || s > width) box = 0;
       const double phase = wavenumber[d] * (x - grid.origin[d]);
@@ -100,12 +103,33 @@ struct Lap {
   SIM_INLINE void operator()(I... i) const { out(i...) = laplacian(x, i..., s); }
 };
 
+/// This rank's box of the setup's grid (the whole grid on one rank).
+template <int Rank>
+Subdomain subdomain_of(const ModelSetup& setup) {
+  const Boundary<Rank> bc = boundary_from_config<Rank>(*setup.config);
+  bool periodic[3] = {false, false, false};
+  for (int d = 0; d < Rank; ++d) periodic[d] = bc.lo[d].kind == BcKind::periodic;
+  return setup.subdomain(periodic);
+}
+
+/// The grid of this rank's box: the global spacing (bit for bit), its own cells and origin.
+template <int Rank>
+Grid<Rank> local_grid(const Grid<Rank>& global, const Subdomain& sub) {
+  Grid<Rank> g = global;
+  for (int d = 0; d < Rank; ++d) {
+    g.cells.n[d] = sub.cells[d];
+    g.origin[d] = global.origin[d] + double(sub.offset[d]) * global.dx[d];
+  }
+  return g;
+}
+
 template <class T, int Rank>
 class HeatModel final : public Model {
  public:
   explicit HeatModel(const ModelSetup& setup)
-      : ctx_(setup.ctx), grid_(setup.grid.grid<Rank>()), spacing_(Spacing<T, Rank>::of(grid_)),
-        u_(ctx_, grid_), next_(ctx_, grid_), bc_(boundary_from_config<Rank>(*setup.config)) {
+      : ctx_(setup.ctx), comm_(setup.comm), sub_(subdomain_of<Rank>(setup)), global_(setup.grid.grid<Rank>()),
+        grid_(local_grid(global_, sub_)), spacing_(Spacing<T, Rank>::of(grid_)), u_(ctx_, grid_), next_(ctx_, grid_),
+        bc_(boundary_from_config<Rank>(*setup.config)), halo_(comm_, sub_, grid_.ghost) {
     const io::Config& c = *setup.config;
     alpha_ = c.real("model", "alpha");
     scheme_ = c.string("model", "scheme");
@@ -133,7 +157,7 @@ class HeatModel final : public Model {
     else stage_ = Field<T, Rank>(ctx_, grid_);
   }
 
-  std::vector<FieldRef> fields() override { return {field_ref("u", "K", u_)}; }
+  std::vector<FieldRef> fields() override { return {field_ref("u", "K", u_, sub_, global_.cells)}; }
 
   void initialize() override {
     if (init_kind_ == "file") return load_initial_file();
@@ -144,8 +168,14 @@ class HeatModel final : public Model {
     const T tdt = T(dt);
     if (scheme_ == "euler" || scheme_ == "rk2") {
       auto update = [this](Field<T, Rank>& v, Field<T, Rank>& out, T h, T w, Field<T, Rank>& u0) {
-        fill_ghosts(v, bc_);
-        diffusion_stage<T, Rank>(ctx_, grid_, v.view(), out.view(), u0.view(), src_view(), has_source_, T(alpha_), h, w);
+        fill_ghosts(v, bc_);  // every face; faces shared with other ranks then get their cells
+        if (!halo_.active()) return stage(v, out, h, w, u0, grid_.interior());
+        // overlap: the stencil reads no edge or corner, so every face travels at once while
+        // the cells away from shared faces are updated; then the layer next to them
+        halo_.start_faces(v);
+        stage(v, out, h, w, u0, halo_.inner(grid_.interior()));
+        halo_.finish_faces(v);
+        for (const Box<Rank>& b : halo_.rim(grid_.interior())) stage(v, out, h, w, u0, b);
       };
       if (scheme_ == "euler") solvers::euler_step(update, u_, next_, tdt);
       else solvers::rk2_step(update, u_, stage_, next_, tdt);
@@ -183,9 +213,11 @@ class HeatModel final : public Model {
   std::vector<Diagnostic> diagnostics() override {
     double cell = 1;
     for (int d = 0; d < Rank; ++d) cell *= grid_.dx[d];
-    std::vector<Diagnostic> out = {{"total_heat", "K m^" + std::to_string(Rank), sum(u_) * cell},
-                                   {"min", "K", double(min(u_))},
-                                   {"max", "K", double(max(u_))}};
+    // on several ranks: per-rank sums added in rank order (the same bits for a given rank
+    // count, rounding-level differences between counts); min and max are exact
+    std::vector<Diagnostic> out = {{"total_heat", "K m^" + std::to_string(Rank), comm_.sum(double(sum(u_))) * cell},
+                                   {"min", "K", comm_.min(double(min(u_)))},
+                                   {"max", "K", comm_.max(double(max(u_)))}};
     if (implicit()) {
       out.push_back({"cg_iterations", "", double(last_cg_.iterations)});
       out.push_back({"cg_residual", "", last_cg_.residual});
@@ -193,16 +225,27 @@ class HeatModel final : public Model {
     return out;
   }
 
-  double cell_updates_per_step() const override { return double(grid_.size()); }
+  double cell_updates_per_step() const override { return double(global_.size()); }
 
  private:
   bool implicit() const { return scheme_ == "crank_nicolson" || scheme_ == "backward_euler"; }
+
+  /// One explicit stage on the cells of box: out = w u0 + (1 - w)(v + h (alpha lap v + s)).
+  void stage(Field<T, Rank>& v, Field<T, Rank>& out, T h, T w, Field<T, Rank>& u0, const Box<Rank>& box) {
+    if (box.size() == 0) return;
+    Grid<Rank> g = grid_;  // the box as a grid of its own: same spacing, views moved to its first cell
+    g.cells = box.shape();
+    const View<const T, Rank> src = src_view();
+    diffusion_stage<T, Rank>(ctx_, g, v.view().sub(box), out.view().sub(box), u0.view().sub(box), src.sub(box),
+                             has_source_, T(alpha_), h, w);
+  }
   View<const T, Rank> src_view() const { return has_source_ ? source_.view() : u_.view(); }
 
   Profile<Rank> profile(const io::Config& c, const std::string& what, double base, double amp, double width,
                         const std::vector<double>& center) const {
     Profile<Rank> p;
-    p.grid = grid_;
+    p.grid = global_;
+    for (int d = 0; d < Rank; ++d) p.offset[d] = sub_.offset[d];
     p.base = base, p.amplitude = amp, p.width = width;
     const std::string kind = what == "init" ? c.string("model", "init") : "gaussian";
     p.kind = kind == "constant" ? int(Init::constant)
@@ -219,8 +262,8 @@ class HeatModel final : public Model {
       throw c.error_at("model", "modes", "expected 1 or " + std::to_string(Rank) + " mode numbers, found " +
                                              std::to_string(modes.size()));
     for (int d = 0; d < Rank; ++d) {
-      const double length = grid_.dx[d] * double(grid_.cells.n[d]);
-      p.center[d] = center.empty() ? grid_.origin[d] + 0.5 * length : center[d];
+      const double length = global_.dx[d] * double(global_.cells.n[d]);
+      p.center[d] = center.empty() ? global_.origin[d] + 0.5 * length : center[d];
       p.wavenumber[d] = double(modes.size() == 1 ? modes[0] : modes[d]) * M_PI / length;
     }
     return p;
@@ -229,11 +272,13 @@ class HeatModel final : public Model {
   void load_initial_file() {
     io::FieldData f = io::read_field(init_file_, init_dataset_);
     std::vector<std::int64_t> want;
-    for (int d = 0; d < Rank; ++d) want.push_back(grid_.cells.n[d]);
+    for (int d = 0; d < Rank; ++d) want.push_back(global_.cells.n[d]);
     if (f.shape != want)
       throw Error("initial condition: dataset '" + init_dataset_ + "' in " + init_file_ + " has shape " +
                   shape_text(f.shape) + " but the grid has " + shape_text(want));
-    std::vector<double> d = f.as_double();
+    const std::vector<double> whole = f.as_double();
+    std::vector<double> d(std::size_t(grid_.size()));
+    copy_box(whole.data(), Rank, global_.cells.n, sub_.offset, grid_.cells.n, sizeof(double), d.data());
     std::vector<T> host(d.begin(), d.end());
     detail::copy_from_host<T, Rank>(ctx_, host.data(), u_.view());
   }
@@ -259,6 +304,7 @@ class HeatModel final : public Model {
       lbc_ = Field<T, Rank>(ctx_, grid_);
       p_.fill(T(0));
       fill_ghosts(p_, bc_);
+      halo_.exchange(p_);
       for_each(ctx_, "heat::boundary_term", grid_.interior(), Lap<T, Rank>{p_.view(), lbc_.view(), spacing_});
       has_lbc_ = true;
     }
@@ -267,6 +313,7 @@ class HeatModel final : public Model {
   void implicit_step(T dt) {
     const T a = T(alpha_) * dt;
     fill_ghosts(u_, bc_);
+    halo_.exchange(u_);
     for_each(ctx_, "heat::implicit_rhs", grid_.interior(),
              ImplicitRhs<T, Rank>{u_.view(), src_view(), has_lbc_ ? lbc_.view() : u_.view(), rhs_.view(), spacing_,
                                   T((1 - theta_) * a), dt, T(theta_ * a), has_source_, has_lbc_});
@@ -274,9 +321,10 @@ class HeatModel final : public Model {
     const T c = T(theta_ * a);
     auto apply = [this, c](Field<T, Rank>& x, Field<T, Rank>& out) {
       fill_ghosts(x, bc_zero_);
+      halo_.exchange(x);
       for_each(ctx_, "heat::implicit_apply", grid_.interior(), Implicit<T, Rank>{x.view(), out.view(), spacing_, c});
     };
-    last_cg_ = solvers::cg(apply, next_, rhs_, r_, p_, ap_, cg_tol_, cg_max_);
+    last_cg_ = solvers::cg(apply, next_, rhs_, r_, p_, ap_, cg_tol_, cg_max_, comm_);
     if (!last_cg_.converged)
       throw Error("heat: CG did not reach cg_tol = " + std::to_string(cg_tol_) + " in " + std::to_string(cg_max_) +
                   " iterations (residual " + std::to_string(last_cg_.residual) +
@@ -284,10 +332,14 @@ class HeatModel final : public Model {
   }
 
   Context ctx_;
-  Grid<Rank> grid_;
+  Comm comm_;
+  Subdomain sub_;     // this rank's box (the whole grid on one rank)
+  Grid<Rank> global_; // the whole grid
+  Grid<Rank> grid_;   // this rank's box as a grid: the fields' shape
   Spacing<T, Rank> spacing_;
   Field<T, Rank> u_, next_, stage_, source_, rhs_, r_, p_, ap_, lbc_;
   Boundary<Rank> bc_, bc_zero_;
+  Halo<T, Rank> halo_;
   Profile<Rank> init_;
   std::string scheme_, init_kind_, init_file_, init_dataset_;
   double alpha_ = 1, theta_ = 0.5, cg_tol_ = 1e-10;
@@ -315,6 +367,7 @@ ModelInfo heat_model_info() {
   m.name = "heat";
   m.doc = "heat diffusion du/dt = alpha lap(u) + source, 1D/2D/3D, explicit or implicit";
   m.uses_boundary = true;
+  m.parallel = Parallel::grid;
   m.schema.section = "model";
   m.schema.doc = "heat diffusion parameters";
   auto p = [&](Param q) { m.schema.params.push_back(std::move(q)); };

@@ -1,8 +1,11 @@
 // The Monte Carlo model. One step draws one batch. Sample s of the run always uses the same
 // Philox words (fused path) whatever the batch size, so counts are identical across batch
-// splits, resumes and backends; the checkpoint holds hits and samples drawn.
+// splits, resumes and backends; the checkpoint holds hits and samples drawn. On several
+// ranks each counts its share of every batch's sample range and the counts are added: the
+// same samples, the same count, on any number of ranks.
 #include "models/mcpi/mcpi.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -20,7 +23,7 @@ namespace {
 template <class T>
 class McModel final : public Model {
  public:
-  explicit McModel(const ModelSetup& s) : ctx_(s.ctx) {
+  explicit McModel(const ModelSetup& s) : ctx_(s.ctx), comm_(s.comm) {
     const io::Config& c = *s.config;
     pi_ = c.string("model", "integrand") == "pi";
     dim_ = pi_ ? 2 : int(c.integer("model", "dimension"));
@@ -28,6 +31,10 @@ class McModel final : public Model {
       throw c.error_at("model", "dimension", "integrand = \"pi\" is 2-dimensional; use integrand = \"ball\" for other dimensions");
     batch_ = std::uint64_t(c.integer("model", "batch"));
     fused_ = c.string("model", "path") == "fused";
+    if (!fused_ && comm_.parallel())
+      throw c.error_at("model", "path", "path = \"array\" draws from one stream and does not run on several ranks (this "
+                                        "run has " + std::to_string(comm_.size()) +
+                                        "); use path = \"fused\", which splits the samples over the ranks");
     seed_ = std::uint64_t(c.integer("run", "seed"));
     if (!fused_) {
       const index_t n = index_t(batch_);
@@ -41,7 +48,12 @@ class McModel final : public Model {
 
   void step(double) override {
     if (fused_) {
-      hits_ += mc_count_in_ball(ctx_, McQuery{seed_, ctx_.rng_stream(), samples_, batch_, dim_});
+      // this rank's share of the batch: samples [first, first + count) of the run
+      const std::uint64_t r = std::uint64_t(comm_.rank()), n = std::uint64_t(comm_.size());
+      const std::uint64_t share = batch_ / n, extra = batch_ % n;
+      const std::uint64_t first = samples_ + r * share + std::min(r, extra), count = share + (r < extra ? 1 : 0);
+      const std::uint64_t hits = count ? mc_count_in_ball(ctx_, McQuery{seed_, ctx_.rng_stream(), first, count, dim_}) : 0;
+      hits_ += comm_.sum(hits);
     } else {  // as a CuPy user would write it: random arrays, one expression, one count
       fill_uniform(x_);
       r2_ = x_ * x_;
@@ -79,6 +91,7 @@ class McModel final : public Model {
 
  private:
   Context ctx_;
+  Comm comm_;
   bool pi_ = true, fused_ = true;
   int dim_ = 2;
   std::uint64_t batch_ = 0, seed_ = 0, hits_ = 0, samples_ = 0;
@@ -94,6 +107,7 @@ ModelInfo mcpi_model_info() {
   ModelInfo m;
   m.name = "mcpi";
   m.doc = "Monte Carlo integration: pi, or the volume of the unit d-ball; fused or array path";
+  m.parallel = Parallel::own;
   m.schema.section = "model";
   m.schema.doc = "Monte Carlo parameters (the run draws run.steps batches)";
   auto p = [&](Param q) { m.schema.params.push_back(std::move(q)); };

@@ -1,0 +1,179 @@
+// Comm over MPI_COMM_WORLD, or the one-process identity. MPI is initialised (thread level
+// FUNNELED: only the thread that started the run calls MPI) only when an MPI launcher
+// started this process; a plain `simulate` never touches MPI. MPI_Finalize runs at exit.
+#include "core/comm.hpp"
+
+#include <cstdlib>
+#include <string>
+
+#include "core/error.hpp"
+
+#if SIMKIT_HAS_MPI
+#include <mpi.h>
+#endif
+
+namespace sim {
+
+#if SIMKIT_HAS_MPI
+struct Pending::Requests {
+  std::vector<MPI_Request> list;
+};
+
+namespace {
+/// True when mpirun, mpiexec or srun started this process (their environment variables).
+bool launched_by_mpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+void check(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int n = 0;
+  MPI_Error_string(rc, text, &n);
+  throw Error(std::string("MPI: ") + what + " failed: " + std::string(text, std::size_t(n)));
+}
+
+/// op over MPI_COMM_WORLD of one value.
+template <class T>
+T allreduce(T v, MPI_Datatype type, MPI_Op op) {
+  T out{};
+  check(MPI_Allreduce(&v, &out, 1, type, op, MPI_COMM_WORLD), "MPI_Allreduce");
+  return out;
+}
+
+void finalize_at_exit() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+}  // namespace
+
+Comm Comm::world() {
+  static const Comm w = [] {
+    Comm c;
+    if (!launched_by_mpi()) return c;
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) {
+      int provided = 0;
+      check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+      std::atexit(finalize_at_exit);
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &c.rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &c.size_);
+    MPI_Comm node;
+    check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, c.rank_, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+    MPI_Comm_rank(node, &c.local_rank_);
+    MPI_Comm_free(&node);
+    c.mpi_ = true;
+    return c;
+  }();
+  return w;
+}
+
+bool Comm::mpi_compiled() { return true; }
+
+double Comm::sum(double v) const {
+  if (!mpi_) return v;
+  double total = 0;  // gathered and added in rank order: the result does not depend on MPI's reduction tree
+  for (double x : allgather(v)) total += x;
+  return total;
+}
+std::uint64_t Comm::sum(std::uint64_t v) const { return mpi_ ? allreduce(v, MPI_UINT64_T, MPI_SUM) : v; }
+double Comm::min(double v) const { return mpi_ ? allreduce(v, MPI_DOUBLE, MPI_MIN) : v; }
+double Comm::max(double v) const { return mpi_ ? allreduce(v, MPI_DOUBLE, MPI_MAX) : v; }
+std::int64_t Comm::max(std::int64_t v) const { return mpi_ ? allreduce(v, MPI_INT64_T, MPI_MAX) : v; }
+std::int64_t Comm::broadcast(std::int64_t v) const {
+  if (mpi_) check(MPI_Bcast(&v, 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  return v;
+}
+std::string Comm::broadcast(const std::string& text) const {
+  if (!mpi_) return text;
+  std::string out = text;
+  out.resize(std::size_t(broadcast(std::int64_t(text.size()))));
+  check(MPI_Bcast(out.data(), int(out.size()), MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  return out;
+}
+std::vector<double> Comm::allgather(double v) const {
+  std::vector<double> all(std::size_t(size_), v);
+  if (mpi_) check(MPI_Allgather(&v, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD), "MPI_Allgather");
+  return all;
+}
+void Comm::barrier() const {
+  if (mpi_) check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+}
+
+Pending Comm::start(const std::vector<Transfer>& transfers) const {
+  Pending p;
+  if (transfers.empty()) return p;
+  if (!mpi_) throw Error("Comm::start: a one-process comm has no peers to exchange with");
+  p.requests_->list.reserve(2 * transfers.size());
+  for (const Transfer& t : transfers) {
+    p.requests_->list.emplace_back();
+    check(MPI_Irecv(t.recv, int(t.bytes), MPI_BYTE, t.peer, t.recv_tag, MPI_COMM_WORLD, &p.requests_->list.back()),
+          "MPI_Irecv");
+  }
+  for (const Transfer& t : transfers) {
+    p.requests_->list.emplace_back();
+    check(MPI_Isend(t.send, int(t.bytes), MPI_BYTE, t.peer, t.send_tag, MPI_COMM_WORLD, &p.requests_->list.back()),
+          "MPI_Isend");
+  }
+  return p;
+}
+
+void Pending::wait() {
+  if (!requests_ || requests_->list.empty()) return;
+  check(MPI_Waitall(int(requests_->list.size()), requests_->list.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  requests_->list.clear();
+}
+
+void Comm::abort(int code) const {
+  if (mpi_) MPI_Abort(MPI_COMM_WORLD, code);
+  std::exit(code);
+}
+
+#else  // no MPI: one rank
+
+struct Pending::Requests {};
+
+Comm Comm::world() { return Comm(); }
+bool Comm::mpi_compiled() { return false; }
+double Comm::sum(double v) const { return v; }
+std::uint64_t Comm::sum(std::uint64_t v) const { return v; }
+double Comm::min(double v) const { return v; }
+double Comm::max(double v) const { return v; }
+std::int64_t Comm::max(std::int64_t v) const { return v; }
+std::int64_t Comm::broadcast(std::int64_t v) const { return v; }
+std::string Comm::broadcast(const std::string& text) const { return text; }
+std::vector<double> Comm::allgather(double v) const { return {v}; }
+void Comm::barrier() const {}
+Pending Comm::start(const std::vector<Transfer>& transfers) const {
+  if (!transfers.empty()) throw Error("Comm::start: this simkit was built without MPI (SIMKIT_MPI=OFF)");
+  return Pending();
+}
+void Pending::wait() {}
+void Comm::abort(int code) const { std::exit(code); }
+
+#endif
+
+Pending::Pending() : requests_(std::make_unique<Requests>()) {}
+Pending::Pending(Pending&&) noexcept = default;
+Pending& Pending::operator=(Pending&& o) noexcept {
+  if (this != &o) {
+    wait();
+    requests_ = std::move(o.requests_);
+  }
+  return *this;
+}
+Pending::~Pending() {
+  try {
+    wait();
+  } catch (...) {
+  }
+}
+
+bool uses_mpi(const Comm& comm) { return comm.mpi_; }
+
+}  // namespace sim

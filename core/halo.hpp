@@ -1,0 +1,56 @@
+#pragma once
+// Ghost exchange between ranks for a Field of one rank's box. After fill_ghosts (which fills
+// every face from the physical conditions, also those shared with other ranks), exchange()
+// overwrites the ghosts of shared faces (and of periodic faces whose partner is another
+// rank) with the neighbours' cells. Dimensions go in order 0, 1, 2 and each slab spans the
+// ghost layers of the other dimensions, so edges and corners end up as on one rank.
+// Slabs travel through host buffers (copy_to_host / copy_from_host, so this works on every
+// backend); a device-to-device path (NCCL) fits behind the same start/finish interface.
+#include <vector>
+
+#include "core/comm.hpp"
+#include "core/decomposition.hpp"
+#include "core/grid.hpp"
+
+namespace sim {
+
+/// The exchanges of one field layout (one grid and ghost width) on one rank.
+template <class T, int Rank>
+class Halo {
+ public:
+  /// No neighbours: exchange() does nothing.
+  Halo() = default;
+  /// Exchanges for rank sub.rank's box with the neighbours sub names, on comm.
+  Halo(const Comm& comm, const Subdomain& sub, int ghost);
+  /// True when this rank has at least one neighbouring rank.
+  bool active() const;
+  /// Overwrites the ghosts of f on faces shared with other ranks (blocking: start + finish).
+  void exchange(Field<T, Rank>& f);
+  /// Sends dimension d's boundary slabs of f (spanning the other dimensions' ghosts) and posts
+  /// the receives; finish(f, d) completes them. exchange() is start + finish for d = 0, 1, 2.
+  void start(Field<T, Rank>& f, int d);
+  /// Waits for dimension d's slabs and writes them into f's ghosts.
+  void finish(Field<T, Rank>& f, int d);
+  /// Sends the face slabs of every dimension at once (no edges or corners: enough for
+  /// stencils without diagonal neighbours) and posts the receives: update the cells away from
+  /// shared faces, then finish_faces(f), then the cells next to them.
+  void start_faces(Field<T, Rank>& f);
+  /// Waits for start_faces' slabs and writes them into f's face ghosts.
+  void finish_faces(Field<T, Rank>& f);
+  /// The cells of box whose stencil (radius 1) reads no ghost of a shared face.
+  Box<Rank> inner(const Box<Rank>& interior) const;
+  /// The cells of interior not in inner(interior), as disjoint boxes (one per shared face).
+  std::vector<Box<Rank>> rim(const Box<Rank>& interior) const;
+
+ private:
+  void post(Field<T, Rank>& f, int d_first, int d_end, bool corners);
+  void unpack(Field<T, Rank>& f, int d_first, int d_end, bool corners);
+
+  Comm comm_;
+  Subdomain sub_;
+  int ghost_ = 0;
+  std::vector<T> send_[Rank][2], recv_[Rank][2];
+  Pending pending_;
+};
+
+}  // namespace sim

@@ -1,0 +1,268 @@
+#!/usr/bin/python3
+"""`mpirun -np N simulate` on the CPU backend against the one-process run.
+
+Heat (1D/2D/3D, periodic, Dirichlet and Neumann faces, source, float32/float64, ghost
+width 2; explicit schemes) must give the same bytes in every snapshot and checkpoint on 1, 2 and 4 ranks (4
+oversubscribes a 2-core machine), and the implicit scheme (CG, dot products added over
+ranks) the same values to the solver tolerance; Monte Carlo the same counts; a checkpoint written by N
+ranks restarts on M ranks and ends bit for bit where the uninterrupted run ends. Models
+and options that do not run decomposed are refused with exit code 2 and a message.
+
+Environment: SIMKIT_SIMULATE (the simulate binary), SIMKIT_MPIEXEC (mpirun), and
+SIMKIT_MPI_TEST (the test to run, e.g. Heat.test_2d_np4, for one CTest entry per case).
+"""
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import h5py
+import numpy as np
+
+SIMULATE = os.environ["SIMKIT_SIMULATE"]
+MPIEXEC = os.environ.get("SIMKIT_MPIEXEC", "mpirun")
+ENV = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_btl_vader_single_copy_mechanism="none")
+
+HEAT_2D = """
+[run]
+model = "heat"
+backend = "cpu"
+steps = 40
+[grid]
+cells = [37, 29]
+[model]
+scheme = "rk2"
+init = "gaussian"
+width = 0.2
+center = [0.3, 0.6]
+source = "gaussian"
+source_value = 2.0
+[boundary]
+default = "dirichlet"
+default_value = 0.5
+x_lo = "periodic"
+x_hi = "periodic"
+y_hi = "neumann"
+y_hi_value = 1.0
+[output]
+every = 10
+[checkpoint]
+every = 20
+keep = 5
+"""
+
+HEAT_3D = """
+[run]
+model = "heat"
+backend = "cpu"
+steps = 24
+[grid]
+cells = [14, 11, 17]
+[model]
+scheme = "euler"
+init = "hot_box"
+width = 0.3
+[boundary]
+default = "neumann"
+default_value = -0.5
+x_lo = "dirichlet"
+x_lo_value = 1.0
+z_lo = "periodic"
+z_hi = "periodic"
+[output]
+every = 8
+[checkpoint]
+every = 12
+keep = 5
+"""
+
+HEAT_1D = """
+[run]
+model = "heat"
+backend = "cpu"
+steps = 30
+[grid]
+cells = [41]
+[model]
+init = "sine"
+modes = [3]
+[boundary]
+default = "periodic"
+[output]
+every = 10
+"""
+
+MCPI = """
+[run]
+model = "mcpi"
+backend = "cpu"
+steps = 3
+seed = 7
+[model]
+batch = 100003
+[output]
+every = 1
+"""
+
+
+class Case(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="simkit_mpi_")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def config(self, name, text):
+        path = os.path.join(self.dir, name + ".toml")
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def simulate(self, ranks, config, out, *args, expect=0):
+        """Runs simulate on `ranks` processes (0: without mpirun); returns stderr."""
+        cmd = [SIMULATE, config, "--output", os.path.join(self.dir, out), "-q", *args]
+        if ranks:
+            cmd = [MPIEXEC, "--oversubscribe", "-np", str(ranks), *cmd]
+        p = subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, expect, f"{' '.join(cmd)}\n{p.stderr}")
+        return p.stderr
+
+    def assert_same_files(self, a, b, pattern):
+        """Every file matching pattern in run a exists in run b with the same datasets, byte for byte."""
+        files = sorted(os.path.basename(f) for f in glob.glob(os.path.join(self.dir, a, pattern)))
+        self.assertTrue(files, f"no {pattern} in {a}")
+        self.assertEqual(files, sorted(os.path.basename(f) for f in glob.glob(os.path.join(self.dir, b, pattern))))
+        for name in files:
+            with h5py.File(os.path.join(self.dir, a, name)) as fa, h5py.File(os.path.join(self.dir, b, name)) as fb:
+                for group in ("fields", "counters", "reals"):
+                    if group not in fa:
+                        continue
+                    self.assertEqual(sorted(fa[group]), sorted(fb[group]), f"{name}/{group}")
+                    for key in fa[group]:
+                        x, y = fa[group][key][()], fb[group][key][()]
+                        self.assertEqual(np.asarray(x).dtype, np.asarray(y).dtype, f"{name}:{group}/{key}")
+                        self.assertTrue(np.array_equal(np.asarray(x).view(np.uint8), np.asarray(y).view(np.uint8)),
+                                        f"{name}:{group}/{key} differs between {a} and {b}")
+
+    def assert_same_run(self, a, b):
+        self.assert_same_files(a, b, "snapshot_*.h5")
+        if glob.glob(os.path.join(self.dir, a, "checkpoint_*.h5")):
+            self.assert_same_files(a, b, "checkpoint_*.h5")
+
+
+class Heat(Case):
+    def compare(self, text, ranks, *args):
+        c = self.config("heat", text)
+        self.simulate(0, c, "one", *args)
+        self.simulate(ranks, c, "many", *args)
+        self.assert_same_run("one", "many")
+
+    def test_2d_np2(self):
+        self.compare(HEAT_2D, 2)
+
+    def test_2d_np4(self):
+        self.compare(HEAT_2D, 4, "grid.decomposition=[2, 2]")
+
+    def test_2d_np4_slabs_ghost2_float32(self):
+        self.compare(HEAT_2D, 4, "grid.decomposition=[1, 4]", "grid.ghost=2", "run.precision=\"float32\"")
+
+    def test_3d_np2(self):
+        self.compare(HEAT_3D, 2, "grid.decomposition=[1, 1, 2]")
+
+    def test_3d_np4(self):
+        self.compare(HEAT_3D, 4)
+
+    def test_1d_periodic_np4(self):
+        self.compare(HEAT_1D, 4)
+
+    def test_implicit_np4_to_solver_tolerance(self):
+        # CG's dot products are added over ranks in another order: equal to the tolerance, not the bit
+        c = self.config("heat", HEAT_2D)
+        args = ("model.scheme=\"crank_nicolson\"", "model.cg_tol=1e-12", "run.dt=0.002", "run.steps=10",
+                "output.every=5", "checkpoint.every=0")
+        self.simulate(0, c, "one", *args)
+        self.simulate(4, c, "many", *args)
+        compare = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "simkit_compare.py")
+        p = subprocess.run(["/usr/bin/python3", compare, os.path.join(self.dir, "one"), os.path.join(self.dir, "many"),
+                            "--all", "--rtol", "1e-9", "--atol", "1e-11"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
+    def test_diagnostics_on_rank0_only(self):
+        c = self.config("heat", HEAT_2D)
+        self.simulate(2, c, "many")
+        with open(os.path.join(self.dir, "many", "diagnostics.csv")) as f:
+            rows = f.read().splitlines()
+        self.assertEqual(len(rows), 1 + 5, rows)  # header + one row per snapshot, written once
+
+
+class Restart(Case):
+    def restart(self, text, first_ranks, then_ranks, checkpoint):
+        c = self.config("run", text)
+        self.simulate(0, c, "whole")
+        self.simulate(first_ranks, c, "part")
+        # keep what the interrupted run had written up to the checkpoint, then resume
+        part = os.path.join(self.dir, "part")
+        for f in glob.glob(os.path.join(part, "snapshot_*.h5")) + glob.glob(os.path.join(part, "checkpoint_*.h5")):
+            step = int(os.path.basename(f).split("_")[-1].split(".")[0])
+            if step > checkpoint:
+                os.remove(f)
+        self.simulate(then_ranks, c, "part", "--resume", os.path.join(part, f"checkpoint_{checkpoint:09d}.h5"))
+        self.assert_same_run("whole", "part")
+
+    def test_2d_from_2_ranks_to_1(self):
+        self.restart(HEAT_2D, 2, 0, 20)
+
+    def test_2d_from_1_rank_to_4(self):
+        self.restart(HEAT_2D, 0, 4, 20)
+
+    def test_3d_from_4_ranks_to_2(self):
+        self.restart(HEAT_3D, 4, 2, 12)
+
+
+class MonteCarlo(Case):
+    def diagnostics(self, out):
+        with open(os.path.join(self.dir, out, "diagnostics.csv")) as f:
+            return f.read()
+
+    def test_same_count_on_1_2_4_ranks(self):
+        c = self.config("mcpi", MCPI)
+        self.simulate(0, c, "one")
+        for n in (2, 4):
+            self.simulate(n, c, f"np{n}")
+            self.assertEqual(self.diagnostics("one"), self.diagnostics(f"np{n}"), f"{n} ranks")
+
+    def test_restart_from_2_ranks_on_3(self):
+        c = self.config("mcpi", MCPI + "[checkpoint]\nevery = 1\nkeep = 5\n")
+        self.simulate(0, c, "one")
+        self.simulate(2, c, "two")
+        os.remove(os.path.join(self.dir, "two", "checkpoint_000000003.h5"))
+        self.simulate(3, c, "two", "--resume", os.path.join(self.dir, "two", "checkpoint_000000001.h5"))
+        self.assertEqual(self.diagnostics("one"), self.diagnostics("two"))
+
+
+class Refusals(Case):
+    def test_fluid_refuses_several_ranks(self):
+        c = self.config("fluid", '[run]\nmodel = "fluid"\nbackend = "cpu"\nsteps = 2\n[grid]\ncells = [16, 16]\n')
+        err = self.simulate(2, c, "f", expect=2)
+        self.assertIn("does not run on several ranks", err)
+
+    def test_mcpi_array_path_refuses_several_ranks(self):
+        err = self.simulate(2, self.config("mcpi", MCPI), "m", "model.path=\"array\"", expect=2)
+        self.assertIn("fused", err)
+
+    def test_decomposition_must_match_rank_count(self):
+        err = self.simulate(2, self.config("heat", HEAT_2D), "h", "grid.decomposition=[3, 1]", expect=2)
+        self.assertIn("grid.decomposition", err.replace("[grid] decomposition", "grid.decomposition"))
+        self.assertIn("mpirun -np 3", err)
+
+    def test_split_too_fine_for_the_grid(self):
+        err = self.simulate(4, self.config("heat", HEAT_1D), "h", "grid.cells=[3]", expect=2)
+        self.assertIn("too small to split", err)
+
+
+if __name__ == "__main__":
+    only = os.environ.get("SIMKIT_MPI_TEST")
+    unittest.main(argv=["test_mpi_runs", "-v", only] if only else ["test_mpi_runs", "-v"])
