@@ -1,7 +1,11 @@
 // Ghost exchange through host buffers and Comm's non-blocking transfers.
 #include "core/halo.hpp"
 
+#include "core/array.hpp"
 #include "core/error.hpp"
+#if SIMKIT_HAS_NCCL
+#include "core/nccl_channel.hpp"
+#endif
 
 namespace sim {
 
@@ -35,8 +39,92 @@ bool Halo<T, Rank>::active() const {
   return false;
 }
 
+#if SIMKIT_HAS_NCCL
+template <class T, int Rank>
+struct Halo<T, Rank>::Device {
+  std::shared_ptr<NcclChannel> channel;
+  Array<T, 1> send[Rank][2], recv[Rank][2];
+};
+#else
+template <class T, int Rank>
+struct Halo<T, Rank>::Device {};
+#endif
+
+namespace {
+/// A dense view of shape `box` over the start of buf (grown to fit).
+template <class T, int Rank>
+View<T, Rank> dense(const Context& ctx, Array<T, 1>& buf, const Box<Rank>& box) {
+  if (buf.size() < box.size()) buf = Array<T, 1>(ctx, Extents<1>{{box.size()}});
+  View<T, Rank> v;
+  v.ptr = buf.data(), v.shape = box.shape();
+  row_major_strides(v.shape, v.stride);
+  return v;
+}
+}  // namespace
+
+template <class T, int Rank>
+bool Halo<T, Rank>::on_device(const Field<T, Rank>& f) {
+#if SIMKIT_HAS_NCCL
+  if (!f.context().is_cuda() || !nccl_halos_enabled()) return false;
+  if (!dev_) dev_ = std::make_shared<Device>(), dev_->channel = NcclChannel::get(comm_, f.context());
+  return true;
+#else
+  (void)f;
+  return false;
+#endif
+}
+
+template <class T, int Rank>
+void Halo<T, Rank>::post_device(Field<T, Rank>& f, int d_first, int d_end, bool corners) {
+#if SIMKIT_HAS_NCCL
+  const Context& ctx = f.context();
+  auto v = f.view();
+  std::vector<DeviceTransfer> sends, recvs;
+  for (int d = d_first; d < d_end; ++d)
+    for (int side = 0; side < 2; ++side) {
+      const int peer = sub_.neighbour[d][side];
+      if (peer < 0) continue;
+      const Box<Rank> out = slab(f.interior(), ghost_, d, side, false, corners);
+      View<T, Rank> buf = dense(ctx, dev_->send[d][side], out);
+      detail::copy<T, Rank>(ctx, v.sub(out), buf);
+      sends.push_back({peer, buf.ptr, std::size_t(out.size())});
+    }
+  // NCCL matches the sends and receives of two ranks in order: the neighbour sends its low
+  // slab first, which lands in our high ghosts, so each dimension receives high side first
+  for (int d = d_first; d < d_end; ++d)
+    for (int side = 1; side >= 0; --side) {
+      const int peer = sub_.neighbour[d][side];
+      if (peer < 0) continue;
+      const Box<Rank> in = slab(f.interior(), ghost_, d, side, true, corners);
+      recvs.push_back({peer, dense(ctx, dev_->recv[d][side], in).ptr, std::size_t(in.size())});
+    }
+  dev_->channel->start(ctx, sends, recvs, sizeof(T) == 8);
+#else
+  (void)f, (void)d_first, (void)d_end, (void)corners;
+#endif
+}
+
+template <class T, int Rank>
+void Halo<T, Rank>::unpack_device(Field<T, Rank>& f, int d_first, int d_end, bool corners) {
+#if SIMKIT_HAS_NCCL
+  const Context& ctx = f.context();
+  dev_->channel->finish(ctx);
+  auto v = f.view();
+  for (int d = d_first; d < d_end; ++d)
+    for (int side = 0; side < 2; ++side)
+      if (sub_.neighbour[d][side] >= 0) {
+        const Box<Rank> in = slab(f.interior(), ghost_, d, side, true, corners);
+        View<T, Rank> buf = dense(ctx, dev_->recv[d][side], in);
+        detail::copy<T, Rank>(ctx, View<const T, Rank>(buf), v.sub(in));
+      }
+#else
+  (void)f, (void)d_first, (void)d_end, (void)corners;
+#endif
+}
+
 template <class T, int Rank>
 void Halo<T, Rank>::post(Field<T, Rank>& f, int d_first, int d_end, bool corners) {
+  if (on_device(f)) return post_device(f, d_first, d_end, corners);
   std::vector<Transfer> transfers;
   auto v = f.view();
   for (int d = d_first; d < d_end; ++d)
@@ -56,6 +144,7 @@ void Halo<T, Rank>::post(Field<T, Rank>& f, int d_first, int d_end, bool corners
 
 template <class T, int Rank>
 void Halo<T, Rank>::unpack(Field<T, Rank>& f, int d_first, int d_end, bool corners) {
+  if (dev_ && f.context().is_cuda()) return unpack_device(f, d_first, d_end, corners);
   pending_.wait();
   auto v = f.view();
   for (int d = d_first; d < d_end; ++d)

@@ -4,8 +4,11 @@
 // overwrites the ghosts of shared faces (and of periodic faces whose partner is another
 // rank) with the neighbours' cells. Dimensions go in order 0, 1, 2 and each slab spans the
 // ghost layers of the other dimensions, so edges and corners end up as on one rank.
-// Slabs travel through host buffers (copy_to_host / copy_from_host, so this works on every
-// backend); a device-to-device path (NCCL) fits behind the same start/finish interface.
+// On the CPU, and on the GPU without NCCL, slabs travel through host buffers (copy_to_host /
+// copy_from_host) and MPI. GPU fields in a build with NCCL (SIMKIT_HAS_NCCL) pack their slabs
+// into device buffers and exchange them with NCCL on a stream of their own, so that kernels
+// queued between start and finish overlap the transfers (SIMKIT_HALO=host forces the host path).
+#include <memory>
 #include <vector>
 
 #include "core/comm.hpp"
@@ -45,6 +48,12 @@ class Halo {
  private:
   void post(Field<T, Rank>& f, int d_first, int d_end, bool corners);
   void unpack(Field<T, Rank>& f, int d_first, int d_end, bool corners);
+  bool on_device(const Field<T, Rank>& f);
+  void post_device(Field<T, Rank>& f, int d_first, int d_end, bool corners);
+  void unpack_device(Field<T, Rank>& f, int d_first, int d_end, bool corners);
+
+  struct Device;                  // NCCL channel and device slab buffers (halo.cpp)
+  std::shared_ptr<Device> dev_;  // made on the first exchange of a GPU field
 
   Comm comm_;
   Subdomain sub_;

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -642,7 +643,23 @@ Checkpoint read_checkpoint(const std::string& path) {
   return c;
 }
 
+/// A digest of a field's values (FNV-1a over their bytes as float64, global row-major order):
+/// equal digests mean bit-identical fields, whatever the rank count that wrote them.
+static std::string field_digest(const FieldData& d) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (double x : d.as_double()) {
+    unsigned char b[sizeof x];
+    std::memcpy(b, &x, sizeof x);
+    for (unsigned char c : b) h = (h ^ c) * 1099511628211ull;
+  }
+  char digest[17];
+  std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(h));
+  return digest;
+}
+
 std::string describe(const std::string& path) {
+  std::map<std::string, std::string> digests;  // read first: read_field takes the HDF5 lock itself
+  for (const FieldData& d : read_summary(path).fields) digests[d.name] = field_digest(read_field(path, d.name));
   H5Lock lock;
   File f = open_file(path);
   const FileSummary s = get_summary(f);
@@ -661,7 +678,8 @@ std::string describe(const std::string& path) {
   for (const FieldData& d : s.fields) width = std::max(width, d.name.size());
   for (const FieldData& d : s.fields)
     o << "  " << d.name << std::string(width - d.name.size(), ' ') << "  " << (d.is_double ? "float64" : "float32")
-      << "  [" << shape_text(d.shape) << "]" << (d.unit.empty() ? "" : "  " + d.unit) << "\n";
+      << "  [" << shape_text(d.shape) << "]" << (d.unit.empty() ? "" : "  " + d.unit) << "  digest " << digests[d.name]
+      << "\n";
   if (!s.counters.empty()) o << "counters:\n";
   for (auto& [k, v] : s.counters) o << "  " << k << " = " << v << "\n";
   if (!s.reals.empty()) o << "reals:\n";

@@ -175,6 +175,23 @@ TEST_F(Hdf5, DescribeShowsRunGridFieldsAndConfig) {
     EXPECT_NE(text.find(want), std::string::npos) << "missing '" << want << "' in:\n" << text;
 }
 
+TEST_F(Hdf5, DescribeDigestsTellBitIdenticalFieldsApart) {
+  const GridInfo g = grid_of({4, 6});
+  auto u = ramp<double>(24, 0.3);
+  write_snapshot(at("a.h5"), info_at(7), g, {view_of("u", "K", g, u)}, 0);
+  write_snapshot(at("b.h5"), info_at(8), g, {view_of("u", "K", g, u)}, 1);  // another step, compressed: same values
+  u[13] = std::nextafter(u[13], 1e9);
+  write_snapshot(at("c.h5"), info_at(7), g, {view_of("u", "K", g, u)}, 0);
+  auto digest = [&](const char* file) {
+    const std::string text = describe(at(file));
+    const std::size_t k = text.find("digest ");
+    EXPECT_NE(k, std::string::npos) << text;
+    return k == std::string::npos ? std::string() : text.substr(k + 7, 16);
+  };
+  EXPECT_EQ(digest("a.h5"), digest("b.h5"));
+  EXPECT_NE(digest("a.h5"), digest("c.h5"));
+}
+
 TEST_F(Hdf5, CheckpointRoundTripIsBitExact) {
   const GridInfo g = grid_of({16, 24});
   auto u = ramp<double>(16 * 24, 0.1);

@@ -3,6 +3,7 @@
 // gives there. 1D/2D/3D, ghost widths 1 and 2, periodic/Dirichlet/Neumann faces, every
 // arrangement of the ranks. Prints the first difference; exit 1 on any rank's mismatch.
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "core/boundary.hpp"
@@ -79,9 +80,13 @@ int check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], co
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  // usage: halo_check [cpu|cuda]   (cuda: one GPU per rank, halos through NCCL when built with it)
   const Comm comm = Comm::world();
-  const Context ctx = Context::create("cpu");
+  const std::string backend = argc > 1 ? argv[1] : "cpu";
+  ContextOptions options;
+  if (const int gpus = cuda_device_count(); gpus > 0) options.device = comm.local_rank() % gpus;
+  const Context ctx = Context::create(backend == "cuda" ? BackendRequest::cuda : BackendRequest::cpu, options);
   const int n = comm.size();
   const FaceBc per{BcKind::periodic, 0}, dir{BcKind::dirichlet, 0.75}, neu{BcKind::neumann, -0.5};
   int bad = 0, cases = 0;
@@ -112,6 +117,7 @@ int main() {
     }
   }
   const double total = comm.sum(double(bad));
-  if (comm.rank() == 0) std::printf("halo_check: %d cases on %d ranks, %.0f cells differ\n", cases, n, total);
+  if (comm.rank() == 0)
+    std::printf("halo_check (%s): %d cases on %d ranks, %.0f cells differ\n", ctx.device_name().c_str(), cases, n, total);
   return total == 0 ? 0 : 1;
 }

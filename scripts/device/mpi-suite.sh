@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Runs on a multi-GPU machine (H200 x2 or x4) from the repository root, over binaries built
+# here with CUDA + MPI (+ NCCL) and carried in SIMKIT_DEV_DIR (scripts/device/prepare.sh):
+#   1. halo_check on the GPU backend (every ghost, edge and corner against the one-rank fill),
+#      through NCCL and through host buffers (SIMKIT_HALO=host);
+#   2. heat 2D/3D and Monte Carlo on N GPUs against 1 GPU, compared by `simulate info`'s
+#      field digests (equal digests: bit-identical fields); a restart from N ranks on 1;
+#   3. weak scaling of heat 2D (8192^2 per GPU) and 3D (512^3 per GPU), float32 and float64,
+#      NCCL and host halos: ms per step from --stats.
+#   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling]
+set -u
+n=$1; shift
+parts=("$@"); [ ${#parts[@]} -gt 0 ] || parts=(checks scaling)
+out=${OUT:-/tmp/out}; mkdir -p "$out"
+root=$(pwd)
+bin=$root/${SIMKIT_DEV_DIR:-.dev}
+export LD_LIBRARY_PATH=$bin/devlib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+sim=$bin/apps/simulate
+mpi() { local np=$1; shift; mpirun --allow-run-as-root --bind-to none -np "$np" -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x SIMKIT_HALO "$@"; }
+digests() { "$sim" info "$1" | grep -o '^  [a-z_]* .*digest [0-9a-f]*' | sed 's/  */ /g'; }
+same() {  # label, file A, file B
+  if [ "$(digests "$2")" = "$(digests "$3")" ] && [ -n "$(digests "$2")" ]; then echo "SAME   $1"; else echo "DIFFER $1"; digests "$2"; digests "$3"; fi
+}
+nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee "$out/gpus.txt"
+for part in "${parts[@]}"; do
+  case $part in
+    checks)
+      for halo in nccl host; do
+        SIMKIT_HALO=$halo mpi "$n" "$bin/tests/mpi/halo_check" cuda 2>&1 | tail -2 | sed "s/^/[$halo] /"
+      done
+      w=$out/runs; mkdir -p "$w"
+      run() { local np=$1 name=$2; shift 2; rm -rf "$w/$name"
+        mpi "$np" "$sim" --quiet --backend cuda --output "$w/$name" "$@" > "$w/$name.log" 2>&1 || { echo "FAILED $name"; tail -3 "$w/$name.log"; }; }
+      last() { ls "$w/$1"/$2_*.h5 | tail -1; }
+      h2="configs/heat2d.toml grid.cells=[512,384] run.steps=300 output.every=100 checkpoint.every=150"
+      h3="configs/heat3d.toml grid.cells=[96,64,80] run.steps=200 output.every=100 checkpoint.every=100"
+      for halo in nccl host; do
+        export SIMKIT_HALO=$halo
+        # shellcheck disable=SC2086
+        { run 1 h2_1 $h2; run "$n" h2_$n $h2; run 1 h3_1 $h3; run "$n" h3_$n $h3
+          run 1 h2f_1 $h2 run.precision=\"float32\" 'boundary.default="periodic"'
+          run "$n" h2f_$n $h2 run.precision=\"float32\" 'boundary.default="periodic"'; }
+        same "[$halo] heat 2D float64, $n GPUs vs 1" "$(last h2_1 snapshot)" "$(last h2_$n snapshot)"
+        same "[$halo] heat 3D float64, $n GPUs vs 1" "$(last h3_1 snapshot)" "$(last h3_$n snapshot)"
+        same "[$halo] heat 2D float32 periodic, $n GPUs vs 1" "$(last h2f_1 snapshot)" "$(last h2f_$n snapshot)"
+      done
+      unset SIMKIT_HALO
+      # restart: the N-rank checkpoint at step 150 continued on 1 GPU, against the uninterrupted run
+      rm -rf "$w/r"; mkdir -p "$w/r"; cp "$w/h2_$n"/checkpoint_000000150.h5 "$w/r/"
+      # shellcheck disable=SC2086
+      "$sim" --quiet --backend cuda --output "$w/r" --resume $h2 > "$w/r.log" 2>&1 || tail -3 "$w/r.log"
+      same "restart: $n GPUs to step 150, then 1 GPU to 300" "$(last h2_1 snapshot)" "$(last r snapshot)"
+      run 1 mc_1 configs/mcpi.toml model.batch=1000000 run.steps=20
+      run "$n" mc_$n configs/mcpi.toml model.batch=1000000 run.steps=20
+      echo "Monte Carlo, last diagnostics row, 1 GPU and $n GPUs:"; tail -1 "$w/mc_1/diagnostics.csv"; tail -1 "$w/mc_$n/diagnostics.csv"
+      ;;
+    scaling)
+      for prec in float32 float64; do
+        for halo in nccl host; do
+          for np in 1 "$n"; do
+            [ "$np" = 1 ] && [ "$halo" = host ] && continue
+            SIMKIT_HALO=$halo mpi "$np" "$sim" bench/configs/heat2d_16384.toml --quiet --backend cuda run.precision=\"$prec\" \
+              grid.cells=[$((8192 * np)),8192] run.steps=500 --output "$out/scratch" --stats "$out/weak2d_${prec}_${halo}_np$np.json" \
+              > "$out/weak2d_${prec}_${halo}_np$np.log" 2>&1
+            SIMKIT_HALO=$halo mpi "$np" "$sim" bench/configs/heat2d_16384.toml --quiet --backend cuda run.precision=\"$prec\" \
+              grid.cells=[$((512 * np)),512,512] run.steps=200 'boundary.default="dirichlet"' --output "$out/scratch" \
+              --stats "$out/weak3d_${prec}_${halo}_np$np.json" > "$out/weak3d_${prec}_${halo}_np$np.log" 2>&1
+          done
+        done
+      done
+      rm -rf "$out/scratch"
+      grep -H '"ms_per_step"' "$out"/weak*.json ;;
+  esac
+done
