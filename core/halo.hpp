@@ -4,10 +4,11 @@
 // overwrites the ghosts of shared faces (and of periodic faces whose partner is another
 // rank) with the neighbours' cells. Dimensions go in order 0, 1, 2 and each slab spans the
 // ghost layers of the other dimensions, so edges and corners end up as on one rank.
-// On the CPU, and on the GPU without NCCL, slabs travel through host buffers (copy_to_host /
-// copy_from_host) and MPI. GPU fields in a build with NCCL (SIMKIT_HAS_NCCL) pack their slabs
-// into device buffers and exchange them with NCCL on a stream of their own, so that kernels
-// queued between start and finish overlap the transfers (SIMKIT_HALO=host forces the host path).
+// Slabs travel through host buffers (copy_to_host / copy_from_host) and MPI, on every backend.
+// With SIMKIT_HALO=nccl (builds with NCCL, SIMKIT_HAS_NCCL) GPU fields pack their slabs into
+// device buffers and exchange them with NCCL on a stream of their own, so that kernels queued
+// between start and finish overlap the transfers; bit-identical, but slower so far (see
+// core/nccl_channel.hpp), hence opt-in.
 #include <memory>
 #include <vector>
 

@@ -70,11 +70,11 @@ void NcclChannel::finish(const Context& ctx) {
 }
 
 bool nccl_halos_enabled() {
-  static const bool host = [] {
+  static const bool nccl = [] {
     const char* e = std::getenv("SIMKIT_HALO");
-    return e && std::string(e) == "host";
+    return e && std::string(e) == "nccl";
   }();
-  return !host;
+  return nccl;
 }
 
 }  // namespace sim

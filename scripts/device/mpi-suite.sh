@@ -33,8 +33,8 @@ for part in "${parts[@]}"; do
       run() { local np=$1 name=$2; shift 2; rm -rf "$w/$name"
         mpi "$np" "$sim" --quiet --backend cuda --output "$w/$name" "$@" > "$w/$name.log" 2>&1 || { echo "FAILED $name"; tail -3 "$w/$name.log"; }; }
       last() { ls "$w/$1"/$2_*.h5 | tail -1; }
-      h2="configs/heat2d.toml grid.cells=[512,384] run.steps=300 output.every=100 checkpoint.every=150"
-      h3="configs/heat3d.toml grid.cells=[96,64,80] run.steps=200 output.every=100 checkpoint.every=100"
+      h2="configs/heat2d.toml grid.cells=[512,384] run.end_time=0.0004 output.every=100 checkpoint.every=150"
+      h3="configs/heat3d.toml grid.cells=[96,64,80] run.end_time=0.004 output.every=50 checkpoint.every=100"
       for halo in nccl host; do
         export SIMKIT_HALO=$halo
         # shellcheck disable=SC2086
@@ -46,15 +46,28 @@ for part in "${parts[@]}"; do
         same "[$halo] heat 2D float32 periodic, $n GPUs vs 1" "$(last h2f_1 snapshot)" "$(last h2f_$n snapshot)"
       done
       unset SIMKIT_HALO
-      # restart: the N-rank checkpoint at step 150 continued on 1 GPU, against the uninterrupted run
-      rm -rf "$w/r"; mkdir -p "$w/r"; cp "$w/h2_$n"/checkpoint_000000150.h5 "$w/r/"
+      # restart: the N-rank run's older checkpoint continued on 1 GPU, against the uninterrupted run
+      rm -rf "$w/r"; mkdir -p "$w/r"; ck=$(ls "$w/h2_$n"/checkpoint_*.h5 | head -1); cp "$ck" "$w/r/"
       # shellcheck disable=SC2086
-      "$sim" --quiet --backend cuda --output "$w/r" --resume $h2 > "$w/r.log" 2>&1 || tail -3 "$w/r.log"
-      same "restart: $n GPUs to step 150, then 1 GPU to 300" "$(last h2_1 snapshot)" "$(last r snapshot)"
+      "$sim" $h2 --quiet --backend cuda --output "$w/r" --resume > "$w/r.log" 2>&1 || tail -3 "$w/r.log"
+      same "restart: $n GPUs to $(basename "$ck"), then 1 GPU to the end" "$(last h2_1 snapshot)" "$(last r snapshot)"
       run 1 mc_1 configs/mcpi.toml model.batch=1000000 run.steps=20
       run "$n" mc_$n configs/mcpi.toml model.batch=1000000 run.steps=20
       echo "Monte Carlo, last diagnostics row, 1 GPU and $n GPUs:"; tail -1 "$w/mc_1/diagnostics.csv"; tail -1 "$w/mc_$n/diagnostics.csv"
       ;;
+    diagnose)  # why NCCL halos are slower than host ones: transports, and timings under NCCL settings
+      base="bench/configs/heat2d_16384.toml --quiet --backend cuda grid.cells=[$((8192 * n)),8192] run.steps=300"
+      # shellcheck disable=SC2086
+      NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,TUNING SIMKIT_HALO=nccl mpi "$n" -x NCCL_DEBUG -x NCCL_DEBUG_SUBSYS "$sim" $base \
+        --output "$out/scratch" --stats "$out/diag_nccl.json" > "$out/diag_nccl_debug.log" 2>&1
+      grep -E "via|Channel|P2P|SHM|NVLS|CollNet|Using" "$out/diag_nccl_debug.log" | head -20
+      for v in "NCCL_P2P_DISABLE=1" "NCCL_PROTO=Simple" "NCCL_PROTO=LL" "NCCL_MAX_NCHANNELS=1" "CUDA_DEVICE_MAX_CONNECTIONS=1"; do
+        # shellcheck disable=SC2086
+        (export "${v?}" SIMKIT_HALO=nccl; mpi "$n" -x "${v%%=*}" "$sim" $base --output "$out/scratch" --stats "$out/diag.json" > /dev/null 2>&1)
+        echo "$v: $(grep -o '"ms_per_step": [0-9.]*' "$out/diag.json")"
+      done
+      echo "default nccl: $(grep -o '"ms_per_step": [0-9.]*' "$out/diag_nccl.json")"
+      rm -rf "$out/scratch" ;;
     scaling)
       for prec in float32 float64; do
         for halo in nccl host; do
