@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -55,8 +56,17 @@ def main():
             subprocess.run([args.simulate, os.path.join(ROOT, "configs", config), "--backend", "cpu", "--output",
                             out, "--quiet", *overrides], check=True)
             png = os.path.join(tmp, name + ".png")
-            r = subprocess.run(launcher + [pvpython, "--force-offscreen-rendering", os.path.join(HERE, "paraview_render.py"),
-                                os.path.join(out, "snapshot.xdmf"), png], capture_output=True, text=True, timeout=300)
+            # a loaded machine now and then hands pvpython an X server that does not answer yet
+            # ("bad X server connection"): that is the virtual display, not the XDMF; try again
+            for attempt in range(3):
+                r = subprocess.run(launcher + [pvpython, "--force-offscreen-rendering",
+                                               os.path.join(HERE, "paraview_render.py"),
+                                               os.path.join(out, "snapshot.xdmf"), png],
+                                   capture_output=True, text=True, timeout=300)
+                if r.returncode == 0 or "bad X server connection" not in r.stderr:
+                    break
+                print(f"note: {name}: pvpython found no usable X server (attempt {attempt + 1}); trying again")
+                time.sleep(2)
             print(r.stdout.strip(), r.stderr.strip(), sep="\n")
             ok = r.returncode == 0 and os.path.isfile(png) and os.path.getsize(png) > 5000
             if ok:
