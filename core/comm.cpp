@@ -4,6 +4,7 @@
 #include "core/comm.hpp"
 
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 #include "core/error.hpp"
@@ -109,6 +110,10 @@ Pending Comm::start(const std::vector<Transfer>& transfers) const {
   Pending p;
   if (transfers.empty()) return p;
   if (!mpi_) throw Error("Comm::start: a one-process comm has no peers to exchange with");
+  for (const Transfer& t : transfers)
+    if (t.bytes > std::size_t(std::numeric_limits<int>::max()))
+      throw Error("Comm::start: a message of " + std::to_string(t.bytes) +
+                  " bytes is beyond MPI's int count; use more ranks so that each box face is smaller");
   p.requests_->list.reserve(2 * transfers.size());
   for (const Transfer& t : transfers) {
     p.requests_->list.emplace_back();

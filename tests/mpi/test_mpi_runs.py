@@ -258,6 +258,13 @@ class Refusals(Case):
         self.assertIn("grid.decomposition", err.replace("[grid] decomposition", "grid.decomposition"))
         self.assertIn("mpirun -np 3", err)
 
+    def test_dry_run_shows_the_split(self):
+        cmd = [MPIEXEC, "--oversubscribe", "-np", "4", SIMULATE, self.config("heat", HEAT_2D), "--dry-run"]
+        p = subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("ranks      4, grid split 2 x 2", p.stdout)
+        self.assertEqual(p.stdout.count("model "), 1, p.stdout)  # rank 0 alone prints the plan
+
     def test_split_too_fine_for_the_grid(self):
         err = self.simulate(4, self.config("heat", HEAT_1D), "h", "grid.cells=[3]", expect=2)
         self.assertIn("too small to split", err)
