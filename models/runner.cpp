@@ -392,6 +392,8 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
                                                   std::to_string(comm.size()) +
                                                   "); run it with one process (without mpirun)");
       if (info->parallel == Parallel::grid) decomposition = decompose(config, plan.grid, comm.size());
+      else if (config.is_set("grid", "decomposition"))
+        log("note: model '%s' splits its own work over the ranks; grid.decomposition does not apply", info->name.c_str());
     } else if (config.is_set("grid", "decomposition")) {
       log("note: grid.decomposition is for runs under mpirun; this run has one process and holds the whole grid");
     }

@@ -152,6 +152,8 @@ class Case(unittest.TestCase):
 
     def assert_same_run(self, a, b):
         self.assert_same_files(a, b, "snapshot_*.h5")
+        with open(os.path.join(self.dir, a, "snapshot.xdmf")) as fa, open(os.path.join(self.dir, b, "snapshot.xdmf")) as fb:
+            self.assertEqual(fa.read(), fb.read(), "snapshot.xdmf differs")
         if glob.glob(os.path.join(self.dir, a, "checkpoint_*.h5")):
             self.assert_same_files(a, b, "checkpoint_*.h5")
 
