@@ -353,7 +353,13 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
   Plan plan;
   std::unique_ptr<Model> model;
   Context ctx;
-  const Comm comm = Comm::world();
+  Comm comm;
+  try {
+    comm = Comm::world();
+  } catch (const Error& e) {
+    std::fprintf(stderr, "simulate: error: %s\n", e.what());
+    return exit_bad_input;
+  }
   log_rank = comm.rank();
   int input_code = -1;
   std::string input_error;
