@@ -4,6 +4,7 @@
 #include "core/comm.hpp"
 
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 #include "core/error.hpp"
@@ -14,19 +15,21 @@
 
 namespace sim {
 
+namespace {
+/// The number of processes an MPI launcher started (its environment variables), 0 when none did.
+int launched_size() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char* s = std::getenv(v)) return std::atoi(s);
+  return std::getenv("PMIX_RANK") || std::getenv("MPI_LOCALNRANKS") ? 1 : 0;
+}
+}  // namespace
+
 #if SIMKIT_HAS_MPI
 struct Pending::Requests {
   std::vector<MPI_Request> list;
 };
 
 namespace {
-/// True when mpirun, mpiexec or srun started this process (their environment variables).
-bool launched_by_mpi() {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
-    if (std::getenv(v)) return true;
-  return false;
-}
-
 void check(int rc, const char* what) {
   if (rc == MPI_SUCCESS) return;
   char text[MPI_MAX_ERROR_STRING];
@@ -53,7 +56,7 @@ void finalize_at_exit() {
 Comm Comm::world() {
   static const Comm w = [] {
     Comm c;
-    if (!launched_by_mpi()) return c;
+    if (launched_size() == 0) return c;  // not started by mpirun/mpiexec/srun: MPI stays untouched
     int initialized = 0;
     MPI_Initialized(&initialized);
     if (!initialized) {
@@ -109,6 +112,10 @@ Pending Comm::start(const std::vector<Transfer>& transfers) const {
   Pending p;
   if (transfers.empty()) return p;
   if (!mpi_) throw Error("Comm::start: a one-process comm has no peers to exchange with");
+  for (const Transfer& t : transfers)
+    if (t.bytes > std::size_t(std::numeric_limits<int>::max()))
+      throw Error("Comm::start: a message of " + std::to_string(t.bytes) +
+                  " bytes is beyond MPI's int count; use more ranks so that each box face is smaller");
   p.requests_->list.reserve(2 * transfers.size());
   for (const Transfer& t : transfers) {
     p.requests_->list.emplace_back();
@@ -138,7 +145,14 @@ void Comm::abort(int code) const {
 
 struct Pending::Requests {};
 
-Comm Comm::world() { return Comm(); }
+Comm Comm::world() {
+  const int n = launched_size();
+  if (n > 1)
+    throw Error("mpirun started " + std::to_string(n) + " copies of a simkit built without MPI (SIMKIT_MPI=OFF): each "
+                "would run the whole problem into the same files; rebuild with MPI (Debian: apt-get install "
+                "libopenmpi-dev libhdf5-openmpi-dev, then cmake -DSIMKIT_MPI=ON) or run one process without mpirun");
+  return Comm();
+}
 bool Comm::mpi_compiled() { return false; }
 double Comm::sum(double v) const { return v; }
 std::uint64_t Comm::sum(std::uint64_t v) const { return v; }

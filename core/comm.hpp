@@ -45,6 +45,7 @@ class Comm {
   /// One process on its own.
   Comm() = default;
   /// All processes of the job; initialises MPI on first use when launched by an MPI launcher.
+  /// Throws Error when a launcher started several copies of a build without MPI.
   static Comm world();
   /// True when this simkit was built with MPI (SIMKIT_MPI).
   static bool mpi_compiled();

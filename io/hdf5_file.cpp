@@ -464,8 +464,10 @@ std::vector<std::string> member_names(const File& f, hid_t group, const std::str
   return names;
 }
 
-// A field's metadata, and its bytes when with_data (HDF5 verifies checksums while reading).
-FieldData get_field(const File& f, hid_t group, const std::string& name, bool with_data) {
+// A field's metadata, and its bytes when with_data (HDF5 verifies checksums while reading):
+// all of them, or the box (offset, count) when given (shape stays the dataset's).
+FieldData get_field(const File& f, hid_t group, const std::string& name, bool with_data,
+                    const std::vector<std::int64_t>& offset = {}, const std::vector<std::int64_t>& count = {}) {
   const std::string label = "/fields/" + name, what = "read dataset '" + label + "'";
   Hid ds = f.own(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose, what);
   Hid type = f.own(H5Dget_type(ds), H5Tclose, what);
@@ -481,7 +483,19 @@ FieldData get_field(const File& f, hid_t group, const std::string& name, bool wi
   H5Sget_simple_extent_dims(space, dims.data(), nullptr);
   d.shape.assign(dims.begin(), dims.end());
   if (has_attr(ds, "unit")) d.unit = get_string_attr(f, ds, "unit");
-  if (with_data) {
+  if (with_data && !offset.empty()) {
+    bool inside = offset.size() == dims.size() && count.size() == dims.size();
+    for (std::size_t k = 0; inside && k < dims.size(); ++k)
+      inside = offset[k] >= 0 && count[k] >= 1 && hsize_t(offset[k] + count[k]) <= dims[k];
+    if (!inside) f.bad("dataset '" + label + "' does not hold the box asked for");
+    const std::vector<hsize_t> o(offset.begin(), offset.end()), c(count.begin(), count.end());
+    hsize_t n = 1;
+    for (hsize_t x : c) n *= x;
+    Hid mem = f.own(H5Screate_simple(int(c.size()), c.data(), nullptr), H5Sclose, what);
+    f.ok(H5Sselect_hyperslab(space, H5S_SELECT_SET, o.data(), nullptr, c.data(), nullptr), what);
+    d.bytes.resize(std::size_t(n) * size);
+    f.ok(H5Dread(ds, d.is_double ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, mem, space, H5P_DEFAULT, d.bytes.data()), what);
+  } else if (with_data) {
     d.bytes.resize(std::size_t(H5Sget_simple_extent_npoints(space)) * size);
     f.ok(H5Dread(ds, d.is_double ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, d.bytes.data()),
          what);
@@ -627,7 +641,8 @@ FieldData read_field(const std::string& path, const std::string& name) {
   return get_field(f, group, name, true);
 }
 
-Checkpoint read_checkpoint(const std::string& path) {
+Checkpoint read_checkpoint(const std::string& path, const std::vector<std::int64_t>& offset,
+                           const std::vector<std::int64_t>& count) {
   H5Lock lock;
   File f = open_file(path);
   if (get_kind(f) != "checkpoint") f.bad("is a snapshot, not a checkpoint: restart from a checkpoint file");
@@ -637,7 +652,7 @@ Checkpoint read_checkpoint(const std::string& path) {
   Checkpoint c{s.info, s.grid, {}, std::move(s.counters), std::move(s.reals), std::move(s.strings)};
   Hid group = f.own(H5Gopen2(f.id, "fields", H5P_DEFAULT), H5Gclose, "open group '/fields'");
   for (const FieldData& meta : s.fields) {
-    c.fields.push_back(get_field(f, group, meta.name, true));
+    c.fields.push_back(get_field(f, group, meta.name, true, offset, count));
     if (c.fields.back().shape != c.grid.cells) f.bad("field '" + meta.name + "' does not have the grid's shape");
   }
   return c;

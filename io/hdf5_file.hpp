@@ -100,7 +100,9 @@ struct Checkpoint {
 };
 
 /// Reads and verifies a checkpoint; FileError naming the file and the problem if missing, truncated, corrupt, incomplete or not a checkpoint.
-Checkpoint read_checkpoint(const std::string& path);
+/// With a box (offset, count per dimension), each field's bytes are that box of it only (a rank's part); shapes stay global.
+Checkpoint read_checkpoint(const std::string& path, const std::vector<std::int64_t>& offset = {},
+                           const std::vector<std::int64_t>& count = {});
 /// Checkpoint file name for a step: DIR/PREFIX_000001200.h5 (9 digits, more if the step needs them).
 std::string checkpoint_path(const std::string& dir, const std::string& prefix, std::int64_t step);
 /// Checkpoints in dir named PREFIX_<digits>.h5, newest (highest step) first; *.tmp never counts.

@@ -353,7 +353,13 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
   Plan plan;
   std::unique_ptr<Model> model;
   Context ctx;
-  const Comm comm = Comm::world();
+  Comm comm;
+  try {
+    comm = Comm::world();
+  } catch (const Error& e) {
+    std::fprintf(stderr, "simulate: error: %s\n", e.what());
+    return exit_bad_input;
+  }
   log_rank = comm.rank();
   int input_code = -1;
   std::string input_error;
@@ -392,6 +398,8 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
                                                   std::to_string(comm.size()) +
                                                   "); run it with one process (without mpirun)");
       if (info->parallel == Parallel::grid) decomposition = decompose(config, plan.grid, comm.size());
+      else if (config.is_set("grid", "decomposition"))
+        log("note: model '%s' splits its own work over the ranks; grid.decomposition does not apply", info->name.c_str());
     } else if (config.is_set("grid", "decomposition")) {
       log("note: grid.decomposition is for runs under mpirun; this run has one process and holds the whole grid");
     }
@@ -518,11 +526,18 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
         log("error: --resume: no checkpoint named %s_*.h5 in %s", plan.ckpt_prefix.c_str(), plan.out_dir.c_str());
         return exit_bad_input;
       }
+      // on several ranks each reads only its box (when all state fields share one, as grid fields do)
+      std::vector<std::int64_t> box_offset, box_count;
+      if (!state_fields.empty() && !state_fields.front().count.empty()) {
+        box_offset = state_fields.front().offset, box_count = state_fields.front().count;
+        for (const FieldRef& f : state_fields)
+          if (f.offset != box_offset || f.count != box_count) box_offset.clear(), box_count.clear();
+      }
       std::optional<io::Checkpoint> ck;
       std::string used;
       for (const std::string& path : candidates) {
         try {
-          ck = io::read_checkpoint(path);
+          ck = io::read_checkpoint(path, box_offset, box_count);
           used = path;
           break;
         } catch (const io::FileError& e) {
@@ -546,7 +561,7 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
           log("error: checkpoint %s has no matching field '%s'", used.c_str(), f.name.c_str());
           return exit_bad_input;
         }
-        if (f.count.empty()) {
+        if (f.count.empty() || !box_count.empty()) {  // the whole field, or this rank's box as read
           f.from_host(it->bytes.data());
         } else {  // this rank's box of the global field (the checkpoint may come from any rank count)
           std::vector<unsigned char> box(std::size_t(f.local_size()) * (f.is_double ? 8 : 4));

@@ -281,6 +281,32 @@ TEST_F(Hdf5, SnapshotIsNotACheckpoint) {
   EXPECT_NE(error_of([&] { read_field(at("s.h5"), "w"); }).find("no field 'w'; it has: u"), std::string::npos);
 }
 
+TEST_F(Hdf5, CheckpointBoxReadIsThatPartOfEveryField) {
+  // what one rank of several reads on resume: its box of each field, checksums verified
+  const std::vector<std::int64_t> cells{6, 7, 5};
+  const GridInfo g = grid_of(cells);
+  const auto u = ramp<double>(count(cells), 0.03);
+  const auto v = ramp<float>(count(cells), 0.05);
+  const std::string path = at("box.h5");
+  write_checkpoint(path, info_at(3), g, {view_of("u", "", g, u), view_of("v", "", g, v)}, {{"step", 3}}, {}, {});
+  const std::vector<std::int64_t> offset{2, 3, 1}, box{3, 4, 2};
+  const Checkpoint c = read_checkpoint(path, offset, box);
+  ASSERT_EQ(c.fields.size(), 2u);
+  std::vector<double> want_u;
+  std::vector<float> want_v;
+  for (std::int64_t i = 0; i < box[0]; ++i)
+    for (std::int64_t j = 0; j < box[1]; ++j)
+      for (std::int64_t k = 0; k < box[2]; ++k) {
+        const std::size_t at = std::size_t(((offset[0] + i) * cells[1] + offset[1] + j) * cells[2] + offset[2] + k);
+        want_u.push_back(u[at]), want_v.push_back(v[at]);
+      }
+  EXPECT_EQ(c.fields[0].shape, cells);  // the shape stays the global one
+  expect_bytes(c.fields[0], want_u);
+  expect_bytes(c.fields[1], want_v);
+  const std::string outside = error_of([&] { read_checkpoint(path, {4, 0, 0}, {3, 1, 1}); });
+  EXPECT_NE(outside.find("does not hold the box"), std::string::npos) << outside;
+}
+
 TEST_F(Hdf5, CheckpointWithoutCompleteMarkerIsRefused) {
   const GridInfo g = grid_of({4, 4});
   const auto u = ramp<double>(16, 1.0);

@@ -5,7 +5,8 @@ Heat (1D/2D/3D, periodic, Dirichlet and Neumann faces, source, float32/float64, 
 width 2; explicit schemes) must give the same bytes in every snapshot and checkpoint on 1, 2 and 4 ranks (4
 oversubscribes a 2-core machine), and the implicit scheme (CG, dot products added over
 ranks) the same values to the solver tolerance; Monte Carlo the same counts; a checkpoint written by N
-ranks restarts on M ranks and ends bit for bit where the uninterrupted run ends. Models
+ranks restarts on M ranks and ends bit for bit where the uninterrupted run ends (also after SIGTERM to
+mpirun, which every rank answers with one shared checkpoint). Models
 and options that do not run decomposed are refused with exit code 2 and a message.
 
 Environment: SIMKIT_SIMULATE (the simulate binary), SIMKIT_MPIEXEC (mpirun), and
@@ -14,8 +15,10 @@ SIMKIT_MPI_TEST (the test to run, e.g. Heat.test_2d_np4, for one CTest entry per
 import glob
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 import unittest
 
 import h5py
@@ -149,6 +152,8 @@ class Case(unittest.TestCase):
 
     def assert_same_run(self, a, b):
         self.assert_same_files(a, b, "snapshot_*.h5")
+        with open(os.path.join(self.dir, a, "snapshot.xdmf")) as fa, open(os.path.join(self.dir, b, "snapshot.xdmf")) as fb:
+            self.assertEqual(fa.read(), fb.read(), "snapshot.xdmf differs")
         if glob.glob(os.path.join(self.dir, a, "checkpoint_*.h5")):
             self.assert_same_files(a, b, "checkpoint_*.h5")
 
@@ -222,6 +227,29 @@ class Restart(Case):
         self.restart(HEAT_3D, 4, 2, 12)
 
 
+class Signals(Case):
+    def test_sigterm_checkpoint_resumes_bit_for_bit(self):
+        # SIGTERM to mpirun reaches every rank; they agree on the step, write one checkpoint
+        # together and stop; resuming it on one process ends where the uninterrupted run ends
+        c = self.config("heat", HEAT_2D)
+        args = ("run.steps=400000", "output.every=20000", "checkpoint.every=0")
+        out = os.path.join(self.dir, "cut")
+        cmd = [MPIEXEC, "--oversubscribe", "-np", "2", SIMULATE, c, "--output", out, *args]
+        p = subprocess.Popen(cmd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 120
+        while not os.path.exists(os.path.join(out, "snapshot_000020000.h5")) and time.time() < deadline:
+            time.sleep(0.05)
+        p.send_signal(signal.SIGTERM)
+        err = p.communicate(timeout=120)[1]
+        self.assertIn("stopped by SIGTERM", err)
+        checkpoints = glob.glob(os.path.join(out, "checkpoint_*.h5"))
+        self.assertEqual(len(checkpoints), 1, err)
+        self.assertFalse(os.path.exists(os.path.join(out, "snapshot_000400000.h5")), "the run was not interrupted")
+        self.simulate(0, c, "cut", *args, "--resume")
+        self.simulate(0, c, "whole", *args)
+        self.assert_same_run("whole", "cut")
+
+
 class MonteCarlo(Case):
     def diagnostics(self, out):
         with open(os.path.join(self.dir, out, "diagnostics.csv")) as f:
@@ -257,6 +285,13 @@ class Refusals(Case):
         err = self.simulate(2, self.config("heat", HEAT_2D), "h", "grid.decomposition=[3, 1]", expect=2)
         self.assertIn("grid.decomposition", err.replace("[grid] decomposition", "grid.decomposition"))
         self.assertIn("mpirun -np 3", err)
+
+    def test_dry_run_shows_the_split(self):
+        cmd = [MPIEXEC, "--oversubscribe", "-np", "4", SIMULATE, self.config("heat", HEAT_2D), "--dry-run"]
+        p = subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("ranks      4, grid split 2 x 2", p.stdout)
+        self.assertEqual(p.stdout.count("model "), 1, p.stdout)  # rank 0 alone prints the plan
 
     def test_split_too_fine_for_the_grid(self):
         err = self.simulate(4, self.config("heat", HEAT_1D), "h", "grid.cells=[3]", expect=2)
