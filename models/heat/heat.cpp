@@ -141,6 +141,9 @@ class HeatModel final : public Model {
     if (init_kind_ == "file") {
       init_file_ = c.string("model", "init_file");
       init_dataset_ = c.string("model", "init_dataset");
+      // the field's name, or its HDF5 path in the file (/fields/NAME), as h5py users write it
+      for (const char* prefix : {"/fields/", "fields/"})
+        if (init_dataset_.rfind(prefix, 0) == 0) init_dataset_ = init_dataset_.substr(std::string(prefix).size());
       if (init_file_.empty()) throw c.error_at("model", "init_file", "init = \"file\" needs init_file = \"path.h5\"");
     }
     const std::string src = c.string("model", "source");
@@ -383,7 +386,8 @@ ModelInfo heat_model_info() {
   p({"modes", ParamType::integers, std::vector<std::int64_t>{1}, 0, 1e9, {}, "",
      "sine/cosine mode numbers k per dimension: sin(k pi x / L) (one entry: all dimensions)"});
   p({"init_file", ParamType::string, std::string(""), -inf, inf, {}, "", "HDF5 file for init = \"file\""});
-  p({"init_dataset", ParamType::string, std::string("/fields/u"), -inf, inf, {}, "", "dataset in init_file"});
+  p({"init_dataset", ParamType::string, std::string("u"), -inf, inf, {}, "",
+     "field of init_file to start from: its name (u) or its path (/fields/u)"});
   p({"source", ParamType::string, std::string("none"), -inf, inf, {"none", "constant", "gaussian"}, "", "source term"});
   p({"source_value", ParamType::real, 0.0, -inf, inf, {}, "K/s", "source strength (peak for gaussian)"});
   p({"source_center", ParamType::reals, std::vector<double>{}, -inf, inf, {}, "m", "gaussian source centre"});

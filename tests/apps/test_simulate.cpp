@@ -166,6 +166,23 @@ TEST(Simulate, ResumeIsBitIdenticalOnEveryBackend) {
     }
 }
 
+// init = "file": a run starts from another run's snapshot, the field named either way.
+TEST(Simulate, InitialConditionFromASnapshot) {
+  const std::string dir = scratch("init_file");
+  const std::string cfg = heat_config(dir, "euler");
+  ASSERT_EQ(run("'" + cfg + "' --output '" + dir + "/first' --backend cpu --quiet").code, 0);
+  const std::string snap = dir + "/first/checkpoint_000000040.h5";
+  const auto want = field_bytes(snap);
+  ASSERT_FALSE(want.empty());
+  for (const std::string dataset : {"u", "/fields/u"}) {
+    const std::string out = dir + "/from_" + std::to_string(dataset.size());
+    Result r = run("'" + cfg + "' --output '" + out + "' --backend cpu --quiet run.steps=1 output.every=1 model.init=\"file\" "
+                   "model.init_file=\"" + snap + "\" model.init_dataset=\"" + dataset + "\"");
+    ASSERT_EQ(r.code, 0) << dataset << ": " << r.err;
+    EXPECT_TRUE(sim::io::read_field(out + "/snapshot_000000000.h5", "u").bytes == want) << dataset;
+  }
+}
+
 TEST(Simulate, CorruptNewestCheckpointFallsBackToThePreviousOne) {
   const std::string dir = scratch("corrupt");
   const std::string cfg = heat_config(dir, "euler");
