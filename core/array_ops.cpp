@@ -54,15 +54,6 @@ struct CopyFn<T, 3> {
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { dst(i, j, k) = src(i, j, k); }
 };
 
-template <class T, int Rank>
-View<T, Rank> dense_view(T* p, const Extents<Rank>& shape) {
-  View<T, Rank> v;
-  v.ptr = p;
-  v.shape = shape;
-  row_major_strides(shape, v.stride);
-  return v;
-}
-
 // Moves bytes between host and the context's memory, waiting for completion.
 void move_bytes(const Context& ctx, void* dst, const void* src, std::size_t bytes, bool to_host) {
   if (bytes == 0) return;

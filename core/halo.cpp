@@ -55,10 +55,7 @@ namespace {
 template <class T, int Rank>
 View<T, Rank> dense(const Context& ctx, Array<T, 1>& buf, const Box<Rank>& box) {
   if (buf.size() < box.size()) buf = Array<T, 1>(ctx, Extents<1>{{box.size()}});
-  View<T, Rank> v;
-  v.ptr = buf.data(), v.shape = box.shape();
-  row_major_strides(v.shape, v.stride);
-  return v;
+  return dense_view(buf.data(), box.shape());
 }
 }  // namespace
 

@@ -71,6 +71,16 @@ SIM_HOST_DEVICE inline void row_major_strides(const Extents<Rank>& e, index_t* s
   for (int d = Rank - 1; d >= 0; --d) stride[d] = s, s *= e.n[d];
 }
 
+/// A row-major dense view of the given shape over p.
+template <class T, int Rank>
+SIM_HOST_DEVICE inline View<T, Rank> dense_view(T* p, const Extents<Rank>& shape) {
+  View<T, Rank> v;
+  v.ptr = p;
+  v.shape = shape;
+  row_major_strides(shape, v.stride);
+  return v;
+}
+
 static_assert(std::is_trivially_copyable<View<double, 3>>::value,
               "View must be trivially copyable: kernels capture it by value");
 

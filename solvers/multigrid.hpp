@@ -37,6 +37,14 @@ struct Interp1D {
       else w1 = T(0.25) * (c1 < 0 ? sign_lo : sign_hi), c1 = c0;
     }
   }
+  /// Fine index f of an nf-cell line, wrapped into it when periodic; false when it lies outside
+  /// a non-periodic line.
+  SIM_INLINE bool wrap(index_t& f, index_t nf) const {
+    if (f >= 0 && f < nf) return true;
+    if (!periodic) return false;
+    f = f < 0 ? f + nf : f - nf;
+    return true;
+  }
   /// Weight of coarse cell c in the interpolation to fine f (the transpose, for restriction).
   SIM_INLINE T weight_of(index_t f, index_t c) const {
     index_t c0, c1;
@@ -77,19 +85,13 @@ struct MgRestrict {
     T acc = 0;
     for (index_t a = -1; a <= 2; ++a) {
       index_t i = 2 * I + a;
-      if (i < 0 || i >= nfx) {
-        if (!ix.periodic) continue;
-        i = i < 0 ? i + nfx : i - nfx;
-      }
+      if (!ix.wrap(i, nfx)) continue;
       const T wx = ix.weight_of(i, I);
       if (wx == T(0)) continue;
       T row = 0;
       for (index_t b = -1; b <= 2; ++b) {
         index_t j = 2 * J + b;
-        if (j < 0 || j >= nfy) {
-          if (!iy.periodic) continue;
-          j = j < 0 ? j + nfy : j - nfy;
-        }
+        if (!iy.wrap(j, nfy)) continue;
         row += iy.weight_of(j, J) * fine(i, j);
       }
       acc += wx * row;

@@ -352,6 +352,7 @@ class FluidModel final : public Model {
       else rhs_ = rhs_ - mean;
     }
     if (plus_old_pressure) {
+      // div_ is free scratch here (diagnostics() refills it)
       for_each(ctx_, "fluid::pressure_apply", box(), solvers::PoissonApply<T>{links_, p_.view(), div_.view()});
       rhs_ = rhs_ + div_;
     }
