@@ -35,6 +35,14 @@ void copy_to_host(const Context& ctx, View<const T, Rank> v, T* host);
 /// Copies row-major host memory into the elements of v (v may be strided).
 template <class T, int Rank>
 void copy_from_host(const Context& ctx, const T* host, View<T, Rank> v);
+/// Queues a copy of v's elements (on a GPU) into pinned host memory on `stream` (a
+/// cudaStream_t) without waiting. Returns false, queueing nothing, when v's layout needs a
+/// packing kernel first (narrow rows), and always in builds without CUDA.
+template <class T, int Rank>
+bool copy_to_host_async(View<const T, Rank> v, T* host, void* stream);
+/// Queues a copy of pinned host memory into v's elements (on a GPU) on `stream`; false as above.
+template <class T, int Rank>
+bool copy_from_host_async(const T* host, View<T, Rank> v, void* stream);
 }  // namespace detail
 
 template <class T, int Rank>

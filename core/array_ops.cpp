@@ -90,13 +90,14 @@ void copy(const Context& ctx, View<const T, Rank> src, View<T, Rank> dst) {
 }
 
 #if SIM_TU_HAS_CUDA
-// Strided (rows of a larger allocation, last stride 1) <-> dense copies as one cudaMemcpy2D/3D:
-// no packing kernel, no temporary. Returns false when the layout does not fit.
+// Strided (rows of a larger allocation, last stride 1) <-> dense copies as one cudaMemcpy2D/3D
+// queued on `stream`: no packing kernel, no temporary. Returns false (queueing nothing) when the
+// layout does not fit or its rows are shorter than min_row bytes.
 template <class T, int Rank>
-bool pitched_copy(const Context& ctx, View<const T, Rank> v, T* dense, bool to_host) {
+bool pitched_copy_async(View<const T, Rank> v, T* dense, bool to_host, cudaStream_t stream, std::size_t min_row) {
   if (Rank < 2 || v.stride[Rank - 1] != 1) return false;
-  auto stream = static_cast<cudaStream_t>(ctx.stream());
   const std::size_t row = std::size_t(v.shape.n[Rank - 1]) * sizeof(T), pitch = std::size_t(v.stride[Rank - 2]) * sizeof(T);
+  if (row < min_row) return false;
   const cudaMemcpyKind kind = to_host ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice;
   if (Rank == 2) {
     if (to_host)
@@ -114,10 +115,55 @@ bool pitched_copy(const Context& ctx, View<const T, Rank> v, T* dense, bool to_h
     p.kind = kind;
     SIM_CUDA_CHECK(cudaMemcpy3DAsync(&p, stream));
   }
+  return true;
+}
+
+// The same, on the context's stream, waiting for completion.
+template <class T, int Rank>
+bool pitched_copy(const Context& ctx, View<const T, Rank> v, T* dense, bool to_host) {
+  auto stream = static_cast<cudaStream_t>(ctx.stream());
+  if (!pitched_copy_async<T, Rank>(v, dense, to_host, stream, 0)) return false;
   SIM_CUDA_CHECK(cudaStreamSynchronize(stream));
   return true;
 }
+
+// Rows shorter than this go through a packing kernel in the asynchronous copies: the copy
+// engines move narrow rows (a column of a 2D field, one element per row) very slowly.
+constexpr std::size_t min_async_row_bytes = 256;
+
+// Queues a dense or pitched host <-> device copy on stream; false when it needs packing.
+template <class T, int Rank>
+bool queue_host_copy(View<const T, Rank> v, T* host, bool to_host, cudaStream_t stream) {
+  if (v.size() == 0) return true;
+  if (v.contiguous()) {
+    const std::size_t bytes = std::size_t(v.size()) * sizeof(T);
+    SIM_CUDA_CHECK(cudaMemcpyAsync(to_host ? static_cast<void*>(host) : const_cast<T*>(v.ptr), to_host ? static_cast<const void*>(v.ptr) : host,
+                                   bytes, to_host ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice, stream));
+    return true;
+  }
+  return pitched_copy_async<T, Rank>(v, host, to_host, stream, min_async_row_bytes);
+}
 #endif
+
+template <class T, int Rank>
+bool copy_to_host_async(View<const T, Rank> v, T* host, void* stream) {
+#if SIM_TU_HAS_CUDA
+  return queue_host_copy<T, Rank>(v, host, true, static_cast<cudaStream_t>(stream));
+#else
+  (void)v, (void)host, (void)stream;
+  return false;
+#endif
+}
+
+template <class T, int Rank>
+bool copy_from_host_async(const T* host, View<T, Rank> v, void* stream) {
+#if SIM_TU_HAS_CUDA
+  return queue_host_copy<T, Rank>(View<const T, Rank>(v), const_cast<T*>(host), false, static_cast<cudaStream_t>(stream));
+#else
+  (void)v, (void)host, (void)stream;
+  return false;
+#endif
+}
 
 template <class T, int Rank>
 void copy_to_host(const Context& ctx, View<const T, Rank> v, T* host) {
@@ -160,7 +206,9 @@ void copy_from_host(const Context& ctx, const T* host, View<T, Rank> v) {
   template void fill<T, R>(const Context&, View<T, R>, T);                \
   template void copy<T, R>(const Context&, View<const T, R>, View<T, R>); \
   template void copy_to_host<T, R>(const Context&, View<const T, R>, T*); \
-  template void copy_from_host<T, R>(const Context&, const T*, View<T, R>);
+  template void copy_from_host<T, R>(const Context&, const T*, View<T, R>); \
+  template bool copy_to_host_async<T, R>(View<const T, R>, T*, void*);     \
+  template bool copy_from_host_async<T, R>(const T*, View<T, R>, void*);
 #define SIM_INSTANTIATE_ARRAY_OPS_ALL_RANKS(T) \
   SIM_INSTANTIATE_ARRAY_OPS(T, 1) SIM_INSTANTIATE_ARRAY_OPS(T, 2) SIM_INSTANTIATE_ARRAY_OPS(T, 3)
 

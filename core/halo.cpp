@@ -3,6 +3,10 @@
 
 #include "core/array.hpp"
 #include "core/error.hpp"
+#include "core/host_buffer.hpp"
+#if SIMKIT_HAS_CUDA
+#include "core/copy_stream.hpp"
+#endif
 #if SIMKIT_HAS_NCCL
 #include "core/nccl_channel.hpp"
 #endif
@@ -119,9 +123,99 @@ void Halo<T, Rank>::unpack_device(Field<T, Rank>& f, int d_first, int d_end, boo
 #endif
 }
 
+#if SIMKIT_HAS_CUDA
+template <class T, int Rank>
+struct Halo<T, Rank>::Staging {
+  explicit Staging(const Context& ctx) : copies(ctx) {}
+  CopyStream copies;
+  HostBuffer<T> send[Rank][2], recv[Rank][2];  // pinned
+  Array<T, 1> packed[Rank][2];                  // slabs whose rows are too narrow for the copy engines
+  std::vector<Transfer> transfers;
+};
+#else
+template <class T, int Rank>
+struct Halo<T, Rank>::Staging {};
+#endif
+
+namespace {
+/// buf, grown to hold n elements.
+template <class T>
+T* host_room(const Context& ctx, HostBuffer<T>& buf, index_t n) {
+  if (buf.size() < std::size_t(n)) buf = HostBuffer<T>(ctx, std::size_t(n));
+  return buf.data();
+}
+}  // namespace
+
+template <class T, int Rank>
+void Halo<T, Rank>::post_staged(Field<T, Rank>& f, int d_first, int d_end, bool corners) {
+#if SIMKIT_HAS_CUDA
+  const Context& ctx = f.context();
+  if (!staging_) staging_ = std::make_shared<Staging>(ctx);
+  Staging& s = *staging_;
+  void* stream = s.copies.stream();
+  auto v = f.view();
+  s.transfers.clear();
+  std::vector<std::pair<int, int>> narrow;
+  s.copies.follow(ctx);  // the slabs as the work queued so far leaves them
+  for (int d = d_first; d < d_end; ++d)
+    for (int side = 0; side < 2; ++side) {
+      const int peer = sub_.neighbour[d][side];
+      if (peer < 0) continue;
+      const Box<Rank> out = slab(f.interior(), ghost_, d, side, false, corners);
+      T* host = host_room(ctx, s.send[d][side], out.size());
+      host_room(ctx, s.recv[d][side], out.size());
+      if (!detail::copy_to_host_async<T, Rank>(v.sub(out), host, stream)) narrow.push_back({d, side});
+      // a message leaving through the high face arrives at the neighbour's low face: tags 2d + side
+      s.transfers.push_back({peer, 2 * d + side, 2 * d + (1 - side), host, s.recv[d][side].data(),
+                             std::size_t(out.size()) * sizeof(T)});
+    }
+  if (narrow.empty()) return;
+  for (auto [d, side] : narrow) {  // pack them on the field's stream, then download
+    const Box<Rank> out = slab(f.interior(), ghost_, d, side, false, corners);
+    detail::copy<T, Rank>(ctx, v.sub(out), dense(ctx, s.packed[d][side], out));
+  }
+  s.copies.follow(ctx);
+  for (auto [d, side] : narrow) {
+    const Box<Rank> out = slab(f.interior(), ghost_, d, side, false, corners);
+    detail::copy_to_host_async<T, Rank>(dense(ctx, s.packed[d][side], out), s.send[d][side].data(), stream);
+  }
+#else
+  (void)f, (void)d_first, (void)d_end, (void)corners;
+#endif
+}
+
+template <class T, int Rank>
+void Halo<T, Rank>::unpack_staged(Field<T, Rank>& f, int d_first, int d_end, bool corners) {
+#if SIMKIT_HAS_CUDA
+  const Context& ctx = f.context();
+  Staging& s = *staging_;
+  void* stream = s.copies.stream();
+  s.copies.wait_host();  // the downloads
+  comm_.start(s.transfers).wait();
+  auto v = f.view();
+  std::vector<std::pair<int, int>> narrow;
+  for (int d = d_first; d < d_end; ++d)
+    for (int side = 0; side < 2; ++side) {
+      if (sub_.neighbour[d][side] < 0) continue;
+      const Box<Rank> in = slab(f.interior(), ghost_, d, side, true, corners);
+      if (detail::copy_from_host_async<T, Rank>(s.recv[d][side].data(), v.sub(in), stream)) continue;
+      detail::copy_from_host_async<T, Rank>(s.recv[d][side].data(), dense(ctx, s.packed[d][side], in), stream);
+      narrow.push_back({d, side});
+    }
+  s.copies.join(ctx);  // the field's stream waits for the uploads
+  for (auto [d, side] : narrow) {
+    const Box<Rank> in = slab(f.interior(), ghost_, d, side, true, corners);
+    detail::copy<T, Rank>(ctx, View<const T, Rank>(dense(ctx, s.packed[d][side], in)), v.sub(in));
+  }
+#else
+  (void)f, (void)d_first, (void)d_end, (void)corners;
+#endif
+}
+
 template <class T, int Rank>
 void Halo<T, Rank>::post(Field<T, Rank>& f, int d_first, int d_end, bool corners) {
   if (on_device(f)) return post_device(f, d_first, d_end, corners);
+  if (SIMKIT_HAS_CUDA && f.context().is_cuda()) return post_staged(f, d_first, d_end, corners);
   std::vector<Transfer> transfers;
   auto v = f.view();
   for (int d = d_first; d < d_end; ++d)
@@ -142,6 +236,7 @@ void Halo<T, Rank>::post(Field<T, Rank>& f, int d_first, int d_end, bool corners
 template <class T, int Rank>
 void Halo<T, Rank>::unpack(Field<T, Rank>& f, int d_first, int d_end, bool corners) {
   if (dev_ && f.context().is_cuda()) return unpack_device(f, d_first, d_end, corners);
+  if (SIMKIT_HAS_CUDA && f.context().is_cuda()) return unpack_staged(f, d_first, d_end, corners);
   pending_.wait();
   auto v = f.view();
   for (int d = d_first; d < d_end; ++d)

@@ -4,7 +4,10 @@
 // overwrites the ghosts of shared faces (and of periodic faces whose partner is another
 // rank) with the neighbours' cells. Dimensions go in order 0, 1, 2 and each slab spans the
 // ghost layers of the other dimensions, so edges and corners end up as on one rank.
-// Slabs travel through host buffers (copy_to_host / copy_from_host) and MPI, on every backend.
+// Slabs travel through host buffers and MPI. For GPU fields the device <-> host copies run on
+// a copy stream of their own (core/copy_stream.hpp) into pinned buffers: start() queues the
+// downloads and returns, so kernels queued between start and finish overlap them, the MPI
+// transfer and the uploads; finish() makes the field's stream wait for the uploads.
 // With SIMKIT_HALO=nccl (builds with NCCL, SIMKIT_HAS_NCCL) GPU fields pack their slabs into
 // device buffers and exchange them with NCCL on a stream of their own, so that kernels queued
 // between start and finish overlap the transfers; bit-identical, but slower so far (see
@@ -52,9 +55,13 @@ class Halo {
   bool on_device(const Field<T, Rank>& f);
   void post_device(Field<T, Rank>& f, int d_first, int d_end, bool corners);
   void unpack_device(Field<T, Rank>& f, int d_first, int d_end, bool corners);
+  void post_staged(Field<T, Rank>& f, int d_first, int d_end, bool corners);
+  void unpack_staged(Field<T, Rank>& f, int d_first, int d_end, bool corners);
 
   struct Device;                  // NCCL channel and device slab buffers (halo.cpp)
   std::shared_ptr<Device> dev_;  // made on the first exchange of a GPU field
+  struct Staging;                 // copy stream, pinned and packing buffers (halo.cpp)
+  std::shared_ptr<Staging> staging_;  // made on the first host-path exchange of a GPU field
 
   Comm comm_;
   Subdomain sub_;

@@ -5,12 +5,13 @@
 #      through NCCL and through host buffers (SIMKIT_HALO=host);
 #   2. heat 2D/3D and Monte Carlo on N GPUs against 1 GPU, compared by `simulate info`'s
 #      field digests (equal digests: bit-identical fields); a restart from N ranks on 1;
-#   3. weak scaling of heat 2D (8192^2 per GPU) and 3D (512^3 per GPU), float32 and float64,
+#   3. weak scaling of heat 2D (8192^2 and 16384^2 per GPU) and 3D (512^3 per GPU), float32 and float64,
 #      NCCL and host halos: ms per step from --stats.
-#   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling]
+#   4. (halo) bench_halo: exchange bandwidth alone; (nsys) an nsys profile of the NCCL path.
+#   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [halo] [nsys] [diagnose]
 set -u
 n=$1; shift
-parts=("$@"); [ ${#parts[@]} -gt 0 ] || parts=(checks scaling)
+parts=("$@"); [ ${#parts[@]} -gt 0 ] || parts=(checks scaling halo)
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 root=$(pwd)
 bin=$root/${SIMKIT_DEV_DIR:-.dev}
@@ -68,21 +69,41 @@ for part in "${parts[@]}"; do
       done
       echo "default nccl: $(grep -o '"ms_per_step": [0-9.]*' "$out/diag_nccl.json")"
       rm -rf "$out/scratch" ;;
-    scaling)
+    scaling)  # weak scaling on 1, 2 and N GPUs (the same cells per GPU), NCCL and host halos
       for prec in float32 float64; do
-        for halo in nccl host; do
-          for np in 1 "$n"; do
-            [ "$np" = 1 ] && [ "$halo" = host ] && continue
-            SIMKIT_HALO=$halo mpi "$np" "$sim" bench/configs/heat2d_16384.toml --quiet --backend cuda run.precision=\"$prec\" \
-              grid.cells=[$((8192 * np)),8192] run.steps=500 --output "$out/scratch" --stats "$out/weak2d_${prec}_${halo}_np$np.json" \
-              > "$out/weak2d_${prec}_${halo}_np$np.log" 2>&1
+        for halo in host nccl; do
+          nps="1 2"; [ "$n" -gt 2 ] && nps="$nps $n"
+          for np in $nps; do
+            [ "$np" = 1 ] && [ "$halo" = nccl ] && continue
+            tag=${prec}_${halo}_np$np
+            for c in 8192:500 16384:200; do
+              SIMKIT_HALO=$halo mpi "$np" "$sim" bench/configs/heat2d_16384.toml --quiet --backend cuda run.precision=\"$prec\" \
+                grid.cells=[$((${c%%:*} * np)),${c%%:*}] run.steps=${c##*:} --output "$out/scratch" \
+                --stats "$out/weak2d_${c%%:*}_$tag.json" > "$out/weak2d_${c%%:*}_$tag.log" 2>&1
+            done
             SIMKIT_HALO=$halo mpi "$np" "$sim" bench/configs/heat2d_16384.toml --quiet --backend cuda run.precision=\"$prec\" \
               grid.cells=[$((512 * np)),512,512] run.steps=200 'boundary.default="dirichlet"' --output "$out/scratch" \
-              --stats "$out/weak3d_${prec}_${halo}_np$np.json" > "$out/weak3d_${prec}_${halo}_np$np.log" 2>&1
+              --stats "$out/weak3d_512_$tag.json" > "$out/weak3d_512_$tag.log" 2>&1
           done
         done
       done
       rm -rf "$out/scratch"
-      grep -H '"ms_per_step"' "$out"/weak*.json ;;
+      grep -H '"ms_per_step"' "$out"/weak*.json | sed 's|.*/||' ;;
+    halo)  # exchange bandwidth alone, host-staged and NCCL, on 2 and N GPUs
+      for np in 2 "$n"; do
+        for halo in host nccl; do
+          SIMKIT_HALO=$halo mpi "$np" "$bin/bench/bench_halo" --backend cuda --json "$out/halo_${halo}_np$np.json" 2>&1 | grep -v '^wrote'
+        done
+        [ "$n" = 2 ] && break
+      done ;;
+    nsys)  # a timeline of the NCCL path: which API calls and kernels take the time
+      ns=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
+      if [ -z "$ns" ]; then echo "nsys: not found on this machine"; continue; fi
+      SIMKIT_HALO=nccl mpi 2 "$ns" profile --trace=cuda,nvtx,osrt --sample=none -o "$out/nccl_r%q{OMPI_COMM_WORLD_RANK}" \
+        "$sim" bench/configs/heat2d_16384.toml --quiet --backend cuda run.precision=\"float32\" grid.cells=[16384,8192] \
+        run.steps=200 --output "$out/scratch" > "$out/nsys.log" 2>&1 || tail -5 "$out/nsys.log"
+      "$ns" stats --report cuda_api_sum,cuda_gpu_kern_sum,osrt_sum --format csv -o "$out/nccl_r0" "$out"/nccl_r0.nsys-rep > /dev/null 2>&1
+      for f in "$out"/nccl_r0_*.csv; do echo "== $f"; head -14 "$f" | cut -c1-220; done
+      rm -rf "$out/scratch" "$out"/*.sqlite ;;
   esac
 done

@@ -1,7 +1,7 @@
 // Run under mpirun: on every rank, fill_ghosts + Halo::exchange of its box must give every
 // cell, ghosts, edges and corners included, the value the one-rank fill of the whole grid
 // gives there. 1D/2D/3D, ghost widths 1 and 2, periodic/Dirichlet/Neumann faces, every
-// arrangement of the ranks. Prints the first difference; exit 1 on any rank's mismatch.
+// arrangement of the ranks; on a GPU both packed (narrow rows) and pitched slab copies. Prints the first difference; exit 1 on any rank's mismatch.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -109,10 +109,13 @@ int main(int argc, char** argv) {
       bad += check<2>(comm, ctx, {13, 12}, {p0, n / p0}, ghost, b2), ++cases;
       bad += check<2>(comm, ctx, {13, 12}, {p0, n / p0}, ghost, c2), ++cases;
       bad += check<2>(comm, ctx, {13, 12}, {p0, n / p0}, ghost, Boundary<2>::periodic()), ++cases;
+      // rows of 80 doubles: GPU slabs normal to dimension 0 go straight through the copy engines
+      bad += check<2>(comm, ctx, {13, 80}, {p0, n / p0}, ghost, c2), ++cases;
       for (int p1 = 1; p1 <= n / p0; ++p1) {
         if ((n / p0) % p1) continue;
         bad += check<3>(comm, ctx, {9, 8, 10}, {p0, p1, n / p0 / p1}, ghost, b3), ++cases;
         bad += check<3>(comm, ctx, {9, 8, 10}, {p0, p1, n / p0 / p1}, ghost, Boundary<3>::periodic()), ++cases;
+        bad += check<3>(comm, ctx, {9, 8, 40}, {p0, p1, n / p0 / p1}, ghost, b3), ++cases;
       }
     }
   }
