@@ -3,7 +3,7 @@
 // every rank sends one face to each of its two neighbours and receives two. Times
 // Halo::exchange (median of repeats, the slowest rank) and reports the bytes each rank sends
 // per second (one direction), to compare with a link's bandwidth. SIMKIT_HALO=nccl selects
-// the NCCL path (builds with NCCL); the default is host staging through pinned buffers.
+// GPU fields go through NCCL in builds with it, SIMKIT_HALO=host selects host buffers (MPI).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -31,7 +31,7 @@ bench::Row exchange_row(const Comm& comm, const Context& ctx, index_t cells, int
   const Subdomain sub = Decomposition(Rank, global, procs, 1).subdomain(comm.rank(), periodic);
   Field<T, Rank> f(ctx, Grid<Rank>::uniform(local, length, 1));
   f.fill(T(1.5) + T(comm.rank()));  // not zeros: a real payload
-  Halo<T, Rank> halo(comm, sub, 1);
+  Halo<T, Rank> halo(comm, sub, 1, ctx);
   const bench::Timing t = bench::time_it(ctx, repeat, [&] { halo.exchange(f); });
   const double seconds = comm.max(t.median);
   const double face = double(f.interior().size() / cells);  // cells of one face (normal to dimension 0)
@@ -69,10 +69,9 @@ int main(int argc, char** argv) {
     for (index_t n : cells2) rows.push_back(exchange_row<double, 2>(comm, ctx, n, repeat));
     for (index_t n : cells3) rows.push_back(exchange_row<float, 3>(comm, ctx, n, repeat));
     for (index_t n : cells3) rows.push_back(exchange_row<double, 3>(comm, ctx, n, repeat));
-    const char* halo = std::getenv("SIMKIT_HALO");
     if (comm.rank() == 0)
       bench::report(std::string("bench_halo, ") + std::to_string(comm.size()) + " ranks, " +
-                        (halo && std::string(halo) == "nccl" ? "NCCL" : "host-buffer (MPI)") + " halos",
+                        halo_transport(ctx) + " halos",
                     ctx, commit, rows, json);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_halo: %s\n", e.what());

@@ -27,13 +27,24 @@ Box<Rank> slab(const Box<Rank>& interior, int g, int d, int side, bool ghost, bo
 }
 }  // namespace
 
+const char* halo_transport(const Context& ctx) {
+#if SIMKIT_HAS_NCCL
+  if (ctx.is_cuda() && nccl_halos_enabled()) return "NCCL";
+#else
+  (void)ctx;
+#endif
+  return "host buffers (MPI)";
+}
+
 template <class T, int Rank>
-Halo<T, Rank>::Halo(const Comm& comm, const Subdomain& sub, int ghost) : comm_(comm), sub_(sub), ghost_(ghost) {
+Halo<T, Rank>::Halo(const Comm& comm, const Subdomain& sub, int ghost, const Context& ctx)
+    : comm_(comm), sub_(sub), ghost_(ghost) {
   for (int d = 0; d < Rank; ++d)
     for (int side = 0; side < 2; ++side)
       if (sub.neighbour[d][side] >= 0 && sub.cells[d] < ghost)
         throw Error("halo: a box of " + std::to_string(sub.cells[d]) + " cells cannot feed " + std::to_string(ghost) +
                     " ghost layers to its neighbour; use fewer ranks along that dimension");
+  if (ctx.valid() && comm.parallel()) on_device(ctx);  // NCCL's communicator: collective, so here on every rank
 }
 
 template <class T, int Rank>
@@ -64,13 +75,13 @@ View<T, Rank> dense(const Context& ctx, Array<T, 1>& buf, const Box<Rank>& box) 
 }  // namespace
 
 template <class T, int Rank>
-bool Halo<T, Rank>::on_device(const Field<T, Rank>& f) {
+bool Halo<T, Rank>::on_device(const Context& ctx) {
 #if SIMKIT_HAS_NCCL
-  if (!f.context().is_cuda() || !nccl_halos_enabled()) return false;
-  if (!dev_) dev_ = std::make_shared<Device>(), dev_->channel = NcclChannel::get(comm_, f.context());
+  if (!ctx.is_cuda() || !nccl_halos_enabled()) return false;
+  if (!dev_) dev_ = std::make_shared<Device>(), dev_->channel = NcclChannel::get(comm_, ctx);
   return true;
 #else
-  (void)f;
+  (void)ctx;
   return false;
 #endif
 }
@@ -214,7 +225,7 @@ void Halo<T, Rank>::unpack_staged(Field<T, Rank>& f, int d_first, int d_end, boo
 
 template <class T, int Rank>
 void Halo<T, Rank>::post(Field<T, Rank>& f, int d_first, int d_end, bool corners) {
-  if (on_device(f)) return post_device(f, d_first, d_end, corners);
+  if (on_device(f.context())) return post_device(f, d_first, d_end, corners);
   if (SIMKIT_HAS_CUDA && f.context().is_cuda()) return post_staged(f, d_first, d_end, corners);
   std::vector<Transfer> transfers;
   auto v = f.view();

@@ -8,10 +8,9 @@
 // a copy stream of their own (core/copy_stream.hpp) into pinned buffers: start() queues the
 // downloads and returns, so kernels queued between start and finish overlap them, the MPI
 // transfer and the uploads; finish() makes the field's stream wait for the uploads.
-// With SIMKIT_HALO=nccl (builds with NCCL, SIMKIT_HAS_NCCL) GPU fields pack their slabs into
-// device buffers and exchange them with NCCL on a stream of their own, so that kernels queued
-// between start and finish overlap the transfers; bit-identical, but slower so far (see
-// core/nccl_channel.hpp), hence opt-in.
+// In builds with NCCL (SIMKIT_HAS_NCCL) GPU fields instead pack their slabs into device
+// buffers and exchange them GPU to GPU with NCCL on a stream of their own, again overlapping
+// the kernels queued between start and finish; SIMKIT_HALO=host selects the host path.
 #include <memory>
 #include <vector>
 
@@ -21,14 +20,20 @@
 
 namespace sim {
 
+/// How fields on ctx exchange their slabs between ranks: "NCCL" or "host buffers (MPI)".
+const char* halo_transport(const Context& ctx);
+
 /// The exchanges of one field layout (one grid and ghost width) on one rank.
 template <class T, int Rank>
 class Halo {
  public:
   /// No neighbours: exchange() does nothing.
   Halo() = default;
-  /// Exchanges for rank sub.rank's box with the neighbours sub names, on comm.
-  Halo(const Comm& comm, const Subdomain& sub, int ghost);
+  /// Exchanges for rank sub.rank's box with the neighbours sub names, on comm. Given the
+  /// fields' context, a GPU one sets up its transfer channel now (NCCL's communicator is
+  /// collective over comm: every rank constructs its Halo at the same point) instead of in
+  /// the first exchange, where it would be counted in the step loop's time.
+  Halo(const Comm& comm, const Subdomain& sub, int ghost, const Context& ctx = {});
   /// True when this rank has at least one neighbouring rank.
   bool active() const;
   /// Overwrites the ghosts of f on faces shared with other ranks (blocking: start + finish).
@@ -52,7 +57,7 @@ class Halo {
  private:
   void post(Field<T, Rank>& f, int d_first, int d_end, bool corners);
   void unpack(Field<T, Rank>& f, int d_first, int d_end, bool corners);
-  bool on_device(const Field<T, Rank>& f);
+  bool on_device(const Context& ctx);
   void post_device(Field<T, Rank>& f, int d_first, int d_end, bool corners);
   void unpack_device(Field<T, Rank>& f, int d_first, int d_end, bool corners);
   void post_staged(Field<T, Rank>& f, int d_first, int d_end, bool corners);

@@ -19,10 +19,35 @@ void check_nccl(ncclResult_t r, const char* what) {
 }
 }  // namespace
 
+/// Diagnostic orderings of the NCCL stream against the compute stream (SIMKIT_NCCL_ORDER):
+/// overlap (default: transfers run beside the kernels queued between start and finish),
+/// serial (the compute stream waits for the transfers right after start), deferred (the
+/// transfers are issued in finish, after the kernels queued in between), hostsync (finish
+/// also blocks the host until the transfers are done).
+enum class Order { overlap, serial, deferred, hostsync };
+
+Order order_from_env() {
+  const char* e = std::getenv("SIMKIT_NCCL_ORDER");
+  const std::string v = e ? e : "";
+  return v == "serial" ? Order::serial : v == "deferred" ? Order::deferred : v == "hostsync" ? Order::hostsync : Order::overlap;
+}
+
 struct NcclChannel::Impl {
   ncclComm_t comm = nullptr;
   cudaStream_t stream = nullptr;
   cudaEvent_t queued = nullptr, done = nullptr;
+  Order order = Order::overlap;
+  std::vector<DeviceTransfer> sends, recvs;  // deferred: the transfers finish() issues
+  bool is_double = false;
+
+  void issue() {
+    const ncclDataType_t type = is_double ? ncclFloat64 : ncclFloat32;
+    check_nccl(ncclGroupStart(), "ncclGroupStart");
+    for (const DeviceTransfer& t : sends) check_nccl(ncclSend(t.data, t.count, type, t.peer, comm, stream), "ncclSend");
+    for (const DeviceTransfer& t : recvs) check_nccl(ncclRecv(t.data, t.count, type, t.peer, comm, stream), "ncclRecv");
+    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+    SIM_CUDA_CHECK(cudaEventRecord(done, stream));
+  }
 };
 
 NcclChannel::NcclChannel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -45,7 +70,13 @@ std::shared_ptr<NcclChannel> NcclChannel::get(const Comm& comm, const Context& c
   std::memcpy(&id, bytes.data(), sizeof id);
   auto impl = std::make_unique<Impl>();
   check_nccl(ncclCommInitRank(&impl->comm, comm.size(), id, comm.rank()), "ncclCommInitRank");
-  SIM_CUDA_CHECK(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking));
+  // SIMKIT_NCCL_PRIORITY=high (diagnostic): the NCCL stream at the highest priority
+  const char* priority = std::getenv("SIMKIT_NCCL_PRIORITY");
+  int least = 0, greatest = 0;
+  SIM_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  SIM_CUDA_CHECK(cudaStreamCreateWithPriority(&impl->stream, cudaStreamNonBlocking,
+                                              priority && std::string(priority) == "high" ? greatest : least));
+  impl->order = order_from_env();
   SIM_CUDA_CHECK(cudaEventCreateWithFlags(&impl->queued, cudaEventDisableTiming));
   SIM_CUDA_CHECK(cudaEventCreateWithFlags(&impl->done, cudaEventDisableTiming));
   channel.reset(new NcclChannel(std::move(impl)));
@@ -57,22 +88,22 @@ void NcclChannel::start(const Context& ctx, const std::vector<DeviceTransfer>& s
   auto compute = static_cast<cudaStream_t>(ctx.stream());
   SIM_CUDA_CHECK(cudaEventRecord(impl_->queued, compute));  // the packed send buffers
   SIM_CUDA_CHECK(cudaStreamWaitEvent(impl_->stream, impl_->queued, 0));
-  const ncclDataType_t type = is_double ? ncclFloat64 : ncclFloat32;
-  check_nccl(ncclGroupStart(), "ncclGroupStart");
-  for (const DeviceTransfer& t : sends) check_nccl(ncclSend(t.data, t.count, type, t.peer, impl_->comm, impl_->stream), "ncclSend");
-  for (const DeviceTransfer& t : recvs) check_nccl(ncclRecv(t.data, t.count, type, t.peer, impl_->comm, impl_->stream), "ncclRecv");
-  check_nccl(ncclGroupEnd(), "ncclGroupEnd");
-  SIM_CUDA_CHECK(cudaEventRecord(impl_->done, impl_->stream));
+  impl_->sends = sends, impl_->recvs = recvs, impl_->is_double = is_double;
+  if (impl_->order == Order::deferred) return;
+  impl_->issue();
+  if (impl_->order == Order::serial) SIM_CUDA_CHECK(cudaStreamWaitEvent(compute, impl_->done, 0));
 }
 
 void NcclChannel::finish(const Context& ctx) {
+  if (impl_->order == Order::deferred) impl_->issue();
+  if (impl_->order == Order::hostsync) SIM_CUDA_CHECK(cudaEventSynchronize(impl_->done));
   SIM_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(ctx.stream()), impl_->done, 0));
 }
 
 bool nccl_halos_enabled() {
   static const bool nccl = [] {
     const char* e = std::getenv("SIMKIT_HALO");
-    return e && std::string(e) == "nccl";
+    return !(e && std::string(e) == "host");
   }();
   return nccl;
 }

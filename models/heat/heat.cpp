@@ -129,7 +129,7 @@ class HeatModel final : public Model {
   explicit HeatModel(const ModelSetup& setup)
       : ctx_(setup.ctx), comm_(setup.comm), sub_(subdomain_of<Rank>(setup)), global_(setup.grid.grid<Rank>()),
         grid_(local_grid(global_, sub_)), spacing_(Spacing<T, Rank>::of(grid_)), u_(ctx_, grid_), next_(ctx_, grid_),
-        bc_(boundary_from_config<Rank>(*setup.config)), halo_(comm_, sub_, grid_.ghost) {
+        bc_(boundary_from_config<Rank>(*setup.config)), halo_(comm_, sub_, grid_.ghost, ctx_) {
     const io::Config& c = *setup.config;
     alpha_ = c.real("model", "alpha");
     scheme_ = c.string("model", "scheme");

@@ -96,8 +96,21 @@ for part in "${parts[@]}"; do
         done
         [ "$n" = 2 ] && break
       done ;;
+    orders)  # NCCL halos in heat under orderings of the NCCL and compute streams (core/nccl_channel.cpp)
+      for v in SIMKIT_NCCL_ORDER=overlap SIMKIT_NCCL_ORDER=serial SIMKIT_NCCL_ORDER=deferred SIMKIT_NCCL_ORDER=hostsync \
+               SIMKIT_NCCL_PRIORITY=high NCCL_P2P_USE_CUDA_MEMCPY=1 NCCL_MAX_CTAS=1; do
+        for c in "2 [16384,8192] 2d" "$n [$((512 * n)),512,512] 3d"; do
+          set -- $c
+          (export "${v?}" SIMKIT_HALO=nccl; mpi "$1" -x "${v%%=*}" "$sim" bench/configs/heat2d_16384.toml --quiet --backend cuda \
+            run.precision=\"float32\" grid.cells="$2" run.steps=200 'boundary.default="dirichlet"' --output "$out/scratch" \
+            --stats "$out/order.json" > "$out/order.log" 2>&1) || tail -3 "$out/order.log"
+          echo "$v $3 np$1: $(grep -o '"ms_per_step": [0-9.]*' "$out/order.json")"; rm -f "$out/order.json"
+        done
+      done
+      rm -rf "$out/scratch" ;;
     nsys)  # a timeline of the NCCL path: which API calls and kernels take the time
       ns=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
+      [ -n "$ns" ] || ns=$(find / -xdev -name nsys -type f -perm -u+x 2>/dev/null | head -1)
       if [ -z "$ns" ]; then echo "nsys: not found on this machine"; continue; fi
       SIMKIT_HALO=nccl mpi 2 "$ns" profile --trace=cuda,nvtx,osrt --sample=none -o "$out/nccl_r%q{OMPI_COMM_WORLD_RANK}" \
         "$sim" bench/configs/heat2d_16384.toml --quiet --backend cuda run.precision=\"float32\" grid.cells=[16384,8192] \

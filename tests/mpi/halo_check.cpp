@@ -57,7 +57,7 @@ int check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], co
   Field<double, Rank> part(ctx, local);
   detail::copy_from_host<double, Rank>(ctx, values<Rank>(mine).data(), part.view());
   fill_ghosts(part, bc);
-  Halo<double, Rank>(comm, sub, ghost).exchange(part);
+  Halo<double, Rank>(comm, sub, ghost, ctx).exchange(part);
   const std::vector<double> got = part.to_host_with_ghosts();
 
   int bad = 0;
