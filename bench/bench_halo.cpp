@@ -3,7 +3,7 @@
 // every rank sends one face to each of its two neighbours and receives two. Times
 // Halo::exchange (median of repeats, the slowest rank) and reports the bytes each rank sends
 // per second (one direction), to compare with a link's bandwidth. SIMKIT_HALO=nccl selects
-// GPU fields go through NCCL in builds with it, SIMKIT_HALO=host selects host buffers (MPI).
+// SIMKIT_HALO=nccl or =host picks the path for GPU fields (default: by face size).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -37,7 +37,7 @@ bench::Row exchange_row(const Comm& comm, const Context& ctx, index_t cells, int
   const double face = double(f.interior().size() / cells);  // cells of one face (normal to dimension 0)
   const double sent = 2 * face * double(sizeof(T));          // bytes each rank sends per exchange
   return {std::to_string(Rank) + "D " + std::to_string(cells) + "^" + std::to_string(Rank) + " per rank, " +
-              (sizeof(T) == 4 ? "float32" : "float64"),
+              (sizeof(T) == 4 ? "float32" : "float64") + ", " + halo.transport(),
           {{"ms", seconds * 1e3}, {"MB_sent_per_rank", sent / 1e6}, {"GB/s_sent_per_rank", sent / seconds / 1e9}}};
 }
 
@@ -70,8 +70,7 @@ int main(int argc, char** argv) {
     for (index_t n : cells3) rows.push_back(exchange_row<float, 3>(comm, ctx, n, repeat));
     for (index_t n : cells3) rows.push_back(exchange_row<double, 3>(comm, ctx, n, repeat));
     if (comm.rank() == 0)
-      bench::report(std::string("bench_halo, ") + std::to_string(comm.size()) + " ranks, " +
-                        halo_transport(ctx) + " halos",
+      bench::report(std::string("bench_halo, ") + std::to_string(comm.size()) + " ranks",
                     ctx, commit, rows, json);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_halo: %s\n", e.what());

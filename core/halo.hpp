@@ -8,9 +8,11 @@
 // a copy stream of their own (core/copy_stream.hpp) into pinned buffers: start() queues the
 // downloads and returns, so kernels queued between start and finish overlap them, the MPI
 // transfer and the uploads; finish() makes the field's stream wait for the uploads.
-// In builds with NCCL (SIMKIT_HAS_NCCL) GPU fields instead pack their slabs into device
-// buffers and exchange them GPU to GPU with NCCL on a stream of their own, again overlapping
-// the kernels queued between start and finish; SIMKIT_HALO=host selects the host path.
+// In builds with NCCL (SIMKIT_HAS_NCCL), a Halo constructed with a GPU context may instead
+// pack its slabs into device buffers and exchange them GPU to GPU with NCCL on a stream of
+// their own, again overlapping the kernels queued between start and finish. SIMKIT_HALO=nccl
+// or =host forces one path; the default (auto) takes NCCL for faces of 256 KB and more,
+// where host staging no longer hides behind the interior update (see halo.cpp).
 #include <memory>
 #include <vector>
 
@@ -19,9 +21,6 @@
 #include "core/grid.hpp"
 
 namespace sim {
-
-/// How fields on ctx exchange their slabs between ranks: "NCCL" or "host buffers (MPI)".
-const char* halo_transport(const Context& ctx);
 
 /// The exchanges of one field layout (one grid and ghost width) on one rank.
 template <class T, int Rank>
@@ -34,6 +33,8 @@ class Halo {
   /// collective over comm: every rank constructs its Halo at the same point) instead of in
   /// the first exchange, where it would be counted in the step loop's time.
   Halo(const Comm& comm, const Subdomain& sub, int ghost, const Context& ctx = {});
+  /// How the slabs travel: "NCCL" or "host buffers (MPI)".
+  const char* transport() const;
   /// True when this rank has at least one neighbouring rank.
   bool active() const;
   /// Overwrites the ghosts of f on faces shared with other ranks (blocking: start + finish).
@@ -57,14 +58,15 @@ class Halo {
  private:
   void post(Field<T, Rank>& f, int d_first, int d_end, bool corners);
   void unpack(Field<T, Rank>& f, int d_first, int d_end, bool corners);
-  bool on_device(const Context& ctx);
+  bool use_nccl(const Context& ctx) const;
+  void connect(const Context& ctx);
   void post_device(Field<T, Rank>& f, int d_first, int d_end, bool corners);
   void unpack_device(Field<T, Rank>& f, int d_first, int d_end, bool corners);
   void post_staged(Field<T, Rank>& f, int d_first, int d_end, bool corners);
   void unpack_staged(Field<T, Rank>& f, int d_first, int d_end, bool corners);
 
   struct Device;                  // NCCL channel and device slab buffers (halo.cpp)
-  std::shared_ptr<Device> dev_;  // made on the first exchange of a GPU field
+  std::shared_ptr<Device> dev_;  // NCCL channel: made by the constructor when the slabs go through NCCL
   struct Staging;                 // copy stream, pinned and packing buffers (halo.cpp)
   std::shared_ptr<Staging> staging_;  // made on the first host-path exchange of a GPU field
 

@@ -100,12 +100,4 @@ void NcclChannel::finish(const Context& ctx) {
   SIM_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(ctx.stream()), impl_->done, 0));
 }
 
-bool nccl_halos_enabled() {
-  static const bool nccl = [] {
-    const char* e = std::getenv("SIMKIT_HALO");
-    return !(e && std::string(e) == "host");
-  }();
-  return nccl;
-}
-
 }  // namespace sim

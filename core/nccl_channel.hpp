@@ -40,9 +40,4 @@ class NcclChannel {
   std::unique_ptr<Impl> impl_;
 };
 
-/// True when GPU halos go through NCCL: the default; SIMKIT_HALO=host selects host buffers.
-/// (Once thought slower: NCCL's communicator used to be created in the first exchange, inside
-/// the timed step loop, which cost 0.65 s on 2 H200s and 1.2 s on 4.)
-bool nccl_halos_enabled();
-
 }  // namespace sim

@@ -71,7 +71,7 @@ for part in "${parts[@]}"; do
       rm -rf "$out/scratch" ;;
     scaling)  # weak scaling on 1, 2 and N GPUs (the same cells per GPU), NCCL and host halos
       for prec in float32 float64; do
-        for halo in host nccl; do
+        for halo in ${SCALING_HALOS:-host nccl}; do  # SCALING_HALOS=nccl: only those (and no 1-GPU runs)
           nps="1 2"; [ "$n" -gt 2 ] && nps="$nps $n"
           for np in $nps; do
             [ "$np" = 1 ] && [ "$halo" = nccl ] && continue
