@@ -38,9 +38,11 @@ std::string halo_mode() {
   const std::string m = e ? e : "";
   return m == "nccl" || m == "host" ? m : "auto";
 }
-// auto: NCCL from this face size on. Measured on 4 H200s (bench/results/2026-11-21-h200x4-mpi):
-// host staging hides 32-128 KB faces (2D) behind the interior kernel, 96-99% weak-scaling
-// efficiency against NCCL's 86-97%; 1-4 MB faces (3D 512^3) take it 55-59%, NCCL 88-91%.
+// auto: NCCL from this face size on, when some rank has two faces or more. Measured on H200s
+// (bench/results/2026-11-21-h200x4-mpi, heat weak scaling): host staging hides 32-128 KB
+// faces (2D) behind the interior kernel, 96-99% against NCCL's 86-97%, and one 1-2 MB face
+// per rank (3D 512^3 on 2 GPUs), 98% against 91-94%; two such faces (4 GPUs) take it to
+// 55-59%, NCCL 88-91%.
 constexpr double nccl_min_face_bytes = 256 * 1024;
 }  // namespace
 
@@ -121,14 +123,15 @@ bool Halo<T, Rank>::use_nccl(const Context& ctx) const {
   if (!SIMKIT_HAS_NCCL || !ctx.is_cuda()) return false;
   const std::string mode = halo_mode();
   if (mode != "auto") return mode == "nccl";
-  double face = 0;  // this rank's largest face message, then the largest of all ranks (all decide alike)
-  for (int d = 0; d < Rank; ++d) {
-    if (sub_.neighbour[d][0] < 0 && sub_.neighbour[d][1] < 0) continue;
-    double bytes = double(ghost_) * double(sizeof(T));
-    for (int e = 0; e < Rank; ++e) bytes *= e == d ? 1.0 : double(sub_.cells[e]);
-    face = std::max(face, bytes);
-  }
-  return comm_.max(face) >= nccl_min_face_bytes;
+  double face = 0, faces = 0;  // this rank's largest face message and its count, then all ranks' largest
+  for (int d = 0; d < Rank; ++d)
+    for (int side = 0; side < 2; ++side) {
+      if (sub_.neighbour[d][side] < 0) continue;
+      double bytes = double(ghost_) * double(sizeof(T));
+      for (int e = 0; e < Rank; ++e) bytes *= e == d ? 1.0 : double(sub_.cells[e]);
+      face = std::max(face, bytes), faces += 1;
+    }
+  return comm_.max(face) >= nccl_min_face_bytes && comm_.max(faces) >= 2;
 }
 
 template <class T, int Rank>

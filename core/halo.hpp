@@ -11,8 +11,9 @@
 // In builds with NCCL (SIMKIT_HAS_NCCL), a Halo constructed with a GPU context may instead
 // pack its slabs into device buffers and exchange them GPU to GPU with NCCL on a stream of
 // their own, again overlapping the kernels queued between start and finish. SIMKIT_HALO=nccl
-// or =host forces one path; the default (auto) takes NCCL for faces of 256 KB and more,
-// where host staging no longer hides behind the interior update (see halo.cpp).
+// or =host forces one path; the default (auto) takes NCCL for faces of 256 KB and more when
+// a rank has two or more, where host staging no longer hides behind the interior update
+// (see halo.cpp).
 #include <memory>
 #include <vector>
 
