@@ -66,21 +66,19 @@ std::vector<bench::Row> reductions(const Context& ctx, double gbytes, int repeat
 
 int main(int argc, char** argv) {
   CLI::App app{"simkit array-core benchmarks"};
-  std::string backend = "auto", json, commit = "unknown";
+  bench::CommonOptions opts;
   index_t n = 1000000000;
   std::vector<double> reduce_gb = {0.4, 0.8, 1, 4};  // 0.4 / 0.8: peers.py's 1e8-element arrays
   int repeat = 10;
   bool skip_reduce = false;
-  app.add_option("--backend", backend, "auto, cuda or cpu");
+  opts.add_to(app);
   app.add_option("--n", n, "elements of the elementwise benchmark (default 1e9)");
   app.add_option("--reduce-gb", reduce_gb, "sizes of the reduction inputs in GB")->delimiter(',');
   app.add_flag("--no-reduce", skip_reduce, "skip the reductions");
   app.add_option("--repeat", repeat, "timed repeats (the median is reported)");
-  app.add_option("--json", json, "write the results as JSON here");
-  app.add_option("--commit", commit, "commit the binary was built from (recorded in the JSON)");
   CLI11_PARSE(app, argc, argv);
   try {
-    auto ctx = Context::create(backend, ContextOptions{0, 42, 0, 0, true});
+    auto ctx = Context::create(opts.backend, ContextOptions{0, 42, 0, 0, true});
     std::vector<bench::Row> rows;
     rows.push_back(copy_bandwidth(ctx, n, repeat));
     for (auto& r : elementwise(ctx, n, repeat)) rows.push_back(r);
@@ -89,7 +87,7 @@ int main(int argc, char** argv) {
         for (auto& r : reductions<float>(ctx, g, repeat)) rows.push_back(r);
         for (auto& r : reductions<double>(ctx, g, repeat)) rows.push_back(r);
       }
-    bench::report("bench_core", ctx, commit, rows, json);
+    bench::report("bench_core", ctx, opts.commit, rows, opts.json);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_core: %s\n", e.what());
     return 1;

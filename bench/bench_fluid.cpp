@@ -66,19 +66,18 @@ std::vector<std::string> split(const std::string& s) {
 
 int main(int argc, char** argv) {
   CLI::App app{"simkit fluid benchmark"};
-  std::string backend = "auto", json, commit = "unknown", sizes = "1024,4096", solvers = "cg,multigrid,mg_cg";
+  bench::CommonOptions opts;
+  std::string sizes = "1024,4096", solvers = "cg,multigrid,mg_cg";
   int steps = 5, spinup = 20, jacobi_cap = 20000;
-  app.add_option("--backend", backend, "auto, cuda or cpu");
+  opts.add_to(app);
   app.add_option("--sizes", sizes, "grid sizes n (n x n cells), comma separated");
   app.add_option("--solvers", solvers, "pressure solvers for the per-step table");
   app.add_option("--steps", steps, "timed steps per row (median reported)");
   app.add_option("--spinup", spinup, "untimed steps before timing (a developed flow, not a fluid at rest)");
   app.add_option("--jacobi-cap", jacobi_cap, "Jacobi sweeps in the solve-alone table");
-  app.add_option("--json", json, "write the results as JSON here");
-  app.add_option("--commit", commit, "commit the binary was built from");
   CLI11_PARSE(app, argc, argv);
   try {
-    auto ctx = Context::create(backend, ContextOptions{0, 1, 0, 0, true});
+    auto ctx = Context::create(opts.backend, ContextOptions{0, 1, 0, 0, true});
     std::vector<bench::Row> rows;
     for (const std::string& ns : split(sizes)) {
       const int n = std::stoi(ns);
@@ -141,7 +140,7 @@ int main(int argc, char** argv) {
         }
       }
     }
-    bench::report("bench_fluid", ctx, commit, rows, json);
+    bench::report("bench_fluid", ctx, opts.commit, rows, opts.json);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_fluid: %s\n", e.what());
     return 1;

@@ -45,15 +45,13 @@ bench::Row exchange_row(const Comm& comm, const Context& ctx, index_t cells, int
 
 int main(int argc, char** argv) {
   CLI::App app{"simkit halo exchange benchmark (run under mpirun with 2 or more ranks)"};
-  std::string backend = "auto", json, commit = "unknown";
+  bench::CommonOptions opts;
   std::vector<index_t> cells2 = {8192, 16384}, cells3 = {256, 512};
   int repeat = 20;
-  app.add_option("--backend", backend, "auto, cuda or cpu");
+  opts.add_to(app);
   app.add_option("--cells2", cells2, "2D boxes: cells per dimension and rank");
   app.add_option("--cells3", cells3, "3D boxes: cells per dimension and rank");
   app.add_option("--repeat", repeat, "timed repeats (median reported)");
-  app.add_option("--json", json, "write the results as JSON here (rank 0)");
-  app.add_option("--commit", commit, "commit the binary was built from");
   CLI11_PARSE(app, argc, argv);
   try {
     const Comm comm = Comm::world();
@@ -63,7 +61,7 @@ int main(int argc, char** argv) {
     }
     ContextOptions options;
     if (const int gpus = cuda_device_count(); gpus > 0) options.device = comm.local_rank() % gpus;
-    const Context ctx = Context::create(backend, options);
+    const Context ctx = Context::create(opts.backend, options);
     std::vector<bench::Row> rows;
     for (index_t n : cells2) rows.push_back(exchange_row<float, 2>(comm, ctx, n, repeat));
     for (index_t n : cells2) rows.push_back(exchange_row<double, 2>(comm, ctx, n, repeat));
@@ -71,7 +69,7 @@ int main(int argc, char** argv) {
     for (index_t n : cells3) rows.push_back(exchange_row<double, 3>(comm, ctx, n, repeat));
     if (comm.rank() == 0)
       bench::report(std::string("bench_halo, ") + std::to_string(comm.size()) + " ranks",
-                    ctx, commit, rows, json);
+                    ctx, opts.commit, rows, opts.json);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_halo: %s\n", e.what());
     return 1;

@@ -72,21 +72,19 @@ bench::Row stage_only(const Context& ctx, long n, int steps, int repeat, double 
 
 int main(int argc, char** argv) {
   CLI::App app{"simkit heat-model benchmark"};
-  std::string backend = "auto", json, commit = "unknown";
+  bench::CommonOptions opts;
   std::vector<std::string> cases = {"2:16384:50", "2:8192:100", "3:512:50"};
   std::vector<std::string> precisions = {"float32", "float64"};
   std::vector<std::string> schemes = {"euler"};
   int repeat = 5;
-  app.add_option("--backend", backend, "auto, cuda or cpu");
+  opts.add_to(app);
   app.add_option("--case", cases, "dim:n:steps (repeatable)");
   app.add_option("--precision", precisions, "float32 and/or float64");
   app.add_option("--scheme", schemes, "euler, rk2, crank_nicolson, backward_euler");
   app.add_option("--repeat", repeat, "timed repeats (median reported)");
-  app.add_option("--json", json, "write the results as JSON here");
-  app.add_option("--commit", commit, "commit the binary was built from");
   CLI11_PARSE(app, argc, argv);
   try {
-    auto ctx = Context::create(backend, ContextOptions{0, 7, 0, 0, true});
+    auto ctx = Context::create(opts.backend, ContextOptions{0, 7, 0, 0, true});
     const ModelRegistry reg = builtin_models();
     std::vector<bench::Row> rows;
     // the ceiling, measured now: a device copy of 4 GB (2 GB read + 2 GB written)
@@ -108,7 +106,7 @@ int main(int argc, char** argv) {
       for (const auto& p : precisions)
         for (const auto& s : schemes) rows.push_back(heat_case(ctx, reg, dim, n, steps, p, s, repeat, copy_gbs));
     }
-    bench::report("bench_heat", ctx, commit, rows, json);
+    bench::report("bench_heat", ctx, opts.commit, rows, opts.json);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_heat: %s\n", e.what());
     return 1;

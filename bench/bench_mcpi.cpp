@@ -35,19 +35,17 @@ bench::Row array_path(const Context& ctx, std::uint64_t samples, std::uint64_t b
 
 int main(int argc, char** argv) {
   CLI::App app{"simkit Monte Carlo pi benchmark"};
-  std::string backend = "auto", json, commit = "unknown";
+  bench::CommonOptions opts;
   std::uint64_t samples = 1000000000, batch = 100000000, big = 0;
   int repeat = 5;
-  app.add_option("--backend", backend, "auto, cuda or cpu");
+  opts.add_to(app);
   app.add_option("--samples", samples, "samples per timed run (default 1e9)");
   app.add_option("--batch", batch, "array-path batch (default 1e8)");
   app.add_option("--big", big, "also time one fused run of this many samples (e.g. 1e12)");
   app.add_option("--repeat", repeat, "timed repeats (median reported)");
-  app.add_option("--json", json, "write the results as JSON here");
-  app.add_option("--commit", commit, "commit the binary was built from");
   CLI11_PARSE(app, argc, argv);
   try {
-    auto ctx = Context::create(backend, ContextOptions{0, 1, 0, 0, true});
+    auto ctx = Context::create(opts.backend, ContextOptions{0, 1, 0, 0, true});
     std::vector<bench::Row> rows;
     std::uint64_t hits = 0;
     for (int threads : {128, 256, 512}) {
@@ -65,7 +63,7 @@ int main(int argc, char** argv) {
     }
     rows.push_back(array_path<float>(ctx, samples, std::min(batch, samples), repeat));
     rows.push_back(array_path<double>(ctx, samples, std::min(batch, samples), repeat));
-    bench::report("bench_mcpi", ctx, commit, rows, json);
+    bench::report("bench_mcpi", ctx, opts.commit, rows, opts.json);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_mcpi: %s\n", e.what());
     return 1;

@@ -2,6 +2,8 @@
 // Timing and reporting for benchmark programs: CUDA events on the context's stream (host
 // clock on the cpu backend), warm-up first, median of repeats, a table on stdout and a
 // JSON file with the device, date and commit.
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -19,6 +21,17 @@
 #endif
 
 namespace sim::bench {
+
+/// The options every benchmark takes: backend, JSON output path, commit recorded in the JSON.
+struct CommonOptions {
+  std::string backend = "auto", json, commit = "unknown";
+  /// Declares --backend, --json and --commit on app.
+  void add_to(CLI::App& app) {
+    app.add_option("--backend", backend, "auto, cuda or cpu");
+    app.add_option("--json", json, "write the results as JSON here");
+    app.add_option("--commit", commit, "commit the binary was built from (recorded in the JSON)");
+  }
+};
 
 /// Median, min and max of timed runs, in seconds.
 struct Timing {

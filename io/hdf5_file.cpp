@@ -673,11 +673,14 @@ static std::string field_digest(const FieldData& d) {
 }
 
 std::string describe(const std::string& path) {
-  std::map<std::string, std::string> digests;  // read first: read_field takes the HDF5 lock itself
-  for (const FieldData& d : read_summary(path).fields) digests[d.name] = field_digest(read_field(path, d.name));
   H5Lock lock;
   File f = open_file(path);
   const FileSummary s = get_summary(f);
+  std::map<std::string, std::string> digests;
+  if (!s.fields.empty()) {
+    Hid group = f.own(H5Gopen2(f.id, "fields", H5P_DEFAULT), H5Gclose, "open group '/fields'");
+    for (const FieldData& d : s.fields) digests[d.name] = field_digest(get_field(f, group, d.name, true));
+  }
   const RunInfo& r = s.info;
   const GridInfo& g = s.grid;
   std::ostringstream o;

@@ -115,7 +115,9 @@ TYPED_TEST(ExprTest, ShapeAndContextErrors) {
   EXPECT_THROW(sum(a * b), ShapeError);
   auto other = Context::create("cpu");
   Array<double, 1> c(other, extents(10));
-  if (this->ctx != other) EXPECT_THROW(a = a + c, BackendError);
+  if (this->ctx != other) {  // braces: gtest's macro is an if/else
+    EXPECT_THROW(a = a + c, BackendError);
+  }
 }
 
 TYPED_TEST(ExprTest, ReductionsMatchHost) {
