@@ -1,6 +1,7 @@
-// Comm over MPI_COMM_WORLD, or the one-process identity. MPI is initialised (thread level
-// FUNNELED: only the thread that started the run calls MPI) only when an MPI launcher
-// started this process; a plain `simulate` never touches MPI. MPI_Finalize runs at exit.
+// Comm over MPI_COMM_WORLD, or the one-process identity. MPI is initialised only when an MPI
+// launcher started this process; a plain `simulate` never touches MPI. MPI_Finalize runs at
+// exit. It asks for MPI_THREAD_MULTIPLE: granted, a duplicate of MPI_COMM_WORLD serves the
+// background snapshot writer (for_background_io), so its collectives never meet the step loop's.
 #include "core/comm.hpp"
 
 #include <cstdlib>
@@ -38,11 +39,13 @@ void check(int rc, const char* what) {
   throw Error(std::string("MPI: ") + what + " failed: " + std::string(text, std::size_t(n)));
 }
 
-/// op over MPI_COMM_WORLD of one value.
+MPI_Comm io_comm = MPI_COMM_NULL;  // the background writer's duplicate of MPI_COMM_WORLD
+
+/// op over comm of one value.
 template <class T>
-T allreduce(T v, MPI_Datatype type, MPI_Op op) {
+T allreduce(T v, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   T out{};
-  check(MPI_Allreduce(&v, &out, 1, type, op, MPI_COMM_WORLD), "MPI_Allreduce");
+  check(MPI_Allreduce(&v, &out, 1, type, op, comm), "MPI_Allreduce");
   return out;
 }
 
@@ -59,11 +62,14 @@ Comm Comm::world() {
     if (launched_size() == 0) return c;  // not started by mpirun/mpiexec/srun: MPI stays untouched
     int initialized = 0;
     MPI_Initialized(&initialized);
+    int provided = 0;
     if (!initialized) {
-      int provided = 0;
-      check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+      check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
       std::atexit(finalize_at_exit);
+    } else {
+      MPI_Query_thread(&provided);
     }
+    if (provided == MPI_THREAD_MULTIPLE) check(MPI_Comm_dup(MPI_COMM_WORLD, &io_comm), "MPI_Comm_dup");
     MPI_Comm_rank(MPI_COMM_WORLD, &c.rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &c.size_);
     MPI_Comm node;
@@ -78,34 +84,47 @@ Comm Comm::world() {
 
 bool Comm::mpi_compiled() { return true; }
 
+MPI_Comm native_mpi_comm(const Comm& comm) {
+  if (!uses_mpi(comm)) return MPI_COMM_SELF;
+  return comm.is_background_io() ? io_comm : MPI_COMM_WORLD;
+}
+
+bool Comm::background_io() const { return !mpi_ || io_comm != MPI_COMM_NULL; }
+
+Comm Comm::for_background_io() const {
+  Comm c = *this;
+  c.io_ = mpi_ && io_comm != MPI_COMM_NULL;
+  return c;
+}
+
 double Comm::sum(double v) const {
   if (!mpi_) return v;
   double total = 0;  // gathered and added in rank order: the result does not depend on MPI's reduction tree
   for (double x : allgather(v)) total += x;
   return total;
 }
-std::uint64_t Comm::sum(std::uint64_t v) const { return mpi_ ? allreduce(v, MPI_UINT64_T, MPI_SUM) : v; }
-double Comm::min(double v) const { return mpi_ ? allreduce(v, MPI_DOUBLE, MPI_MIN) : v; }
-double Comm::max(double v) const { return mpi_ ? allreduce(v, MPI_DOUBLE, MPI_MAX) : v; }
-std::int64_t Comm::max(std::int64_t v) const { return mpi_ ? allreduce(v, MPI_INT64_T, MPI_MAX) : v; }
+std::uint64_t Comm::sum(std::uint64_t v) const { return mpi_ ? allreduce(v, MPI_UINT64_T, MPI_SUM, native_mpi_comm(*this)) : v; }
+double Comm::min(double v) const { return mpi_ ? allreduce(v, MPI_DOUBLE, MPI_MIN, native_mpi_comm(*this)) : v; }
+double Comm::max(double v) const { return mpi_ ? allreduce(v, MPI_DOUBLE, MPI_MAX, native_mpi_comm(*this)) : v; }
+std::int64_t Comm::max(std::int64_t v) const { return mpi_ ? allreduce(v, MPI_INT64_T, MPI_MAX, native_mpi_comm(*this)) : v; }
 std::int64_t Comm::broadcast(std::int64_t v) const {
-  if (mpi_) check(MPI_Bcast(&v, 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (mpi_) check(MPI_Bcast(&v, 1, MPI_INT64_T, 0, native_mpi_comm(*this)), "MPI_Bcast");
   return v;
 }
 std::string Comm::broadcast(const std::string& text) const {
   if (!mpi_) return text;
   std::string out = text;
   out.resize(std::size_t(broadcast(std::int64_t(text.size()))));
-  check(MPI_Bcast(out.data(), int(out.size()), MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  check(MPI_Bcast(out.data(), int(out.size()), MPI_CHAR, 0, native_mpi_comm(*this)), "MPI_Bcast");
   return out;
 }
 std::vector<double> Comm::allgather(double v) const {
   std::vector<double> all(std::size_t(size_), v);
-  if (mpi_) check(MPI_Allgather(&v, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD), "MPI_Allgather");
+  if (mpi_) check(MPI_Allgather(&v, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, native_mpi_comm(*this)), "MPI_Allgather");
   return all;
 }
 void Comm::barrier() const {
-  if (mpi_) check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  if (mpi_) check(MPI_Barrier(native_mpi_comm(*this)), "MPI_Barrier");
 }
 
 Pending Comm::start(const std::vector<Transfer>& transfers) const {
@@ -119,12 +138,12 @@ Pending Comm::start(const std::vector<Transfer>& transfers) const {
   p.requests_->list.reserve(2 * transfers.size());
   for (const Transfer& t : transfers) {
     p.requests_->list.emplace_back();
-    check(MPI_Irecv(t.recv, int(t.bytes), MPI_BYTE, t.peer, t.recv_tag, MPI_COMM_WORLD, &p.requests_->list.back()),
+    check(MPI_Irecv(t.recv, int(t.bytes), MPI_BYTE, t.peer, t.recv_tag, native_mpi_comm(*this), &p.requests_->list.back()),
           "MPI_Irecv");
   }
   for (const Transfer& t : transfers) {
     p.requests_->list.emplace_back();
-    check(MPI_Isend(t.send, int(t.bytes), MPI_BYTE, t.peer, t.send_tag, MPI_COMM_WORLD, &p.requests_->list.back()),
+    check(MPI_Isend(t.send, int(t.bytes), MPI_BYTE, t.peer, t.send_tag, native_mpi_comm(*this), &p.requests_->list.back()),
           "MPI_Isend");
   }
   return p;
@@ -137,7 +156,7 @@ void Pending::wait() {
 }
 
 void Comm::abort(int code) const {
-  if (mpi_) MPI_Abort(MPI_COMM_WORLD, code);
+  if (mpi_) MPI_Abort(native_mpi_comm(*this), code);
   std::exit(code);
 }
 
@@ -154,6 +173,8 @@ Comm Comm::world() {
   return Comm();
 }
 bool Comm::mpi_compiled() { return false; }
+bool Comm::background_io() const { return true; }
+Comm Comm::for_background_io() const { return *this; }
 double Comm::sum(double v) const { return v; }
 std::uint64_t Comm::sum(std::uint64_t v) const { return v; }
 double Comm::min(double v) const { return v; }

@@ -79,12 +79,22 @@ class Comm {
   void barrier() const;
   /// Starts the transfers (receives first, then sends); complete them with Pending::wait().
   Pending start(const std::vector<Transfer>& transfers) const;
+  /// The same ranks on a communicator of their own, for collective I/O on a background
+  /// thread (parallel HDF5 snapshots), so its collectives never pair with the calling
+  /// thread's. Only when background_io(); otherwise *this.
+  Comm for_background_io() const;
+  /// True when a background thread may run collectives: one process, or MPI granted
+  /// MPI_THREAD_MULTIPLE.
+  bool background_io() const;
+  /// True for a communicator from for_background_io().
+  bool is_background_io() const { return io_; }
   /// Ends every rank of the job with this exit code (after an error on one rank only).
   [[noreturn]] void abort(int code) const;
 
  private:
   int rank_ = 0, size_ = 1, local_rank_ = 0;
   bool mpi_ = false;  // MPI_COMM_WORLD (true) or this process alone
+  bool io_ = false;   // the background I/O duplicate of MPI_COMM_WORLD (comm.cpp)
   friend bool uses_mpi(const Comm&);
 };
 

@@ -7,7 +7,10 @@
 
 namespace sim {
 
-/// MPI_COMM_WORLD for a comm that uses MPI, else MPI_COMM_SELF (MPI must then be initialised).
-inline MPI_Comm mpi_comm(const Comm& comm) { return uses_mpi(comm) ? MPI_COMM_WORLD : MPI_COMM_SELF; }
+/// The MPI communicator of comm: MPI_COMM_WORLD, its background-I/O duplicate, or for a
+/// comm without MPI MPI_COMM_SELF (MPI must then be initialised).
+MPI_Comm native_mpi_comm(const Comm& comm);
+/// Shorthand for native_mpi_comm.
+inline MPI_Comm mpi_comm(const Comm& comm) { return native_mpi_comm(comm); }
 
 }  // namespace sim

@@ -3,7 +3,9 @@
 // buffers and written by a background thread while the next steps run; checkpoints are
 // written synchronously and atomically. Launched by mpirun, every rank runs this driver:
 // rank 0 alone prints, writes diagnostics and XDMF, and deletes files; snapshots and
-// checkpoints are written by all ranks together (one file, collective, synchronous).
+// checkpoints are written by all ranks together (one file, collective): snapshots on the
+// writer threads through their own communicator when MPI grants MPI_THREAD_MULTIPLE (else
+// synchronously), checkpoints synchronously.
 #include "models/runner.hpp"
 
 #include <unistd.h>
@@ -672,23 +674,29 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
       ri.step = step, ri.time = time, ri.dt = plan.dt;
       const std::string file = snapshot_name(plan.snap_prefix, step);
       series.push_back({file, time, step, h.views()});
-      if (comm.parallel()) {  // every rank writes its boxes into one file, now; rank 0 the XDMF
+      if (comm.parallel() && !comm.background_io()) {  // MPI without threads: every rank writes its boxes now
         io::write_snapshot(plan.out_dir + "/" + file, ri, ginfo, h.views(), plan.gzip, comm);
         if (comm.rank() == 0) io::write_xdmf(plan.out_dir + "/" + plan.snap_prefix + ".xdmf", ginfo, series);
         ++snapshots;
         output_blocked += seconds_since(t0);
         return;
       }
+      // on the writer thread; on several ranks a collective write into one file, on the
+      // background-I/O communicator, and rank 0 writes the XDMF
       auto entries = series;
-      writer.submit([&h, ri, ginfo, file, entries, dir = plan.out_dir, prefix = plan.snap_prefix, gz = plan.gzip] {
-        io::write_snapshot(dir + "/" + file, ri, ginfo, h.views(), gz);
-        io::write_xdmf(dir + "/" + prefix + ".xdmf", ginfo, entries);
+      writer.submit([&h, ri, ginfo, file, entries, dir = plan.out_dir, prefix = plan.snap_prefix, gz = plan.gzip,
+                     io_comm = comm.for_background_io()] {
+        io::write_snapshot(dir + "/" + file, ri, ginfo, h.views(), gz, io_comm);
+        if (io_comm.rank() == 0) io::write_xdmf(dir + "/" + prefix + ".xdmf", ginfo, entries);
       });
       ++snapshots;
       output_blocked += seconds_since(t0);
     };
     auto write_checkpoint = [&] {
       auto t0 = Clock::now();
+      // on several ranks, a snapshot still being written would hold one rank's HDF5 lock while
+      // its partner waits in this collective write for the other's: finish it first
+      if (comm.parallel()) writer.wait();
       guard_finite(state_fields, step, plan.grid, comm);
       HostFields h(ctx, state_fields);
       h.copy_from_device();
