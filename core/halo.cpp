@@ -29,9 +29,13 @@ Box<Rank> slab(const Box<Rank>& interior, int g, int d, int side, bool ghost, bo
   else b.lo[d] = side ? n - g : 0, b.hi[d] = side ? n : g;
   return b;
 }
-}  // namespace
 
-namespace {
+/// The exchange with peer through face (d, side); a message leaving through the high face
+/// arrives at the neighbour's low face, so the tags are 2d + side out and 2d + (1 - side) in.
+Transfer face_transfer(int peer, int d, int side, const void* send, void* recv, std::size_t bytes) {
+  return {peer, 2 * d + side, 2 * d + (1 - side), send, recv, bytes};
+}
+
 /// SIMKIT_HALO: "nccl", "host", or "auto" (also when unset or anything else).
 std::string halo_mode() {
   const char* e = std::getenv("SIMKIT_HALO");
@@ -51,6 +55,16 @@ const char* Halo<T, Rank>::transport() const {
   return dev_ ? "NCCL" : "host buffers (MPI)";
 }
 
+template <class T, int Rank>
+std::vector<std::pair<int, int>> Halo<T, Rank>::faces(int d_first, int d_end, bool receive_order) const {
+  std::vector<std::pair<int, int>> list;
+  for (int d = d_first; d < d_end; ++d)
+    for (int k = 0; k < 2; ++k) {
+      const int side = receive_order ? 1 - k : k;
+      if (sub_.neighbour[d][side] >= 0) list.push_back({d, side});
+    }
+  return list;
+}
 
 template <class T, int Rank>
 bool Halo<T, Rank>::active() const {
@@ -102,14 +116,10 @@ void Halo<T, Rank>::connect(const Context& ctx) {
   // NCCL connects a pair of ranks on their first send/receive (0.2-0.6 s on H200s): one
   // element to and from every neighbour, in the order post_device uses, does it now
   std::vector<DeviceTransfer> sends, recvs;
-  for (int d = 0; d < Rank; ++d)
-    for (int side = 0; side < 2; ++side)
-      if (sub_.neighbour[d][side] >= 0)
-        sends.push_back({sub_.neighbour[d][side], dense(ctx, dev_->send[d][side], Box<1>{{0}, {1}}).ptr, 1});
-  for (int d = 0; d < Rank; ++d)
-    for (int side = 1; side >= 0; --side)
-      if (sub_.neighbour[d][side] >= 0)
-        recvs.push_back({sub_.neighbour[d][side], dense(ctx, dev_->recv[d][side], Box<1>{{0}, {1}}).ptr, 1});
+  for (auto [d, side] : faces(0, Rank, false))
+    sends.push_back({sub_.neighbour[d][side], dense(ctx, dev_->send[d][side], Box<1>{{0}, {1}}).ptr, 1});
+  for (auto [d, side] : faces(0, Rank, true))
+    recvs.push_back({sub_.neighbour[d][side], dense(ctx, dev_->recv[d][side], Box<1>{{0}, {1}}).ptr, 1});
   dev_->channel->start(ctx, sends, recvs, sizeof(T) == 8);
   dev_->channel->finish(ctx);
   ctx.synchronize();
@@ -123,15 +133,13 @@ bool Halo<T, Rank>::use_nccl(const Context& ctx) const {
   if (!SIMKIT_HAS_NCCL || !ctx.is_cuda()) return false;
   const std::string mode = halo_mode();
   if (mode != "auto") return mode == "nccl";
-  double face = 0, faces = 0;  // this rank's largest face message and its count, then all ranks' largest
-  for (int d = 0; d < Rank; ++d)
-    for (int side = 0; side < 2; ++side) {
-      if (sub_.neighbour[d][side] < 0) continue;
-      double bytes = double(ghost_) * double(sizeof(T));
-      for (int e = 0; e < Rank; ++e) bytes *= e == d ? 1.0 : double(sub_.cells[e]);
-      face = std::max(face, bytes), faces += 1;
-    }
-  return comm_.max(face) >= nccl_min_face_bytes && comm_.max(faces) >= 2;
+  double face = 0, count = 0;  // this rank's largest face message and its faces, then all ranks' largest
+  for (auto [d, side] : faces(0, Rank, false)) {
+    double bytes = double(ghost_) * double(sizeof(T));
+    for (int e = 0; e < Rank; ++e) bytes *= e == d ? 1.0 : double(sub_.cells[e]);
+    face = std::max(face, bytes), count += 1;
+  }
+  return comm_.max(face) >= nccl_min_face_bytes && comm_.max(count) >= 2;
 }
 
 template <class T, int Rank>
@@ -140,24 +148,16 @@ void Halo<T, Rank>::post_device(Field<T, Rank>& f, int d_first, int d_end, bool 
   const Context& ctx = f.context();
   auto v = f.view();
   std::vector<DeviceTransfer> sends, recvs;
-  for (int d = d_first; d < d_end; ++d)
-    for (int side = 0; side < 2; ++side) {
-      const int peer = sub_.neighbour[d][side];
-      if (peer < 0) continue;
-      const Box<Rank> out = slab(f.interior(), ghost_, d, side, false, corners);
-      View<T, Rank> buf = dense(ctx, dev_->send[d][side], out);
-      detail::copy<T, Rank>(ctx, v.sub(out), buf);
-      sends.push_back({peer, buf.ptr, std::size_t(out.size())});
-    }
-  // NCCL matches the sends and receives of two ranks in order: the neighbour sends its low
-  // slab first, which lands in our high ghosts, so each dimension receives high side first
-  for (int d = d_first; d < d_end; ++d)
-    for (int side = 1; side >= 0; --side) {
-      const int peer = sub_.neighbour[d][side];
-      if (peer < 0) continue;
-      const Box<Rank> in = slab(f.interior(), ghost_, d, side, true, corners);
-      recvs.push_back({peer, dense(ctx, dev_->recv[d][side], in).ptr, std::size_t(in.size())});
-    }
+  for (auto [d, side] : faces(d_first, d_end, false)) {
+    const Box<Rank> out = slab(f.interior(), ghost_, d, side, false, corners);
+    View<T, Rank> buf = dense(ctx, dev_->send[d][side], out);
+    detail::copy<T, Rank>(ctx, v.sub(out), buf);
+    sends.push_back({sub_.neighbour[d][side], buf.ptr, std::size_t(out.size())});
+  }
+  for (auto [d, side] : faces(d_first, d_end, true)) {
+    const Box<Rank> in = slab(f.interior(), ghost_, d, side, true, corners);
+    recvs.push_back({sub_.neighbour[d][side], dense(ctx, dev_->recv[d][side], in).ptr, std::size_t(in.size())});
+  }
   dev_->channel->start(ctx, sends, recvs, sizeof(T) == 8);
 #else
   (void)f, (void)d_first, (void)d_end, (void)corners;
@@ -170,13 +170,11 @@ void Halo<T, Rank>::unpack_device(Field<T, Rank>& f, int d_first, int d_end, boo
   const Context& ctx = f.context();
   dev_->channel->finish(ctx);
   auto v = f.view();
-  for (int d = d_first; d < d_end; ++d)
-    for (int side = 0; side < 2; ++side)
-      if (sub_.neighbour[d][side] >= 0) {
-        const Box<Rank> in = slab(f.interior(), ghost_, d, side, true, corners);
-        View<T, Rank> buf = dense(ctx, dev_->recv[d][side], in);
-        detail::copy<T, Rank>(ctx, View<const T, Rank>(buf), v.sub(in));
-      }
+  for (auto [d, side] : faces(d_first, d_end, false)) {
+    const Box<Rank> in = slab(f.interior(), ghost_, d, side, true, corners);
+    View<T, Rank> buf = dense(ctx, dev_->recv[d][side], in);
+    detail::copy<T, Rank>(ctx, View<const T, Rank>(buf), v.sub(in));
+  }
 #else
   (void)f, (void)d_first, (void)d_end, (void)corners;
 #endif
@@ -216,18 +214,13 @@ void Halo<T, Rank>::post_staged(Field<T, Rank>& f, int d_first, int d_end, bool 
   s.transfers.clear();
   std::vector<std::pair<int, int>> narrow;
   s.copies.follow(ctx);  // the slabs as the work queued so far leaves them
-  for (int d = d_first; d < d_end; ++d)
-    for (int side = 0; side < 2; ++side) {
-      const int peer = sub_.neighbour[d][side];
-      if (peer < 0) continue;
-      const Box<Rank> out = slab(f.interior(), ghost_, d, side, false, corners);
-      T* host = host_room(ctx, s.send[d][side], out.size());
-      host_room(ctx, s.recv[d][side], out.size());
-      if (!detail::copy_to_host_async<T, Rank>(v.sub(out), host, stream)) narrow.push_back({d, side});
-      // a message leaving through the high face arrives at the neighbour's low face: tags 2d + side
-      s.transfers.push_back({peer, 2 * d + side, 2 * d + (1 - side), host, s.recv[d][side].data(),
-                             std::size_t(out.size()) * sizeof(T)});
-    }
+  for (auto [d, side] : faces(d_first, d_end, false)) {
+    const Box<Rank> out = slab(f.interior(), ghost_, d, side, false, corners);
+    T* host = host_room(ctx, s.send[d][side], out.size());
+    if (!detail::copy_to_host_async<T, Rank>(v.sub(out), host, stream)) narrow.push_back({d, side});
+    s.transfers.push_back(face_transfer(sub_.neighbour[d][side], d, side, host, host_room(ctx, s.recv[d][side], out.size()),
+                                        std::size_t(out.size()) * sizeof(T)));
+  }
   if (narrow.empty()) return;
   for (auto [d, side] : narrow) {  // pack them on the field's stream, then download
     const Box<Rank> out = slab(f.interior(), ghost_, d, side, false, corners);
@@ -253,14 +246,12 @@ void Halo<T, Rank>::unpack_staged(Field<T, Rank>& f, int d_first, int d_end, boo
   comm_.start(s.transfers).wait();
   auto v = f.view();
   std::vector<std::pair<int, int>> narrow;
-  for (int d = d_first; d < d_end; ++d)
-    for (int side = 0; side < 2; ++side) {
-      if (sub_.neighbour[d][side] < 0) continue;
-      const Box<Rank> in = slab(f.interior(), ghost_, d, side, true, corners);
-      if (detail::copy_from_host_async<T, Rank>(s.recv[d][side].data(), v.sub(in), stream)) continue;
-      detail::copy_from_host_async<T, Rank>(s.recv[d][side].data(), dense(ctx, s.packed[d][side], in), stream);
-      narrow.push_back({d, side});
-    }
+  for (auto [d, side] : faces(d_first, d_end, false)) {
+    const Box<Rank> in = slab(f.interior(), ghost_, d, side, true, corners);
+    if (detail::copy_from_host_async<T, Rank>(s.recv[d][side].data(), v.sub(in), stream)) continue;
+    detail::copy_from_host_async<T, Rank>(s.recv[d][side].data(), dense(ctx, s.packed[d][side], in), stream);
+    narrow.push_back({d, side});
+  }
   s.copies.join(ctx);  // the field's stream waits for the uploads
   for (auto [d, side] : narrow) {
     const Box<Rank> in = slab(f.interior(), ghost_, d, side, true, corners);
@@ -277,18 +268,14 @@ void Halo<T, Rank>::post(Field<T, Rank>& f, int d_first, int d_end, bool corners
   if (SIMKIT_HAS_CUDA && f.context().is_cuda()) return post_staged(f, d_first, d_end, corners);
   std::vector<Transfer> transfers;
   auto v = f.view();
-  for (int d = d_first; d < d_end; ++d)
-    for (int side = 0; side < 2; ++side) {
-      const int peer = sub_.neighbour[d][side];
-      if (peer < 0) continue;
-      const Box<Rank> out = slab(f.interior(), ghost_, d, side, false, corners);
-      send_[d][side].resize(std::size_t(out.size()));
-      recv_[d][side].resize(std::size_t(out.size()));
-      detail::copy_to_host<T, Rank>(f.context(), v.sub(out), send_[d][side].data());
-      // a message leaving through the high face arrives at the neighbour's low face: tags 2d + side
-      transfers.push_back({peer, 2 * d + side, 2 * d + (1 - side), send_[d][side].data(), recv_[d][side].data(),
-                           send_[d][side].size() * sizeof(T)});
-    }
+  for (auto [d, side] : faces(d_first, d_end, false)) {
+    const Box<Rank> out = slab(f.interior(), ghost_, d, side, false, corners);
+    send_[d][side].resize(std::size_t(out.size()));
+    recv_[d][side].resize(std::size_t(out.size()));
+    detail::copy_to_host<T, Rank>(f.context(), v.sub(out), send_[d][side].data());
+    transfers.push_back(face_transfer(sub_.neighbour[d][side], d, side, send_[d][side].data(), recv_[d][side].data(),
+                                      send_[d][side].size() * sizeof(T)));
+  }
   pending_ = comm_.start(transfers);
 }
 
@@ -298,11 +285,9 @@ void Halo<T, Rank>::unpack(Field<T, Rank>& f, int d_first, int d_end, bool corne
   if (SIMKIT_HAS_CUDA && f.context().is_cuda()) return unpack_staged(f, d_first, d_end, corners);
   pending_.wait();
   auto v = f.view();
-  for (int d = d_first; d < d_end; ++d)
-    for (int side = 0; side < 2; ++side)
-      if (sub_.neighbour[d][side] >= 0)
-        detail::copy_from_host<T, Rank>(f.context(), recv_[d][side].data(),
-                                        v.sub(slab(f.interior(), ghost_, d, side, true, corners)));
+  for (auto [d, side] : faces(d_first, d_end, false))
+    detail::copy_from_host<T, Rank>(f.context(), recv_[d][side].data(),
+                                    v.sub(slab(f.interior(), ghost_, d, side, true, corners)));
 }
 
 template <class T, int Rank>

@@ -15,6 +15,7 @@
 // a rank has two or more, where host staging no longer hides behind the interior update
 // (see halo.cpp).
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "core/comm.hpp"
@@ -60,6 +61,10 @@ class Halo {
   void post(Field<T, Rank>& f, int d_first, int d_end, bool corners);
   void unpack(Field<T, Rank>& f, int d_first, int d_end, bool corners);
   bool use_nccl(const Context& ctx) const;
+  /// The faces (d, side) of dimensions [d_first, d_end) with a neighbouring rank, each
+  /// dimension low side first; high side first when receive_order (NCCL matches two ranks'
+  /// sends and receives in order, and a neighbour's low slab lands in our high ghosts).
+  std::vector<std::pair<int, int>> faces(int d_first, int d_end, bool receive_order) const;
   void connect(const Context& ctx);
   void post_device(Field<T, Rank>& f, int d_first, int d_end, bool corners);
   void unpack_device(Field<T, Rank>& f, int d_first, int d_end, bool corners);

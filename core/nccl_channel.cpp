@@ -40,11 +40,11 @@ struct NcclChannel::Impl {
   std::vector<DeviceTransfer> sends, recvs;  // deferred: the transfers finish() issues
   bool is_double = false;
 
-  void issue() {
-    const ncclDataType_t type = is_double ? ncclFloat64 : ncclFloat32;
+  void issue(const std::vector<DeviceTransfer>& out, const std::vector<DeviceTransfer>& in, bool doubles) {
+    const ncclDataType_t type = doubles ? ncclFloat64 : ncclFloat32;
     check_nccl(ncclGroupStart(), "ncclGroupStart");
-    for (const DeviceTransfer& t : sends) check_nccl(ncclSend(t.data, t.count, type, t.peer, comm, stream), "ncclSend");
-    for (const DeviceTransfer& t : recvs) check_nccl(ncclRecv(t.data, t.count, type, t.peer, comm, stream), "ncclRecv");
+    for (const DeviceTransfer& t : out) check_nccl(ncclSend(t.data, t.count, type, t.peer, comm, stream), "ncclSend");
+    for (const DeviceTransfer& t : in) check_nccl(ncclRecv(t.data, t.count, type, t.peer, comm, stream), "ncclRecv");
     check_nccl(ncclGroupEnd(), "ncclGroupEnd");
     SIM_CUDA_CHECK(cudaEventRecord(done, stream));
   }
@@ -88,14 +88,16 @@ void NcclChannel::start(const Context& ctx, const std::vector<DeviceTransfer>& s
   auto compute = static_cast<cudaStream_t>(ctx.stream());
   SIM_CUDA_CHECK(cudaEventRecord(impl_->queued, compute));  // the packed send buffers
   SIM_CUDA_CHECK(cudaStreamWaitEvent(impl_->stream, impl_->queued, 0));
-  impl_->sends = sends, impl_->recvs = recvs, impl_->is_double = is_double;
-  if (impl_->order == Order::deferred) return;
-  impl_->issue();
+  if (impl_->order == Order::deferred) {  // kept for finish()
+    impl_->sends = sends, impl_->recvs = recvs, impl_->is_double = is_double;
+    return;
+  }
+  impl_->issue(sends, recvs, is_double);
   if (impl_->order == Order::serial) SIM_CUDA_CHECK(cudaStreamWaitEvent(compute, impl_->done, 0));
 }
 
 void NcclChannel::finish(const Context& ctx) {
-  if (impl_->order == Order::deferred) impl_->issue();
+  if (impl_->order == Order::deferred) impl_->issue(impl_->sends, impl_->recvs, impl_->is_double);
   if (impl_->order == Order::hostsync) SIM_CUDA_CHECK(cudaEventSynchronize(impl_->done));
   SIM_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(ctx.stream()), impl_->done, 0));
 }
