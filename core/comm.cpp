@@ -123,6 +123,22 @@ std::vector<double> Comm::allgather(double v) const {
   if (mpi_) check(MPI_Allgather(&v, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, native_mpi_comm(*this)), "MPI_Allgather");
   return all;
 }
+std::vector<double> Comm::allgather(const std::vector<double>& mine) const {
+  if (!mpi_) return mine;
+  const std::vector<double> counts = allgather(double(mine.size()));
+  std::vector<int> count(counts.size()), displ(counts.size());
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    if (total + std::size_t(counts[r]) > std::size_t(std::numeric_limits<int>::max()))
+      throw Error("Comm::allgather: more values than MPI's int count");
+    count[r] = int(counts[r]), displ[r] = int(total), total += std::size_t(counts[r]);
+  }
+  std::vector<double> all(total);
+  check(MPI_Allgatherv(mine.data(), int(mine.size()), MPI_DOUBLE, all.data(), count.data(), displ.data(), MPI_DOUBLE,
+                       native_mpi_comm(*this)),
+        "MPI_Allgatherv");
+  return all;
+}
 void Comm::barrier() const {
   if (mpi_) check(MPI_Barrier(native_mpi_comm(*this)), "MPI_Barrier");
 }
@@ -183,6 +199,7 @@ std::int64_t Comm::max(std::int64_t v) const { return v; }
 std::int64_t Comm::broadcast(std::int64_t v) const { return v; }
 std::string Comm::broadcast(const std::string& text) const { return text; }
 std::vector<double> Comm::allgather(double v) const { return {v}; }
+std::vector<double> Comm::allgather(const std::vector<double>& mine) const { return mine; }
 void Comm::barrier() const {}
 Pending Comm::start(const std::vector<Transfer>& transfers) const {
   if (!transfers.empty()) throw Error("Comm::start: this simkit was built without MPI (SIMKIT_MPI=OFF)");

@@ -75,6 +75,8 @@ class Comm {
   std::string broadcast(const std::string& text) const;
   /// Every rank's value, in rank order, on every rank.
   std::vector<double> allgather(double v) const;
+  /// Every rank's values (any number per rank), concatenated in rank order, on every rank.
+  std::vector<double> allgather(const std::vector<double>& mine) const;
   /// Waits until every rank has arrived.
   void barrier() const;
   /// Starts the transfers (receives first, then sends); complete them with Pending::wait().

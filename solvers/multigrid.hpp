@@ -4,11 +4,18 @@
 // prolongation (R = P^T / 4), coarse operators rediscretised on grids twice as coarse, and
 // an exact dense Cholesky solve on the coarsest grid. Pre-smoothing runs red then black and
 // post-smoothing black then red, so one V-cycle is a symmetric operator: it can precondition CG.
+// On several ranks the fine levels are split like the finest (boxes halve with the grid),
+// ghosts are exchanged before each kernel that reads neighbours (so each colour of a sweep
+// sees its neighbours' latest values, as on one rank), and once the boxes get small (their
+// kernels cost less than the exchanges) or stop halving, the level is gathered onto every
+// rank, which runs the rest of the V-cycle on the whole coarse grid redundantly: the same
+// V-cycle as on one rank, with a few exchanges per fine level and none on the coarse ones.
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "core/blas.hpp"
 #include "solvers/poisson.hpp"
 
 namespace sim::solvers {
@@ -26,21 +33,23 @@ template <class T>
 struct Interp1D {
   index_t n_coarse = 0;
   bool periodic = false;
+  bool halo_lo = false, halo_hi = false;  ///< side shared with another rank: its cells are in the ghosts
   T sign_lo = 1, sign_hi = 1;  ///< +1: zero gradient (Neumann), -1: zero value (Dirichlet)
   SIM_INLINE void weights(index_t f, index_t& c0, T& w0, index_t& c1, T& w1) const {
     c0 = f >> 1;
     w0 = T(0.75);
     c1 = (f & 1) ? c0 + 1 : c0 - 1;
     w1 = T(0.25);
-    if (c1 < 0 || c1 >= n_coarse) {
+    if ((c1 < 0 && !halo_lo) || (c1 >= n_coarse && !halo_hi)) {
       if (periodic) c1 = c1 < 0 ? c1 + n_coarse : c1 - n_coarse;
       else w1 = T(0.25) * (c1 < 0 ? sign_lo : sign_hi), c1 = c0;
     }
   }
   /// Fine index f of an nf-cell line, wrapped into it when periodic; false when it lies outside
-  /// a non-periodic line.
+  /// a non-periodic line (true for a ghost on a shared side).
   SIM_INLINE bool wrap(index_t& f, index_t nf) const {
     if (f >= 0 && f < nf) return true;
+    if ((f < 0 && halo_lo) || (f >= nf && halo_hi)) return true;
     if (!periodic) return false;
     f = f < 0 ? f + nf : f - nf;
     return true;
@@ -104,53 +113,66 @@ struct MgRestrict {
 struct MgOptions {
   int pre_smooth = 2, post_smooth = 2;
   index_t coarsest_cells = 64;  ///< coarsen while a level has more cells than this (and even sizes)
+  /// On several ranks: gather a level onto every rank once every box has at most this many
+  /// cells (0: 128^2 on GPUs, where each exchange costs more than a small level's kernels; 16^2 on CPUs).
+  index_t gather_cells = 0;
 };
 
 template <class T>
 class Multigrid {
  public:
-  /// Builds the hierarchy below finest; sides give the interpolation at the domain edges.
-  Multigrid(PoissonLevel<T> finest, const PressureSide (&sides)[4], MgOptions opt = {}) : opt_(opt) {
-    for (int k = 0; k < 4; ++k) sides_[k] = sides[k];
-    levels_.push_back(std::move(finest));
-    while (true) {
-      const PoissonStencil<T>& s = levels_.back().stencil;
-      if (s.nx * s.ny <= opt_.coarsest_cells || s.nx % 2 || s.ny % 2 || s.nx < 4 || s.ny < 4) break;
-      levels_.push_back(coarsen(levels_.back()));
+  /// Builds the hierarchy of grid split as part says (collective over part's ranks); coarsens
+  /// while the grid has more than opt.coarsest_cells cells and every box halves.
+  Multigrid(const Context& ctx, const PoissonGrid<T>& grid, const PoissonPartition& part, MgOptions opt = {}) : opt_(opt) {
+    PoissonGrid<T> g = grid;
+    PoissonPartition p = part;
+    for (int k = 0; k < 4; ++k) sides_[k] = grid.sides[k];
+    levels_.push_back(make_poisson_level(ctx, g, p));
+    const index_t gather = opt_.gather_cells > 0 ? opt_.gather_cells : ctx.is_cuda() ? 128 * 128 : 16 * 16;
+    while (!(g.nx * g.ny <= opt_.coarsest_cells || g.nx % 2 || g.ny % 2 || g.nx < 4 || g.ny < 4)) {
+      if (p.boxes.size() > 1 && (!p.halvable() || largest_box(p) <= gather)) {
+        whole_ = std::make_unique<Multigrid<T>>(ctx, g, PoissonPartition::whole(g.nx, g.ny), opt_);
+        whole_b_ = whole_->finest().make_field(), whole_x_ = whole_->finest().make_field();
+        break;
+      }
+      g = coarsen(g), p = p.coarser();
+      levels_.push_back(make_poisson_level(ctx, g, p));
     }
-    const PoissonStencil<T>& c = levels_.back().stencil;
-    if (c.nx * c.ny > 4096)
-      throw Error("multigrid: the grid halves only down to " + std::to_string(c.nx) + " x " + std::to_string(c.ny) +
+    if (!whole_ && g.nx * g.ny > 4096)
+      throw Error("multigrid: the grid halves only down to " + std::to_string(g.nx) + " x " + std::to_string(g.ny) +
                   " cells, too many for the coarsest direct solve; use cell counts with more factors of 2 (e.g. "
                   "multiples of 64), or pressure_solver = \"cg\"");
+    coarse_boxes_ = p.boxes;
+    coarse_ny_ = g.ny;
     for (std::size_t l = 0; l < levels_.size(); ++l) {
-      r_.push_back(levels_[l].make_array());
-      if (l > 0) b_.push_back(levels_[l].make_array()), x_.push_back(levels_[l].make_array());
+      r_.push_back(levels_[l].make_field());
+      if (l > 0) b_.push_back(levels_[l].make_field()), x_.push_back(levels_[l].make_field());
       else b_.emplace_back(), x_.emplace_back();
     }
-    factor_coarsest();
+    if (!whole_) factor_coarsest(g);
   }
 
-  /// Number of levels, finest included.
-  int levels() const { return int(levels_.size()); }
+  /// Number of levels, finest included (those of the gathered coarse grid too).
+  int levels() const { return int(levels_.size()) + (whole_ ? whole_->levels() - 1 : 0); }
   /// The finest level.
   const PoissonLevel<T>& finest() const { return levels_.front(); }
+  PoissonLevel<T>& finest() { return levels_.front(); }
 
   /// One V-cycle on A x = b from the current x (finest level).
-  void vcycle(const Array<T, 2>& b, Array<T, 2>& x) { cycle(0, b.view(), x.view()); }
+  void vcycle(const Field<T, 2>& b, Field<T, 2>& x) { cycle(0, b, x); }
 
   /// z = M r: one V-cycle from zero (the preconditioner).
-  void precondition(const Array<T, 2>& r, Array<T, 2>& z) {
+  void precondition(const Field<T, 2>& r, Field<T, 2>& z) {
     z.fill(T(0));
-    cycle(0, r.view(), z.view());
+    cycle(0, r, z);
   }
 
   /// Standalone multigrid: V-cycles until ||b - A x|| <= rel_tol ||b||, or until 10 cycles in a
   /// row gain less than a factor 2 (the precision's floor: float32 at 4096^2 sits near 1e-4),
   /// which is reported as not converged instead of cycling to max_cycles.
-  SolveStats solve(const Array<T, 2>& b, Array<T, 2>& x, double rel_tol, int max_cycles) {
+  SolveStats solve(const Field<T, 2>& b, Field<T, 2>& x, double rel_tol, int max_cycles) {
     SolveStats st;
-    const double bnorm = double(blas::nrm2(b));
+    const double bnorm = std::sqrt(levels_[0].dot(b, b));
     if (bnorm == 0) {
       x.fill(T(0));
       st.converged = true;
@@ -171,11 +193,11 @@ class Multigrid {
     return st;
   }
 
-  /// ||b - A x|| on the finest level (uses a work array).
-  double residual_norm(const Array<T, 2>& b, const Array<T, 2>& x) {
-    const PoissonLevel<T>& L = levels_[0];
-    for_each(L.ctx, "mg::residual", L.box(), PoissonResidual<T>{L.stencil, x.view(), b.view(), r_[0].view()});
-    return double(blas::nrm2(r_[0]));
+  /// ||b - A x|| on the finest level (uses a work field; exchanges x's ghosts).
+  double residual_norm(const Field<T, 2>& b, Field<T, 2>& x) {
+    PoissonLevel<T>& L = levels_[0];
+    residual(L, b, x, r_[0]);
+    return std::sqrt(L.dot(r_[0], r_[0]));
   }
 
  private:
@@ -184,43 +206,58 @@ class Multigrid {
     Interp1D<T> f;
     f.n_coarse = dim == 0 ? c.nx : c.ny;
     f.periodic = dim == 0 ? c.periodic_x : c.periodic_y;
+    f.halo_lo = dim == 0 ? c.halo_x[0] : c.halo_y[0];
+    f.halo_hi = dim == 0 ? c.halo_x[1] : c.halo_y[1];
     f.sign_lo = sides_[2 * dim] == PressureSide::dirichlet ? T(-1) : T(1);
     f.sign_hi = sides_[2 * dim + 1] == PressureSide::dirichlet ? T(-1) : T(1);
     return f;
   }
 
-  void smooth(const PoissonLevel<T>& L, View<const T, 2> b, View<T, 2> x, int sweeps, bool red_first) {
-    const Box<2> half{{0, 0}, {L.stencil.nx, (L.stencil.ny + 1) / 2}};
-    for (int s = 0; s < sweeps; ++s)
-      for (int c = 0; c < 2; ++c)
-        for_each(L.ctx, "mg::gauss_seidel", half, PoissonGaussSeidel<T>{L.stencil, x, b, red_first ? c : 1 - c});
+  /// The most cells of any box of p.
+  static index_t largest_box(const PoissonPartition& p) {
+    index_t m = 0;
+    for (const Subdomain& b : p.boxes) m = std::max(m, b.cells[0] * b.cells[1]);
+    return m;
   }
 
-  void cycle(int l, View<const T, 2> b, View<T, 2> x) {
-    const PoissonLevel<T>& L = levels_[std::size_t(l)];
-    if (l + 1 == levels()) return solve_coarsest(b, x);
+  /// r = b - A x (exchanges x's ghosts first).
+  static void residual(PoissonLevel<T>& L, const Field<T, 2>& b, Field<T, 2>& x, Field<T, 2>& r) {
+    L.exchange_faces(x);
+    for_each(L.ctx, "mg::residual", L.box(), PoissonResidual<T>{L.stencil, x.view(), b.view(), r.view()});
+  }
+
+  void smooth(PoissonLevel<T>& L, const Field<T, 2>& b, Field<T, 2>& x, int sweeps, bool red_first) {
+    const Box<2> half{{0, 0}, {L.stencil.nx, (L.stencil.ny + 1) / 2}};
+    for (int s = 0; s < sweeps; ++s)
+      for (int c = 0; c < 2; ++c) {
+        L.exchange_faces(x);
+        for_each(L.ctx, "mg::gauss_seidel", half, PoissonGaussSeidel<T>{L.stencil, x.view(), b.view(), red_first ? c : 1 - c});
+      }
+  }
+
+  void cycle(int l, const Field<T, 2>& b, Field<T, 2>& x) {
+    PoissonLevel<T>& L = levels_[std::size_t(l)];
+    if (std::size_t(l) + 1 == levels_.size()) return whole_ ? cycle_whole(b, x) : solve_coarsest(b, x);
+    Field<T, 2>& r = r_[std::size_t(l)];
     smooth(L, b, x, opt_.pre_smooth, true);
-    for_each(L.ctx, "mg::residual", L.box(), PoissonResidual<T>{L.stencil, x, b, r_[std::size_t(l)].view()});
-    const PoissonLevel<T>& C = levels_[std::size_t(l) + 1];
+    residual(L, b, x, r);
+    L.exchange(r);
+    PoissonLevel<T>& C = levels_[std::size_t(l) + 1];
+    Field<T, 2>& bc = b_[std::size_t(l) + 1];
+    Field<T, 2>& xc = x_[std::size_t(l) + 1];
     for_each(C.ctx, "mg::restrict", C.box(),
-             MgRestrict<T>{interp(l, 0), interp(l, 1), L.stencil.nx, L.stencil.ny, r_[std::size_t(l)].view(),
-                           b_[std::size_t(l) + 1].view(), C.stencil});
-    x_[std::size_t(l) + 1].fill(T(0));
-    cycle(l + 1, b_[std::size_t(l) + 1].view(), x_[std::size_t(l) + 1].view());
-    for_each(L.ctx, "mg::prolong_add", L.box(), MgProlongAdd<T>{interp(l, 0), interp(l, 1), x_[std::size_t(l) + 1].view(), x});
+             MgRestrict<T>{interp(l, 0), interp(l, 1), L.stencil.nx, L.stencil.ny, r.view(), bc.view(), C.stencil});
+    xc.fill(T(0));
+    cycle(l + 1, bc, xc);
+    C.exchange(xc);
+    for_each(L.ctx, "mg::prolong_add", L.box(), MgProlongAdd<T>{interp(l, 0), interp(l, 1), xc.view(), x.view()});
     smooth(L, b, x, opt_.post_smooth, false);
   }
 
-  /// Dense Cholesky factor of the coarsest operator (plus the projector on the null space when
-  /// singular: the constants on the fluid cells, as solid cells have identity rows).
-  void factor_coarsest() {
-    const PoissonLevel<T>& L = levels_.back();
-    PoissonStencil<T> s = L.stencil;
-    std::vector<T> cx, cy, act;
-    if (s.has_links) {
-      cx = L.cx.to_host(), cy = L.cy.to_host(), act = L.active.to_host();
-      s.cx.ptr = cx.data(), s.cy.ptr = cy.data(), s.active.ptr = act.data();
-    }
+  /// Dense Cholesky factor of the whole coarsest operator g (plus the projector on the null
+  /// space when singular: the constants on the fluid cells, as solid cells have identity rows).
+  void factor_coarsest(const PoissonGrid<T>& g) {
+    const PoissonStencil<T> s = host_stencil(g);
     const index_t n = s.nx * s.ny;
     n_ = n;
     chol_.assign(std::size_t(n * n), 0.0);
@@ -237,11 +274,11 @@ class Multigrid {
       diag_mean += chol_[std::size_t(k * n + k)] / double(n);
     }
     fluid_.assign(std::size_t(n), 1.0);
-    if (s.has_links)
-      for (index_t k = 0; k < n; ++k) fluid_[std::size_t(k)] = act[std::size_t(k)] != T(0) ? 1.0 : 0.0;
+    if (g.has_links())
+      for (index_t k = 0; k < n; ++k) fluid_[std::size_t(k)] = g.active[std::size_t(k)] != T(0) ? 1.0 : 0.0;
     fluid_count_ = 0;
     for (double f : fluid_) fluid_count_ += f;
-    if (L.singular)  // A + c f f^T is definite and gives the mean-free solution for a consistent b
+    if (g.singular)  // A + c f f^T is definite and gives the mean-free solution for a consistent b
       for (index_t i = 0; i < n; ++i)
         for (index_t k = 0; k < n; ++k)
           chol_[std::size_t(i * n + k)] += diag_mean / fluid_count_ * fluid_[std::size_t(i)] * fluid_[std::size_t(k)];
@@ -257,13 +294,52 @@ class Multigrid {
         chol_[std::size_t(i * n + j)] = v / d;
       }
     }
-    host_b_.assign(std::size_t(n), T(0));
   }
 
-  void solve_coarsest(View<const T, 2> b, View<T, 2> x) {
+  /// The whole grid of the last split level, row-major, gathered from every rank's box of f.
+  std::vector<double> gather(const Field<T, 2>& f) const {
     const PoissonLevel<T>& L = levels_.back();
-    detail::copy_to_host<T, 2>(L.ctx, b, host_b_.data());
-    std::vector<double> y(host_b_.begin(), host_b_.end());
+    std::vector<T> box(std::size_t(f.grid().size()));
+    detail::copy_to_host<T, 2>(L.ctx, f.view(), box.data());
+    if (coarse_boxes_.size() == 1) return std::vector<double>(box.begin(), box.end());
+    // rank r's values arrive row-major over its box, in rank order
+    const std::vector<double> all = L.comm.allgather(std::vector<double>(box.begin(), box.end()));
+    index_t cells = 0;
+    for (const Subdomain& s : coarse_boxes_) cells += s.cells[0] * s.cells[1];
+    std::vector<double> whole(static_cast<std::size_t>(cells), 0.0);
+    std::size_t k = 0;
+    for (const Subdomain& s : coarse_boxes_)
+      for (index_t i = 0; i < s.cells[0]; ++i)
+        for (index_t j = 0; j < s.cells[1]; ++j) whole[std::size_t((s.offset[0] + i) * coarse_ny_ + s.offset[1] + j)] = all[k++];
+    return whole;
+  }
+  /// This rank's box of whole (the last split level's grid, row-major) into f.
+  void scatter(const std::vector<double>& whole, Field<T, 2>& f) const {
+    const PoissonLevel<T>& L = levels_.back();
+    const Subdomain& mine = coarse_boxes_[std::size_t(L.comm.rank())];
+    const index_t bx = mine.cells[0], by = mine.cells[1];
+    std::vector<T> box(std::size_t(bx * by));
+    for (index_t i = 0; i < bx; ++i)
+      for (index_t j = 0; j < by; ++j)
+        box[std::size_t(i * by + j)] = T(whole[std::size_t((mine.offset[0] + i) * coarse_ny_ + mine.offset[1] + j)]);
+    detail::copy_from_host<T, 2>(L.ctx, box.data(), f.view());
+  }
+
+  /// x = one V-cycle from zero on b, run on the whole grid of the last split level by every rank.
+  void cycle_whole(const Field<T, 2>& b, Field<T, 2>& x) {
+    const std::vector<double> whole = gather(b);
+    const std::vector<T> host(whole.begin(), whole.end());
+    detail::copy_from_host<T, 2>(whole_b_.context(), host.data(), whole_b_.view());
+    whole_->precondition(whole_b_, whole_x_);
+    std::vector<T> out(host.size());
+    detail::copy_to_host<T, 2>(whole_x_.context(), whole_x_.view(), out.data());
+    scatter(std::vector<double>(out.begin(), out.end()), x);
+  }
+
+  /// x = A^-1 b on the coarsest level: every rank gathers the whole b, solves, keeps its box.
+  void solve_coarsest(const Field<T, 2>& b, Field<T, 2>& x) {
+    const PoissonLevel<T>& L = levels_.back();
+    std::vector<double> y = gather(b);
     const index_t n = n_;
     if (L.singular) {  // project the right-hand side onto the range (mean zero on the fluid cells)
       double mean = 0;
@@ -280,18 +356,19 @@ class Multigrid {
       for (index_t k = i + 1; k < n; ++k) v -= chol_[std::size_t(k * n + i)] * y[std::size_t(k)];
       y[std::size_t(i)] = v / chol_[std::size_t(i * n + i)];
     }
-    for (index_t i = 0; i < n; ++i) host_b_[std::size_t(i)] = T(y[std::size_t(i)]);
-    detail::copy_from_host<T, 2>(L.ctx, host_b_.data(), x);
+    scatter(y, x);
   }
 
   MgOptions opt_;
-  PressureSide sides_[4];
+  PressureSide sides_[4] = {};
   std::vector<PoissonLevel<T>> levels_;
-  std::vector<Array<T, 2>> r_, b_, x_;
-  std::vector<double> chol_, fluid_;  // fluid_: 1 on the coarsest level's fluid cells, 0 on solid ones
+  std::vector<Field<T, 2>> r_, b_, x_;
+  std::vector<Subdomain> coarse_boxes_;  // every rank's box of the last split level
+  std::unique_ptr<Multigrid<T>> whole_;  // the rest of the hierarchy, on the whole grid (when gathered)
+  Field<T, 2> whole_b_, whole_x_;
+  std::vector<double> chol_, fluid_;     // fluid_: 1 on the coarsest level's fluid cells, 0 on solid ones
   double fluid_count_ = 0;
-  std::vector<T> host_b_;
-  index_t n_ = 0;
+  index_t n_ = 0, coarse_ny_ = 0;
 };
 
 }  // namespace sim::solvers

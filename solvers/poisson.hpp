@@ -6,8 +6,16 @@
 // Without obstacles the coefficients follow from the boundary kinds alone; with obstacles
 // they are stored per face (cx: (nx + 1) x ny, cy: nx x (ny + 1)). Solid cells get the
 // identity row, so A stays symmetric positive (semi-)definite on the whole grid.
-#include "core/array.hpp"
+// On several ranks each holds its box of every level as Fields (one ghost layer): a side
+// shared with another rank reads that rank's cells from the ghosts, which the level's Halo
+// fills (PoissonLevel::exchange) before every kernel that reads neighbours.
+#include <vector>
+
+#include "core/comm.hpp"
+#include "core/expr.hpp"
 #include "core/for_each.hpp"
+#include "core/grid.hpp"
+#include "core/halo.hpp"
 
 namespace sim::solvers {
 
@@ -20,7 +28,8 @@ struct PoissonStencil {
   index_t nx = 0, ny = 0;
   T inv_hx2 = 1, inv_hy2 = 1;
   T side_c[4] = {0, 0, 0, 0};        ///< link coefficient of the x-low, x-high, y-low, y-high sides
-  bool periodic_x = false, periodic_y = false;
+  bool periodic_x = false, periodic_y = false;  ///< wraps within this box (one rank along the dimension)
+  bool halo_x[2] = {false, false}, halo_y[2] = {false, false};  ///< low/high side shared with another rank: read the ghosts
   bool has_links = false;            ///< coefficients per face in cx / cy (obstacles)
   View<const T, 2> cx{}, cy{};       ///< per-face coefficients when has_links
   View<const T, 2> active{};         ///< 1 for fluid cells, 0 for solid (identity rows) when has_links
@@ -41,13 +50,14 @@ struct PoissonStencil {
   }
   /// True when cell (i, j) has an identity row (solid).
   SIM_INLINE bool solid(index_t i, index_t j) const { return has_links && active(i, j) == T(0); }
-  /// p at (i, j) where i or j may be one outside the grid: wrapped when periodic, else 0.
+  /// p at (i, j) where i or j may be one outside the box: the ghost on a shared side, wrapped
+  /// when periodic, else 0.
   SIM_INLINE T at(const View<const T, 2>& p, index_t i, index_t j) const {
-    if (i < 0 || i >= nx) {
+    if ((i < 0 || i >= nx) && !halo_x[i < 0 ? 0 : 1]) {
       if (!periodic_x) return T(0);
       i = i < 0 ? i + nx : i - nx;
     }
-    if (j < 0 || j >= ny) {
+    if ((j < 0 || j >= ny) && !halo_y[j < 0 ? 0 : 1]) {
       if (!periodic_y) return T(0);
       j = j < 0 ? j + ny : j - ny;
     }
@@ -124,30 +134,105 @@ struct PoissonJacobi {
   }
 };
 
-/// One level of the Poisson problem: the stencil plus the arrays it points into.
+/// One level of the whole Poisson problem, host side: the global grid, its sides, and (with
+/// obstacles) the per-face coefficients and fluid flags of every cell, row-major.
+template <class T>
+struct PoissonGrid {
+  index_t nx = 0, ny = 0;
+  T inv_hx2 = 1, inv_hy2 = 1;
+  PressureSide sides[4] = {};
+  std::vector<T> cx, cy, active;  ///< empty without obstacles
+  bool singular = false;          ///< no Dirichlet side: A has the constants (on fluid cells) as null space
+  index_t fluid_cells = 0;
+  /// True with per-face coefficients (obstacles).
+  bool has_links() const { return !active.empty(); }
+};
+
+/// How the grid is split over ranks: every rank's box (level 0) and this rank's index.
+struct PoissonPartition {
+  Comm comm;
+  std::vector<Subdomain> boxes;  ///< boxes[r]: rank r's box and neighbours
+  /// One rank holding the whole nx x ny grid.
+  static PoissonPartition whole(index_t nx, index_t ny) {
+    PoissonPartition p;
+    p.boxes.resize(1);
+    p.boxes[0].cells[0] = nx, p.boxes[0].cells[1] = ny;
+    return p;
+  }
+  /// This rank's box.
+  const Subdomain& mine() const { return boxes[std::size_t(comm.rank())]; }
+  /// The same split on the grid twice as coarse (every box's cells must be even).
+  PoissonPartition coarser() const {
+    PoissonPartition p = *this;
+    for (Subdomain& b : p.boxes)
+      for (int d = 0; d < 2; ++d) b.offset[d] /= 2, b.cells[d] /= 2;
+    return p;
+  }
+  /// True when every box has an even number of cells in both dimensions.
+  bool halvable() const {
+    for (const Subdomain& b : boxes)
+      if (b.cells[0] % 2 || b.cells[1] % 2) return false;
+    return true;
+  }
+};
+
+/// One level of the Poisson problem on this rank: the stencil of its box, the arrays it
+/// points into, and the ghost exchange with the neighbouring ranks.
 template <class T>
 struct PoissonLevel {
   Context ctx;
   PoissonStencil<T> stencil;
   Array<T, 2> cx, cy, active;  ///< per-face coefficients and fluid flags (only with obstacles)
   bool singular = false;       ///< no Dirichlet side: A has the constants (on fluid cells) as null space
-  index_t fluid_cells = 0;
+  index_t fluid_cells = 0;     ///< over the whole grid
+  Comm comm;                   ///< the ranks (dot products add over them)
+  Halo<T, 2> halo;             ///< ghost exchange of this level's fields (inactive on one rank)
 
-  /// The cells of this level as a box.
+  /// The cells of this rank's box as a box.
   Box<2> box() const { return Box<2>{{0, 0}, {stencil.nx, stencil.ny}}; }
-  /// A new array with this level's shape.
-  Array<T, 2> make_array() const { return Array<T, 2>(ctx, Extents<2>{{stencil.nx, stencil.ny}}); }
+  /// The grid of this rank's box with one ghost layer (the shape of make_field's fields).
+  Grid<2> grid() const {
+    const index_t n[2] = {stencil.nx, stencil.ny};
+    const double len[2] = {double(n[0]), double(n[1])};
+    return Grid<2>::uniform(Extents<2>{{n[0], n[1]}}, len, 1);
+  }
+  /// A new field with this level's shape, zero (ghosts included).
+  Field<T, 2> make_field() const {
+    Field<T, 2> f(ctx, grid());
+    f.fill(T(0));
+    return f;
+  }
+  /// Fills f's ghosts on sides shared with other ranks, corners included (no-op on one rank).
+  void exchange(Field<T, 2>& f) {
+    if (halo.active()) halo.exchange(f);
+  }
+  /// The same without corners, in one round of messages: enough for the 5-point stencil.
+  void exchange_faces(Field<T, 2>& f) {
+    if (!halo.active()) return;
+    halo.start_faces(f);
+    halo.finish_faces(f);
+  }
+  /// x . y over every rank's box, accumulated in double.
+  double dot(const Field<T, 2>& x, const Field<T, 2>& y) const { return comm.sum(double(sim::dot(x, y))); }
 };
 
-/// Builds the finest level: nx x ny cells of size hx x hy, sides (x-low, x-high, y-low,
+/// The whole finest grid: nx x ny cells of size hx x hy, sides (x-low, x-high, y-low,
 /// y-high); fluid (optional, host, row-major nx * ny, 1 = fluid) marks obstacles.
 template <class T>
-PoissonLevel<T> make_poisson_level(const Context& ctx, index_t nx, index_t ny, double hx, double hy,
-                                   const PressureSide (&sides)[4], const std::vector<T>* fluid = nullptr);
+PoissonGrid<T> make_poisson_grid(index_t nx, index_t ny, double hx, double hy, const PressureSide (&sides)[4],
+                                 const std::vector<T>* fluid = nullptr);
 
-/// Builds the level twice as coarse as fine (nx and ny must be even).
+/// The grid twice as coarse as fine (nx and ny must be even).
 template <class T>
-PoissonLevel<T> coarsen(const PoissonLevel<T>& fine);
+PoissonGrid<T> coarsen(const PoissonGrid<T>& fine);
+
+/// This rank's level of grid, split as part says (collective: every rank calls it together).
+template <class T>
+PoissonLevel<T> make_poisson_level(const Context& ctx, const PoissonGrid<T>& grid, const PoissonPartition& part);
+
+/// The stencil of the whole grid over its host arrays (for the coarsest direct solve).
+template <class T>
+PoissonStencil<T> host_stencil(const PoissonGrid<T>& grid);
 
 }  // namespace sim::solvers
 

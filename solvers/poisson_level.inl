@@ -4,95 +4,86 @@
 namespace sim::solvers {
 
 template <class T>
-PoissonLevel<T> make_poisson_level(const Context& ctx, index_t nx, index_t ny, double hx, double hy,
-                                   const PressureSide (&sides)[4], const std::vector<T>* fluid) {
-  PoissonLevel<T> L;
-  L.ctx = ctx;
-  PoissonStencil<T>& s = L.stencil;
-  s.nx = nx, s.ny = ny;
-  s.inv_hx2 = T(1 / (hx * hx)), s.inv_hy2 = T(1 / (hy * hy));
-  s.periodic_x = sides[0] == PressureSide::periodic;
-  s.periodic_y = sides[2] == PressureSide::periodic;
-  L.singular = true;
+PoissonGrid<T> make_poisson_grid(index_t nx, index_t ny, double hx, double hy, const PressureSide (&sides)[4],
+                                 const std::vector<T>* fluid) {
+  PoissonGrid<T> g;
+  g.nx = nx, g.ny = ny;
+  g.inv_hx2 = T(1 / (hx * hx)), g.inv_hy2 = T(1 / (hy * hy));
+  g.singular = true;
   for (int k = 0; k < 4; ++k) {
-    s.side_c[k] = sides[k] == PressureSide::dirichlet ? T(2) : sides[k] == PressureSide::periodic ? T(1) : T(0);
-    if (sides[k] == PressureSide::dirichlet) L.singular = false;
+    g.sides[k] = sides[k];
+    if (sides[k] == PressureSide::dirichlet) g.singular = false;
   }
-  L.fluid_cells = nx * ny;
-  if (!fluid) return L;
+  g.fluid_cells = nx * ny;
+  if (!fluid) return g;
   const std::vector<T>& f = *fluid;
-  std::vector<T> cx(std::size_t((nx + 1) * ny)), cy(std::size_t(nx * (ny + 1)));
+  const bool periodic_x = sides[0] == PressureSide::periodic, periodic_y = sides[2] == PressureSide::periodic;
+  auto side_c = [&](int k) { return sides[k] == PressureSide::dirichlet ? T(2) : sides[k] == PressureSide::periodic ? T(1) : T(0); };
   auto is_fluid = [&](index_t i, index_t j) { return f[std::size_t(i * ny + j)] != T(0); };
-  L.fluid_cells = 0;
+  g.cx.resize(std::size_t((nx + 1) * ny)), g.cy.resize(std::size_t(nx * (ny + 1)));
+  g.fluid_cells = 0;
   for (index_t i = 0; i < nx; ++i)
-    for (index_t j = 0; j < ny; ++j) L.fluid_cells += is_fluid(i, j);
+    for (index_t j = 0; j < ny; ++j) g.fluid_cells += is_fluid(i, j);
   for (index_t i = 0; i <= nx; ++i)
     for (index_t j = 0; j < ny; ++j) {
       T c;
       if (i == 0 || i == nx) {
         const index_t in = i == 0 ? 0 : nx - 1;
-        c = s.periodic_x ? T(is_fluid(0, j) && is_fluid(nx - 1, j)) : (is_fluid(in, j) ? s.side_c[i == 0 ? 0 : 1] : T(0));
+        c = periodic_x ? T(is_fluid(0, j) && is_fluid(nx - 1, j)) : (is_fluid(in, j) ? side_c(i == 0 ? 0 : 1) : T(0));
       } else {
         c = T(is_fluid(i - 1, j) && is_fluid(i, j));
       }
-      cx[std::size_t(i * ny + j)] = c;
+      g.cx[std::size_t(i * ny + j)] = c;
     }
   for (index_t i = 0; i < nx; ++i)
     for (index_t j = 0; j <= ny; ++j) {
       T c;
       if (j == 0 || j == ny) {
         const index_t in = j == 0 ? 0 : ny - 1;
-        c = s.periodic_y ? T(is_fluid(i, 0) && is_fluid(i, ny - 1)) : (is_fluid(i, in) ? s.side_c[j == 0 ? 2 : 3] : T(0));
+        c = periodic_y ? T(is_fluid(i, 0) && is_fluid(i, ny - 1)) : (is_fluid(i, in) ? side_c(j == 0 ? 2 : 3) : T(0));
       } else {
         c = T(is_fluid(i, j - 1) && is_fluid(i, j));
       }
-      cy[std::size_t(i * (ny + 1) + j)] = c;
+      g.cy[std::size_t(i * (ny + 1) + j)] = c;
     }
-  L.cx = Array<T, 2>::from_host(ctx, Extents<2>{{nx + 1, ny}}, cx);
-  L.cy = Array<T, 2>::from_host(ctx, Extents<2>{{nx, ny + 1}}, cy);
-  L.active = Array<T, 2>::from_host(ctx, Extents<2>{{nx, ny}}, f);
-  s.has_links = true;
-  s.cx = L.cx.view(), s.cy = L.cy.view(), s.active = L.active.view();
-  return L;
+  g.active = f;
+  return g;
 }
 
 template <class T>
-PoissonLevel<T> coarsen(const PoissonLevel<T>& fine) {
-  const PoissonStencil<T>& f = fine.stencil;
-  PoissonLevel<T> L;
-  L.ctx = fine.ctx;
-  L.singular = fine.singular;
-  PoissonStencil<T>& s = L.stencil;
-  s = f;
-  s.nx = f.nx / 2, s.ny = f.ny / 2;
-  s.inv_hx2 = f.inv_hx2 / 4, s.inv_hy2 = f.inv_hy2 / 4;
-  L.fluid_cells = s.nx * s.ny;
-  if (!f.has_links) return L;
-  // Coarse faces average the two fine faces they cover; a coarse cell is fluid if any child is.
-  const std::vector<T> fx = fine.cx.to_host(), fy = fine.cy.to_host(), fa = fine.active.to_host();
-  const index_t nx = s.nx, ny = s.ny;
-  std::vector<T> cx(std::size_t((nx + 1) * ny)), cy(std::size_t(nx * (ny + 1))), act(std::size_t(nx * ny));
+PoissonGrid<T> coarsen(const PoissonGrid<T>& f) {
+  PoissonGrid<T> g;
+  g.nx = f.nx / 2, g.ny = f.ny / 2;
+  g.inv_hx2 = f.inv_hx2 / 4, g.inv_hy2 = f.inv_hy2 / 4;
+  for (int k = 0; k < 4; ++k) g.sides[k] = f.sides[k];
+  g.singular = f.singular;
+  g.fluid_cells = g.nx * g.ny;
+  if (!f.has_links()) return g;
+  // Coarse faces average the two fine faces they cover; a coarse cell is fluid if every child is.
+  const index_t nx = g.nx, ny = g.ny;
+  const bool periodic_x = f.sides[0] == PressureSide::periodic, periodic_y = f.sides[2] == PressureSide::periodic;
+  std::vector<T>&cx = g.cx, &cy = g.cy, &act = g.active;
+  cx.resize(std::size_t((nx + 1) * ny)), cy.resize(std::size_t(nx * (ny + 1))), act.resize(std::size_t(nx * ny));
   for (index_t i = 0; i <= nx; ++i)
     for (index_t j = 0; j < ny; ++j)
-      cx[std::size_t(i * ny + j)] =
-          T(0.5) * (fx[std::size_t(2 * i * f.ny + 2 * j)] + fx[std::size_t(2 * i * f.ny + 2 * j + 1)]);
+      cx[std::size_t(i * ny + j)] = T(0.5) * (f.cx[std::size_t(2 * i * f.ny + 2 * j)] + f.cx[std::size_t(2 * i * f.ny + 2 * j + 1)]);
   for (index_t i = 0; i < nx; ++i)
     for (index_t j = 0; j <= ny; ++j)
-      cy[std::size_t(i * (ny + 1) + j)] = T(0.5) * (fy[std::size_t(2 * i * (f.ny + 1) + 2 * j)] +
-                                                    fy[std::size_t((2 * i + 1) * (f.ny + 1) + 2 * j)]);
-  L.fluid_cells = 0;
+      cy[std::size_t(i * (ny + 1) + j)] =
+          T(0.5) * (f.cy[std::size_t(2 * i * (f.ny + 1) + 2 * j)] + f.cy[std::size_t((2 * i + 1) * (f.ny + 1) + 2 * j)]);
+  g.fluid_cells = 0;
   for (index_t i = 0; i < nx; ++i)
     for (index_t j = 0; j < ny; ++j) {
       bool all = true;
       for (int a = 0; a < 2; ++a)
-        for (int b = 0; b < 2; ++b) all &= fa[std::size_t((2 * i + a) * f.ny + 2 * j + b)] != T(0);
+        for (int b = 0; b < 2; ++b) all &= f.active[std::size_t((2 * i + a) * f.ny + 2 * j + b)] != T(0);
       act[std::size_t(i * ny + j)] = T(all);
-      L.fluid_cells += all;
+      g.fluid_cells += all;
     }
   // Links into a solid coarse cell close, so the operator stays symmetric (solid rows are identity rows).
   auto solid = [&](index_t i, index_t j) {
-    if (i < 0 || i >= nx) i = s.periodic_x ? (i + nx) % nx : (i < 0 ? 0 : nx - 1);
-    if (j < 0 || j >= ny) j = s.periodic_y ? (j + ny) % ny : (j < 0 ? 0 : ny - 1);
+    if (i < 0 || i >= nx) i = periodic_x ? (i + nx) % nx : (i < 0 ? 0 : nx - 1);
+    if (j < 0 || j >= ny) j = periodic_y ? (j + ny) % ny : (j < 0 ? 0 : ny - 1);
     return act[std::size_t(i * ny + j)] == T(0);
   };
   for (index_t i = 0; i <= nx; ++i)
@@ -101,9 +92,67 @@ PoissonLevel<T> coarsen(const PoissonLevel<T>& fine) {
   for (index_t i = 0; i < nx; ++i)
     for (index_t j = 0; j <= ny; ++j)
       if (solid(i, j - 1) || solid(i, j)) cy[std::size_t(i * (ny + 1) + j)] = T(0);
-  L.cx = Array<T, 2>::from_host(L.ctx, Extents<2>{{nx + 1, ny}}, cx);
-  L.cy = Array<T, 2>::from_host(L.ctx, Extents<2>{{nx, ny + 1}}, cy);
-  L.active = Array<T, 2>::from_host(L.ctx, Extents<2>{{nx, ny}}, act);
+  return g;
+}
+
+/// The stencil's fields that do not depend on the split (no link arrays).
+template <class T>
+PoissonStencil<T> base_stencil(const PoissonGrid<T>& g) {
+  PoissonStencil<T> s;
+  s.nx = g.nx, s.ny = g.ny;
+  s.inv_hx2 = g.inv_hx2, s.inv_hy2 = g.inv_hy2;
+  s.periodic_x = g.sides[0] == PressureSide::periodic;
+  s.periodic_y = g.sides[2] == PressureSide::periodic;
+  for (int k = 0; k < 4; ++k)
+    s.side_c[k] = g.sides[k] == PressureSide::dirichlet ? T(2) : g.sides[k] == PressureSide::periodic ? T(1) : T(0);
+  return s;
+}
+
+template <class T>
+PoissonStencil<T> host_stencil(const PoissonGrid<T>& g) {
+  PoissonStencil<T> s = base_stencil(g);
+  if (!g.has_links()) return s;
+  s.has_links = true;
+  auto host_view = [](const std::vector<T>& v, index_t n0, index_t n1) {
+    View<const T, 2> w;
+    w.ptr = v.data(), w.shape = Extents<2>{{n0, n1}};
+    row_major_strides(w.shape, w.stride);
+    return w;
+  };
+  s.cx = host_view(g.cx, g.nx + 1, g.ny), s.cy = host_view(g.cy, g.nx, g.ny + 1), s.active = host_view(g.active, g.nx, g.ny);
+  return s;
+}
+
+template <class T>
+PoissonLevel<T> make_poisson_level(const Context& ctx, const PoissonGrid<T>& g, const PoissonPartition& part) {
+  const Subdomain& sub = part.mine();
+  PoissonLevel<T> L;
+  L.ctx = ctx;
+  L.comm = part.comm;
+  L.singular = g.singular;
+  L.fluid_cells = g.fluid_cells;
+  PoissonStencil<T>& s = L.stencil;
+  s = base_stencil(g);
+  const index_t nx = sub.cells[0], ny = sub.cells[1], ox = sub.offset[0], oy = sub.offset[1];
+  s.nx = nx, s.ny = ny;
+  for (int side = 0; side < 2; ++side) {
+    s.halo_x[side] = !sub.at_boundary(0, side), s.halo_y[side] = !sub.at_boundary(1, side);
+    if (s.halo_x[side]) s.side_c[side] = T(1), s.periodic_x = false;
+    if (s.halo_y[side]) s.side_c[2 + side] = T(1), s.periodic_y = false;
+  }
+  if (part.boxes.size() > 1) L.halo = Halo<T, 2>(part.comm, sub, 1, ctx);
+  if (!g.has_links()) return L;
+  // this box's slice of the global per-face coefficients and flags
+  auto slice = [&](const std::vector<T>& whole, index_t n0, index_t n1, index_t c0, index_t c1) {
+    std::vector<T> out(std::size_t(c0 * c1));
+    const index_t shape[2] = {n0, n1}, offset[2] = {ox, oy}, count[2] = {c0, c1};
+    copy_box(whole.data(), 2, shape, offset, count, sizeof(T), out.data());
+    return Array<T, 2>::from_host(ctx, Extents<2>{{c0, c1}}, out);
+  };
+  L.cx = slice(g.cx, g.nx + 1, g.ny, nx + 1, ny);
+  L.cy = slice(g.cy, g.nx, g.ny + 1, nx, ny + 1);
+  L.active = slice(g.active, g.nx, g.ny, nx, ny);
+  s.has_links = true;
   s.cx = L.cx.view(), s.cy = L.cy.view(), s.active = L.active.view();
   return L;
 }

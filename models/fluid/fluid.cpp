@@ -7,6 +7,10 @@
 // step. Implicit viscosity uses the incremental pressure form (the predictor carries the old
 // pressure gradient, the projection solves for the increment): without it the steady state
 // would depend on dt through dt nu L grad p.
+// On several ranks (mpirun) each holds a box of the grid: the ghost fill applies the
+// physical rules on its own sides of the domain and exchanges the shared ones (rows, then
+// columns, so corners match one rank's fill), the pressure solver works on the same boxes
+// (solvers/), and diagnostics reduce over the ranks.
 #include "models/fluid/fluid.hpp"
 
 #include <algorithm>
@@ -19,6 +23,7 @@
 #include <vector>
 
 #include "core/expr.hpp"
+#include "core/halo.hpp"
 #include "io/config.hpp"
 #include "models/field_ref.hpp"
 #include "models/fluid/fluid_kernels.hpp"
@@ -59,12 +64,29 @@ struct StageCoefficients {
   double theta_dt = 0;  ///< theta dt of the implicit viscous solve that follows (0: none)
 };
 
+/// This rank's box of the setup's grid (periodic dimensions wrap over the ranks).
+inline Subdomain fluid_subdomain(const ModelSetup& setup) {
+  const io::Config& c = *setup.config;
+  const bool periodic[3] = {c.string("model", "left") == "periodic", c.string("model", "bottom") == "periodic", false};
+  return setup.subdomain(periodic);
+}
+
+/// The grid of rank box sub of global: the global spacing (bit for bit), its own cells and origin.
+inline Grid<2> box_grid(const Grid<2>& global, const Subdomain& sub) {
+  Grid<2> g = global;
+  for (int d = 0; d < 2; ++d) g.cells.n[d] = sub.cells[d], g.origin[d] = global.origin[d] + double(sub.offset[d]) * global.dx[d];
+  return g;
+}
+
 template <class T>
 class FluidModel final : public Model {
  public:
-  explicit FluidModel(const ModelSetup& setup) : ctx_(setup.ctx), grid_(setup.grid.grid<2>()) {
+  explicit FluidModel(const ModelSetup& setup)
+      : ctx_(setup.ctx), comm_(setup.comm), sub_(fluid_subdomain(setup)), global_(setup.grid.grid<2>()),
+        grid_(box_grid(global_, sub_)), halo_(comm_, sub_, grid_.ghost, ctx_) {
     const io::Config& c = *setup.config;
     nx_ = grid_.cells.n[0], ny_ = grid_.cells.n[1];
+    gnx_ = global_.cells.n[0], gny_ = global_.cells.n[1];
     hx_ = grid_.dx[0], hy_ = grid_.dx[1];
     nu_ = c.real("model", "viscosity");
     kappa_ = c.real("model", "dye_diffusivity");
@@ -78,7 +100,7 @@ class FluidModel final : public Model {
     init_.kind = c.string("model", "init");
     init_.dye = c.string("model", "dye");
     init_.amplitude = c.real("model", "init_velocity");
-    init_.length[0] = hx_ * double(nx_), init_.length[1] = hy_ * double(ny_);
+    init_.length[0] = hx_ * double(gnx_), init_.length[1] = hy_ * double(gny_);
 
     const char* keys[4] = {"left", "right", "bottom", "top"};
     solvers::PressureSide psides[4];
@@ -90,11 +112,15 @@ class FluidModel final : public Model {
                                    : solvers::PressureSide::neumann;
     }
     check_sides(c);
+    outflow_ = bc_.side[1] == Side::outflow;
+    for (int k = 0; k < 4; ++k)
+      if (!sub_.at_boundary(k / 2, k % 2)) bc_.side[k] = Side::internal;
     bc_.wall_velocity[3] = T(c.real("model", "lid_velocity"));
     bc_.inflow_velocity = T(c.real("model", "inflow_velocity"));
     bc_.parabolic = c.string("model", "inflow_profile") == "parabolic";
     bc_.dye_pattern = init_.dye == "stripes" ? 1 : 0;
     bc_.nx = nx_, bc_.ny = ny_, bc_.hx = T(hx_), bc_.hy = T(hy_);
+    bc_.oy = sub_.offset[1], bc_.ny_global = gny_;
     bc0_ = bc_;  // the homogeneous rules of the implicit viscous solve: no lid, no inflow
     for (T& w : bc0_.wall_velocity) w = T(0);
     bc0_.inflow_velocity = T(0);
@@ -102,17 +128,25 @@ class FluidModel final : public Model {
                                                                            (bc_.parabolic ? 1.5 : 1.0),
                             std::abs(init_.amplitude) * (init_.kind == "rest" ? 0.0 : 1.0)});
 
-    std::vector<T> fluid = obstacle_mask(c);
-    solvers::PoissonLevel<T> level =
-        solvers::make_poisson_level<T>(ctx_, nx_, ny_, hx_, hy_, psides, fluid.empty() ? nullptr : &fluid);
-    singular_ = level.singular;
+    const std::vector<T> fluid = obstacle_mask(c);
+    const solvers::PoissonGrid<T> pgrid =
+        solvers::make_poisson_grid<T>(gnx_, gny_, hx_, hy_, psides, fluid.empty() ? nullptr : &fluid);
+    singular_ = pgrid.singular;
+    solvers::PoissonPartition part;
+    part.comm = comm_;
+    part.boxes = {sub_};
+    if (setup.decomposition.ranks() > 1) {
+      part.boxes.clear();
+      const bool periodic[3] = {psides[0] == solvers::PressureSide::periodic, psides[2] == solvers::PressureSide::periodic, false};
+      for (int r = 0; r < setup.decomposition.ranks(); ++r) part.boxes.push_back(setup.decomposition.subdomain(r, periodic));
+    }
+    method_ = c.string("model", "pressure_solver");
     try {
-      method_ = c.string("model", "pressure_solver");
-      solver_ = std::make_unique<solvers::PoissonSolver<T>>(std::move(level), psides, solvers::poisson_method(method_));
+      solver_ = std::make_unique<solvers::PoissonSolver<T>>(ctx_, pgrid, part, solvers::poisson_method(method_));
     } catch (const Error& e) {
       throw c.error_at("model", "pressure_solver", e.what());
     }
-    links_ = solver_->level().stencil;  // views into the solver's (moved) coefficient arrays
+    links_ = solver_->level().stencil;  // views into the solver's coefficient arrays
 
     for (Field<T, 2>* f : {&u_, &v_, &d_, &u1_, &v1_, &d1_, &u2_, &v2_, &d2_, &uc_, &vc_, &vort_})
       *f = Field<T, 2>(ctx_, grid_), f->fill(T(0));
@@ -120,17 +154,17 @@ class FluidModel final : public Model {
       for (Field<T, 2>* f : {&cu_, &cv_, &scratch_}) *f = Field<T, 2>(ctx_, grid_), f->fill(T(0));
       viscosity_ = ImplicitViscosity<T>(ctx_, grid_);
     }
-    const Extents<2> cells{{nx_, ny_}};
-    p_ = Array<T, 2>::zeros(ctx_, cells);
-    rhs_ = Array<T, 2>::zeros(ctx_, cells);
-    div_ = Array<T, 2>::zeros(ctx_, cells);
-    if (implicit_) phi_ = Array<T, 2>::zeros(ctx_, cells);
+    const solvers::PoissonLevel<T>& level = solver_->level();
+    p_ = level.make_field(), rhs_ = level.make_field(), div_ = level.make_field();
+    if (implicit_) phi_ = level.make_field();
   }
 
   std::vector<FieldRef> fields() override {
-    std::vector<FieldRef> f = {field_ref("u_face", "m/s", u_), field_ref("v_face", "m/s", v_), array_ref("p", "m^2/s^2", p_),
-                               field_ref("dye", "1", d_), field_ref("u", "m/s", uc_), field_ref("v", "m/s", vc_),
-                               field_ref("vorticity", "1/s", vort_)};
+    const Extents<2>& all = global_.cells;
+    std::vector<FieldRef> f = {field_ref("u_face", "m/s", u_, sub_, all), field_ref("v_face", "m/s", v_, sub_, all),
+                               field_ref("p", "m^2/s^2", p_, sub_, all),  field_ref("dye", "1", d_, sub_, all),
+                               field_ref("u", "m/s", uc_, sub_, all),     field_ref("v", "m/s", vc_, sub_, all),
+                               field_ref("vorticity", "1/s", vort_, sub_, all)};
     f[0].snapshot = f[1].snapshot = false;                                  // state on faces: checkpoints only
     f[4].checkpointed = f[5].checkpointed = f[6].checkpointed = false;      // derived: snapshots only
     return f;
@@ -139,13 +173,14 @@ class FluidModel final : public Model {
   void initialize() override {
     std::vector<T> hu(std::size_t(nx_ * ny_)), hv(hu.size()), hd(hu.size());
     for (index_t i = 0; i < nx_; ++i)
-      for (index_t j = 0; j < ny_; ++j) {
-        const double xf = grid_.origin[0] + double(i) * hx_, yc = grid_.center(1, j);
-        const double xc = grid_.center(0, i), yf = grid_.origin[1] + double(j) * hy_;
+      for (index_t j = 0; j < ny_; ++j) {  // global coordinates (the same bits on any split)
+        const index_t gi = i + sub_.offset[0], gj = j + sub_.offset[1];
+        const double xf = global_.origin[0] + double(gi) * hx_, yc = global_.center(1, gj);
+        const double xc = global_.center(0, gi), yf = global_.origin[1] + double(gj) * hy_;
         const std::size_t k = std::size_t(i * ny_ + j);
-        hu[k] = T(init_.u(xf - grid_.origin[0], yc - grid_.origin[1]));
-        hv[k] = T(init_.v(xc - grid_.origin[0], yf - grid_.origin[1]));
-        hd[k] = T(init_.d(xc - grid_.origin[0], yc - grid_.origin[1]));
+        hu[k] = T(init_.u(xf - global_.origin[0], yc - global_.origin[1]));
+        hv[k] = T(init_.v(xc - global_.origin[0], yf - global_.origin[1]));
+        hd[k] = T(init_.d(xc - global_.origin[0], yc - global_.origin[1]));
       }
     detail::copy_from_host<T, 2>(ctx_, hu.data(), u_.view());
     detail::copy_from_host<T, 2>(ctx_, hv.data(), v_.view());
@@ -192,7 +227,7 @@ class FluidModel final : public Model {
   bool adaptive_dt() const override { return true; }
 
   double next_dt(double cfl) override {
-    const double um = std::max(double(norm_max(u_)), u_max_hint_), vm = double(norm_max(v_));
+    const double um = std::max(comm_.max(double(norm_max(u_))), u_max_hint_), vm = comm_.max(double(norm_max(v_)));
     return cfl / (um / hx_ + vm / hy_ + viscous_rate());
   }
 
@@ -205,9 +240,9 @@ class FluidModel final : public Model {
 
   std::vector<Diagnostic> diagnostics() override {
     for_each(ctx_, "fluid::divergence", box(), Divergence<T>{u_.view(), v_.view(), div_.view(), links_, T(1 / hx_), T(1 / hy_)});
-    const double um = double(norm_max(u_)), vm = double(norm_max(v_));
-    std::vector<Diagnostic> diag = {{"kinetic_energy", "m^4/s^2", 0.5 * hx_ * hy_ * (dot(u_, u_) + dot(v_, v_))},
-            {"max_divergence", "1/s", double(norm_max(div_))},
+    const double um = comm_.max(double(norm_max(u_))), vm = comm_.max(double(norm_max(v_)));
+    std::vector<Diagnostic> diag = {{"kinetic_energy", "m^4/s^2", 0.5 * hx_ * hy_ * comm_.sum(double(dot(u_, u_) + dot(v_, v_)))},
+            {"max_divergence", "1/s", comm_.max(double(norm_max(div_)))},
             {"cfl", "", last_dt_ * (um / hx_ + vm / hy_)},
             {"pressure_iterations", "", double(last_iterations_)},
             {"pressure_residual", "", last_residual_}};
@@ -221,7 +256,7 @@ class FluidModel final : public Model {
              CellOutputs<T>{u_.view(), v_.view(), uc_.view(), vc_.view(), vort_.view(), T(1 / hx_), T(1 / hy_)});
   }
 
-  double cell_updates_per_step() const override { return double(nx_ * ny_); }
+  double cell_updates_per_step() const override { return double(gnx_ * gny_); }
 
   void save_state(std::map<std::string, std::uint64_t>&, std::map<std::string, double>& reals) const override {
     reals["fluid_last_dt"] = last_dt_;
@@ -252,7 +287,7 @@ class FluidModel final : public Model {
     }
   }
 
-  /// Host mask of fluid cells (1) and obstacle cells (0); empty without an obstacle.
+  /// Host mask of the whole grid's fluid cells (1) and obstacle cells (0); empty without an obstacle.
   std::vector<T> obstacle_mask(const io::Config& c) const {
     const std::string kind = c.string("model", "obstacle");
     if (kind == "none") return {};
@@ -261,24 +296,37 @@ class FluidModel final : public Model {
     if (centre.size() != 2) throw c.error_at("model", "obstacle_center", "expected 2 coordinates [x, y]");
     if (size.size() != 2) throw c.error_at("model", "obstacle_size", "expected 2 lengths [width, height]");
     const double r = c.real("model", "obstacle_radius");
-    std::vector<T> f(std::size_t(nx_ * ny_), T(1));
+    std::vector<T> f(std::size_t(gnx_ * gny_), T(1));
     index_t solid = 0;
-    for (index_t i = 0; i < nx_; ++i)
-      for (index_t j = 0; j < ny_; ++j) {
-        const double x = grid_.center(0, i) - centre[0], y = grid_.center(1, j) - centre[1];
+    for (index_t i = 0; i < gnx_; ++i)
+      for (index_t j = 0; j < gny_; ++j) {
+        const double x = global_.center(0, i) - centre[0], y = global_.center(1, j) - centre[1];
         const bool inside = kind == "cylinder" ? x * x + y * y <= r * r
                                                : std::abs(x) <= 0.5 * size[0] && std::abs(y) <= 0.5 * size[1];
-        if (inside) f[std::size_t(i * ny_ + j)] = T(0), ++solid;
+        if (inside) f[std::size_t(i * gny_ + j)] = T(0), ++solid;
       }
     if (solid == 0)
       throw c.error_at("model", "obstacle", "the " + kind + " covers no cell centre; enlarge it or refine the grid");
-    if (solid == nx_ * ny_) throw c.error_at("model", "obstacle", "the " + kind + " covers the whole domain");
+    if (solid == gnx_ * gny_) throw c.error_at("model", "obstacle", "the " + kind + " covers the whole domain");
     return f;
   }
 
-  void fill_ghosts(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& d, bool predict) {
-    for_each(ctx_, "fluid::fill_y_sides", Box<1>{{0}, {nx_}}, FillYSides<T>{bc_, u.view(), v.view(), d.view()});
-    for_each(ctx_, "fluid::fill_x_sides", Box<1>{{-1}, {ny_ + 1}}, FillXSides<T>{bc_, u.view(), v.view(), d.view(), predict});
+  /// Every ghost of (u, v, d) by the boundary rules b: the y-sides, then the x-sides over
+  /// rows that include the y-ghost rows (corners), exchanging shared sides in the same order.
+  void fill_ghosts(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& d, bool predict, const BoundarySpec<T>& b) {
+    for_each(ctx_, "fluid::fill_y_sides", Box<1>{{0}, {nx_}}, FillYSides<T>{b, u.view(), v.view(), d.view()});
+    if (outflow_ && comm_.parallel()) exchange_dimension(v, 1);  // the outflow rule reads v one row up
+    for_each(ctx_, "fluid::fill_x_sides", Box<1>{{-1}, {ny_ + 1}}, FillXSides<T>{b, u.view(), v.view(), d.view(), predict});
+    if (!comm_.parallel()) return;
+    for (int dim : {1, 0})
+      for (Field<T, 2>* f : {&u, &v, &d}) exchange_dimension(*f, dim);
+  }
+  void fill_ghosts(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& d, bool predict) { fill_ghosts(u, v, d, predict, bc_); }
+
+  /// The ghosts of f across dimension dim's shared sides (their rows span the other ghosts).
+  void exchange_dimension(Field<T, 2>& f, int dim) {
+    halo_.start(f, dim);
+    halo_.finish(f, dim);
   }
 
   /// One momentum + dye stage from (u, v, d) into (uo, vo, dout), with u0, v0 (and d_) the
@@ -291,19 +339,16 @@ class FluidModel final : public Model {
                        T(1 / hy_), T(1 / (hx_ * hx_)), T(1 / (hy_ * hy_)), T(nu_), T(kappa_), T(last_dt_), T(gamma_), T(c.w),
                        T(c.a), T(c.c_adv), T(c.c_visc), T(c.c_p), T(c.w_dye), T(c.h_carry),
                        T(bc_.side[1] == Side::outflow ? c.theta_dt * nu_ : 0.0), carry, nx_, ny_};
+    if (carry || c.c_p != 0) solver_->level().exchange(p_);
     for_each(ctx_, "fluid::momentum", box(), k);
     fill_ghosts(uo, vo, dout, true);
   }
 
   /// (I - theta_dt nu L) (u, v) = (u, v) in place, then the ghost fill (d: the stage's dye).
   void solve_viscous(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& d, double theta_dt) {
-    auto fill_homogeneous = [this](Field<T, 2>& pu, Field<T, 2>& pv) {
-      for_each(ctx_, "fluid::fill_y_sides", Box<1>{{0}, {nx_}}, FillYSides<T>{bc0_, pu.view(), pv.view(), scratch_.view()});
-      for_each(ctx_, "fluid::fill_x_sides", Box<1>{{-1}, {ny_ + 1}},
-               FillXSides<T>{bc0_, pu.view(), pv.view(), scratch_.view(), true});
-    };
+    auto fill_homogeneous = [this](Field<T, 2>& pu, Field<T, 2>& pv) { fill_ghosts(pu, pv, scratch_, true, bc0_); };
     const solvers::CgResult r =
-        viscosity_.solve(u, v, links_, theta_dt * nu_, fill_homogeneous, viscous_tol_, viscous_max_iterations_);
+        viscosity_.solve(u, v, links_, theta_dt * nu_, fill_homogeneous, viscous_tol_, viscous_max_iterations_, comm_);
     last_viscous_iterations_ += r.iterations;
     if (!r.converged) {
       char msg[320];
@@ -337,22 +382,23 @@ class FluidModel final : public Model {
 
   /// After an incremental-form predictor (which carries -dt grad p) and its ghost fill.
   void outflow_pressure_face(Field<T, 2>& u, double dt) {
-    if (bc_.side[1] != Side::outflow) return;
+    if (bc_.side[1] != Side::outflow) return;  // (p's ghosts are current: the stage before exchanged them)
     for_each(ctx_, "fluid::outflow_pressure_face", Box<1>{{0}, {ny_}},
              OutflowPressureFace<T>{u.view(), p_.view(), links_, T(dt / hx_)});
   }
 
   /// Solves A q = -div(u) / dt (+ A p_ when plus_old_pressure) from the initial guess in q.
-  void solve_pressure(Field<T, 2>& u, Field<T, 2>& v, double dt, Array<T, 2>& q, bool plus_old_pressure) {
+  void solve_pressure(Field<T, 2>& u, Field<T, 2>& v, double dt, Field<T, 2>& q, bool plus_old_pressure) {
     for_each(ctx_, "fluid::pressure_rhs", box(),
              PressureRhs<T>{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), T(1 / dt)});
     if (singular_) {  // the Neumann problem needs a mean-free right-hand side
-      const T mean = T(sum(rhs_) / double(solver_->level().fluid_cells));
+      const T mean = T(comm_.sum(double(sum(rhs_))) / double(solver_->level().fluid_cells));
       if (links_.has_links) rhs_ = rhs_ - mean * solver_->level().active;
       else rhs_ = rhs_ - mean;
     }
     if (plus_old_pressure) {
       // div_ is free scratch here (diagnostics() refills it)
+      solver_->level().exchange(p_);
       for_each(ctx_, "fluid::pressure_apply", box(), solvers::PoissonApply<T>{links_, p_.view(), div_.view()});
       rhs_ = rhs_ + div_;
     }
@@ -371,19 +417,24 @@ class FluidModel final : public Model {
   }
 
   /// u -= dt grad q on every open face.
-  void apply_projection(Field<T, 2>& u, Field<T, 2>& v, double dt, const Array<T, 2>& q) {
+  void apply_projection(Field<T, 2>& u, Field<T, 2>& v, double dt, Field<T, 2>& q) {
+    solver_->level().exchange(q);
     for_each(ctx_, "fluid::project", Box<2>{{0, 0}, {nx_ + 1, ny_ + 1}},
              Project<T>{u.view(), v.view(), q.view(), links_, T(dt / hx_), T(dt / hy_)});
   }
 
   Context ctx_;
-  Grid<2> grid_;
-  index_t nx_ = 0, ny_ = 0;
+  Comm comm_;
+  Subdomain sub_;   // this rank's box (the whole grid on one rank)
+  Grid<2> global_;  // the whole grid
+  Grid<2> grid_;    // this rank's box: the fields' shape
+  Halo<T, 2> halo_;
+  index_t nx_ = 0, ny_ = 0, gnx_ = 0, gny_ = 0;  // cells of this box, and of the whole grid
   double hx_ = 1, hy_ = 1, nu_ = 0, kappa_ = 0, gamma_ = 0, tol_ = 1e-8, u_max_hint_ = 1;
   int max_iterations_ = 1000, last_iterations_ = 0, viscous_max_iterations_ = 1000, last_viscous_iterations_ = 0;
   double viscous_tol_ = 1e-8;
   double last_residual_ = 0, last_dt_ = 0;
-  bool rk2_ = true, implicit_ = false, singular_ = false;
+  bool rk2_ = true, implicit_ = false, singular_ = false, outflow_ = false;
   InitialState init_;
   std::string method_;  // the pressure solver's name
   BoundarySpec<T> bc_, bc0_;
@@ -392,7 +443,7 @@ class FluidModel final : public Model {
   Field<T, 2> u_, v_, d_, u1_, v1_, d1_, u2_, v2_, d2_, uc_, vc_, vort_;
   Field<T, 2> cu_, cv_, scratch_;  // implicit viscosity: the IMEX carry, and a dye stand-in for ghost fills
   ImplicitViscosity<T> viscosity_;
-  Array<T, 2> p_, rhs_, div_, phi_;
+  Field<T, 2> p_, rhs_, div_, phi_;  // cell-centred, shaped like the pressure solver's fields
 };
 
 }  // namespace fluid
@@ -406,6 +457,7 @@ ModelInfo fluid_model_info() {
   m.name = "fluid";
   m.doc = "2D incompressible Navier-Stokes, projection on a MAC grid, pluggable pressure solvers";
   m.ranks = {2};
+  m.parallel = Parallel::grid;
   m.schema.section = "model";
   m.schema.doc = "incompressible fluid parameters";
   auto p = [&](Param q) { m.schema.params.push_back(std::move(q)); };

@@ -2,14 +2,16 @@
 // Kernels of the incompressible fluid model on a staggered (MAC) grid. Storage: u(i, j) is
 // the x-velocity on the low x-face of cell (i, j), v(i, j) the y-velocity on its low y-face;
 // both are Fields of the cell grid, so the high faces u(nx, j) and v(i, ny) sit in the ghost
-// layer. p and the dye live at cell centres.
+// layer. p and the dye live at cell centres. On several ranks each holds a box of cells; a
+// side shared with another rank (Side::internal) is left to the ghost exchange, and the
+// high faces u(nx, j), v(i, ny) of such a side are the neighbour's low faces.
 #include "core/grid.hpp"
 #include "solvers/poisson.hpp"
 
 namespace sim::fluid {
 
 /// What one side of the domain is (sides ordered x-low, x-high, y-low, y-high).
-enum class Side { wall, periodic, inflow, outflow };
+enum class Side { wall, periodic, inflow, outflow, internal };
 
 /// Everything the boundary kernels need (trivially copyable).
 template <class T>
@@ -19,17 +21,18 @@ struct BoundarySpec {
   T inflow_velocity = 1;
   bool parabolic = false;  ///< inflow profile: 6 U y (L - y) / L^2 (mean U) instead of uniform U
   int dye_pattern = 0;     ///< inflow dye: 0 none, 1 stripes (of y)
-  index_t nx = 0, ny = 0;
+  index_t nx = 0, ny = 0;  ///< this rank's cells
+  index_t oy = 0, ny_global = 0;  ///< global index of its first row, and rows of the whole grid
   T hx = 1, hy = 1;
 
-  /// Inflow velocity at the centre of row j.
+  /// Inflow velocity at the centre of (local) row j.
   SIM_INLINE T inflow_at(index_t j) const {
     if (!parabolic) return inflow_velocity;
-    const T L = T(ny) * hy, y = (T(j) + T(0.5)) * hy;
+    const T L = T(ny_global) * hy, y = (T(j + oy) + T(0.5)) * hy;
     return T(6) * inflow_velocity * y * (L - y) / (L * L);
   }
-  /// Dye carried in by the inflow at row j.
-  SIM_INLINE T inflow_dye(index_t j) const { return dye_pattern == 1 ? T((j * 8 / ny) % 2) : T(0); }
+  /// Dye carried in by the inflow at (local) row j.
+  SIM_INLINE T inflow_dye(index_t j) const { return dye_pattern == 1 ? T(((j + oy) * 8 / ny_global) % 2) : T(0); }
 };
 
 /// First pass of the ghost fill: the y-sides (rows j = -1 and ny, and the faces v(i, 0), v(i, ny)), for i in [0, nx).
@@ -45,19 +48,25 @@ struct FillYSides {
       d(i, -1) = d(i, ny - 1), d(i, ny) = d(i, 0);
       return;
     }
-    v(i, 0) = T(0), v(i, -1) = -v(i, 1);
-    u(i, -1) = T(2) * b.wall_velocity[2] - u(i, 0);
-    d(i, -1) = d(i, 0);
-    v(i, ny) = T(0);
-    u(i, ny) = T(2) * b.wall_velocity[3] - u(i, ny - 1);
-    d(i, ny) = d(i, ny - 1);
+    if (b.side[2] != Side::internal) {
+      v(i, 0) = T(0), v(i, -1) = -v(i, 1);
+      u(i, -1) = T(2) * b.wall_velocity[2] - u(i, 0);
+      d(i, -1) = d(i, 0);
+    }
+    if (b.side[3] != Side::internal) {
+      v(i, ny) = T(0);
+      u(i, ny) = T(2) * b.wall_velocity[3] - u(i, ny - 1);
+      d(i, ny) = d(i, ny - 1);
+    }
   }
 };
 
 /// Second pass: the x-sides (columns -1 and nx, faces u(0, j), u(nx, j)), for j in [-1, ny],
-/// so the corners take the x-rule applied to the rows the first pass filled. predict: after
-/// a momentum update the outflow face is extrapolated (zero gradient) for the projection to
-/// correct; otherwise it is set so the last cell column is exactly divergence-free.
+/// so the corners take the x-rule applied to the rows the first pass filled (a ghost row of
+/// a shared y-side is skipped: the neighbour fills it for its own row, and the exchange
+/// brings it). predict: after a momentum update the outflow face is extrapolated (zero
+/// gradient) for the projection to correct; otherwise it is set so the last cell column is
+/// exactly divergence-free.
 template <class T>
 struct FillXSides {
   BoundarySpec<T> b;
@@ -71,17 +80,19 @@ struct FillXSides {
       d(-1, j) = d(nx - 1, j), d(nx, j) = d(0, j);
       return;
     }
+    if ((j < 0 && b.side[2] == Side::internal) || (j >= b.ny && b.side[3] == Side::internal)) return;
     const bool row = j >= 0 && j < b.ny;
     if (b.side[0] == Side::inflow) {
       const T uin = row ? b.inflow_at(j) : T(0);
       u(0, j) = uin, u(-1, j) = uin;
       v(-1, j) = -v(0, j);
       d(-1, j) = row ? b.inflow_dye(j) : T(0);
-    } else {
+    } else if (b.side[0] == Side::wall) {
       u(0, j) = T(0), u(-1, j) = -u(1, j);
       v(-1, j) = T(2) * b.wall_velocity[0] - v(0, j);
       d(-1, j) = d(0, j);
     }
+    if (b.side[1] == Side::internal) return;
     if (b.side[1] == Side::outflow) {
       if (predict || !row) u(nx, j) = u(nx - 1, j);
       else u(nx, j) = u(nx - 1, j) - b.hx / b.hy * (v(nx - 1, j + 1) - v(nx - 1, j));

@@ -4,8 +4,11 @@
 // 5-point Laplacian with the ghost-cell boundary rules; faces with fixed values (walls,
 // inflow, obstacles) keep them. CG iterates on the correction, whose ghosts follow the
 // homogeneous rules (no lid, no inflow), for which the operator is symmetric positive definite.
+// On several ranks the fields are each rank's box; fill_homogeneous also exchanges their
+// ghosts, and the dot products add over the ranks.
 #include <cmath>
 
+#include "core/comm.hpp"
 #include "core/expr.hpp"
 #include "models/fluid/fluid_kernels.hpp"
 #include "solvers/cg.hpp"
@@ -27,7 +30,8 @@ class ImplicitViscosity {
   /// the rules without lid or inflow velocities. Stops at ||b - A U|| <= tol ||b||.
   template <class FillHomogeneous>
   solvers::CgResult solve(Field<T, 2>& u, Field<T, 2>& v, const solvers::PoissonStencil<T>& links, double s,
-                          const FillHomogeneous& fill_homogeneous, double tol, int max_iterations) {
+                          const FillHomogeneous& fill_homogeneous, double tol, int max_iterations, const Comm& comm) {
+    auto dot = [&comm](const Field<T, 2>& a, const Field<T, 2>& b) { return comm.sum(double(sim::dot(a, b))); };
     solvers::CgResult res;
     const T sx = T(s * double(links.inv_hx2)), sy = T(s * double(links.inv_hy2));
     apply(u, v, ru_, rv_, links, sx, sy);

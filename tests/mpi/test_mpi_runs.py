@@ -6,8 +6,10 @@ width 2; explicit schemes) must give the same bytes in every snapshot and checkp
 oversubscribes a 2-core machine), and the implicit scheme (CG, dot products added over
 ranks) the same values to the solver tolerance; Monte Carlo the same counts; a checkpoint written by N
 ranks restarts on M ranks and ends bit for bit where the uninterrupted run ends (also after SIGTERM to
-mpirun, which every rank answers with one shared checkpoint). Models
-and options that do not run decomposed are refused with exit code 2 and a message.
+mpirun, which every rank answers with one shared checkpoint). The fluid model (its pressure
+solvers, multigrid levels and coarsest solve split too) matches the one-process run to the solver
+tolerance, and restarts across rank counts. Options that do not run decomposed are refused with
+exit code 2 and a message.
 
 Environment: SIMKIT_SIMULATE (the simulate binary), SIMKIT_MPIEXEC (mpirun), and
 SIMKIT_MPI_TEST (the test to run, e.g. Heat.test_2d_np4, for one CTest entry per case).
@@ -94,6 +96,72 @@ init = "sine"
 modes = [3]
 [boundary]
 default = "periodic"
+[output]
+every = 10
+"""
+
+FLUID_CAVITY = """
+[run]
+model = "fluid"
+backend = "cpu"
+end_time = 0.3
+cfl = 0.9
+[grid]
+cells = [64, 48]
+[model]
+viscosity = 0.01
+lid_velocity = 1.0
+time_scheme = "rk2"
+pressure_tol = 1e-12
+dye = "half"
+dye_diffusivity = 0.001
+[output]
+every = 10
+[checkpoint]
+every = 10
+keep = 5
+"""
+
+FLUID_CHANNEL = """
+[run]
+model = "fluid"
+backend = "cpu"
+steps = 24
+[grid]
+cells = [96, 32]
+length = [3.0, 1.0]
+[model]
+viscosity = 0.02
+left = "inflow"
+right = "outflow"
+inflow_profile = "parabolic"
+obstacle = "cylinder"
+obstacle_center = [0.7, 0.45]
+obstacle_radius = 0.15
+advection = "upwind"
+upwind_weight = 0.5
+pressure_tol = 1e-12
+dye = "stripes"
+[output]
+every = 8
+"""
+
+FLUID_PERIODIC = """
+[run]
+model = "fluid"
+backend = "cpu"
+steps = 20
+[grid]
+cells = [48, 48]
+[model]
+viscosity = 0.01
+left = "periodic"
+right = "periodic"
+bottom = "periodic"
+top = "periodic"
+init = "taylor_green"
+pressure_solver = "cg"
+pressure_tol = 1e-12
 [output]
 every = 10
 """
@@ -203,6 +271,60 @@ class Heat(Case):
         self.assertEqual(len(rows), 1 + 5, rows)  # header + one row per snapshot, written once
 
 
+class Fluid(Case):
+    """Decomposed fluid runs equal the one-process run to the pressure solver's tolerance."""
+
+    def compare_dirs(self, a, b, rtol=1e-8, atol=1e-9):
+        compare = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "simkit_compare.py")
+        p = subprocess.run(["/usr/bin/python3", compare, os.path.join(self.dir, a), os.path.join(self.dir, b), "--all",
+                            "--rtol", str(rtol), "--atol", str(atol)], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
+    def compare(self, text, ranks, *args, rtol=1e-8, atol=1e-9):
+        c = self.config("fluid", text)
+        self.simulate(0, c, "one", *args)
+        self.simulate(ranks, c, "many", *args)
+        self.compare_dirs("one", "many", rtol, atol)
+        with open(os.path.join(self.dir, "one", "diagnostics.csv")) as fa, \
+             open(os.path.join(self.dir, "many", "diagnostics.csv")) as fb:
+            one, many = fa.read().splitlines(), fb.read().splitlines()
+        self.assertEqual(len(one), len(many))  # the same steps (adaptive dt included)
+
+    def test_cavity_np2(self):
+        self.compare(FLUID_CAVITY, 2)
+
+    def test_cavity_np4_multigrid_float32(self):
+        self.compare(FLUID_CAVITY, 4, "model.pressure_solver=\"multigrid\"", "run.precision=\"float32\"",
+                     "model.pressure_tol=1e-5", rtol=1e-4, atol=1e-5)
+
+    def test_channel_cylinder_np4(self):
+        # inflow, outflow and an obstacle cut by the box sides; corners of the 2 x 2 split
+        self.compare(FLUID_CHANNEL, 4, "grid.decomposition=[2, 2]")
+
+    def test_channel_implicit_viscosity_np3(self):
+        self.compare(FLUID_CHANNEL, 3, "model.viscous_scheme=\"implicit\"", "model.viscous_tol=1e-12",
+                     "grid.decomposition=[3, 1]", "model.obstacle=\"none\"")
+
+    def test_periodic_np4(self):
+        self.compare(FLUID_PERIODIC, 4, "grid.decomposition=[2, 2]")
+
+    def test_restart_from_2_ranks_to_1_and_1_to_4(self):
+        c = self.config("fluid", FLUID_CAVITY)
+        self.simulate(0, c, "whole")
+        for first, then, out in ((2, 0, "a"), (0, 4, "b")):
+            self.simulate(first, c, out)
+            part = os.path.join(self.dir, out)
+            steps = sorted(int(os.path.basename(f).split("_")[-1].split(".")[0])
+                           for f in glob.glob(os.path.join(part, "checkpoint_*.h5")))
+            self.assertGreaterEqual(len(steps), 2, steps)
+            keep = steps[len(steps) // 2]
+            for f in glob.glob(os.path.join(part, "snapshot_*.h5")) + glob.glob(os.path.join(part, "checkpoint_*.h5")):
+                if int(os.path.basename(f).split("_")[-1].split(".")[0]) > keep:
+                    os.remove(f)
+            self.simulate(then, c, out, "--resume", os.path.join(part, f"checkpoint_{keep:09d}.h5"))
+            self.compare_dirs("whole", out)
+
+
 class Restart(Case):
     def restart(self, text, first_ranks, then_ranks, checkpoint):
         c = self.config("run", text)
@@ -272,10 +394,11 @@ class MonteCarlo(Case):
 
 
 class Refusals(Case):
-    def test_fluid_refuses_several_ranks(self):
-        c = self.config("fluid", '[run]\nmodel = "fluid"\nbackend = "cpu"\nsteps = 2\n[grid]\ncells = [16, 16]\n')
+    def test_fluid_multigrid_needs_factors_of_two(self):
+        c = self.config("fluid", '[run]\nmodel = "fluid"\nbackend = "cpu"\nsteps = 2\n[grid]\ncells = [97, 97]\n')
         err = self.simulate(2, c, "f", expect=2)
-        self.assertIn("does not run on several ranks", err)
+        self.assertIn("pressure_solver", err)
+        self.assertIn("factors of 2", err)
 
     def test_mcpi_array_path_refuses_several_ranks(self):
         err = self.simulate(2, self.config("mcpi", MCPI), "m", "model.path=\"array\"", expect=2)

@@ -47,31 +47,50 @@ std::vector<T> cylinder_mask(index_t nx, index_t ny) {
   return f;
 }
 
+/// An n0 x n1 field (one ghost layer, zero) holding host's values (row-major) when given.
+template <class T>
+Field<T, 2> field(const Context& ctx, index_t n0, index_t n1, const std::vector<T>& host = {}) {
+  const double len[2] = {1.0, 1.0};
+  Field<T, 2> f(ctx, Grid<2>::uniform(Extents<2>{{n0, n1}}, len, 1));
+  f.fill(T(0));
+  if (!host.empty()) sim::detail::copy_from_host<T, 2>(ctx, host.data(), f.view());
+  return f;
+}
+
+/// The interior of f, row-major.
+template <class T>
+std::vector<T> to_host(const Field<T, 2>& f) {
+  std::vector<T> h(std::size_t(f.grid().size()));
+  sim::detail::copy_to_host<T, 2>(f.context(), f.view(), h.data());
+  return h;
+}
+
 template <class T>
 struct Problem {
-  PoissonLevel<T> level;
-  Array<T, 2> b, exact;
+  PoissonGrid<T> grid;
+  Field<T, 2> b, exact;
 };
 
 /// b = A x_exact for the operator with the given sides (and obstacle).
 template <class T>
 Problem<T> make_problem(const Context& ctx, index_t n, const Sides& sides, bool obstacle) {
   std::vector<T> mask = cylinder_mask<T>(n, n);
-  PoissonLevel<T> level = make_poisson_level<T>(ctx, n, n, 1.0 / double(n), 1.0 / double(n), sides, obstacle ? &mask : nullptr);
-  std::vector<double> xe = smooth_field(n, n, level.singular);
+  PoissonGrid<T> grid = make_poisson_grid<T>(n, n, 1.0 / double(n), 1.0 / double(n), sides, obstacle ? &mask : nullptr);
+  std::vector<double> xe = smooth_field(n, n, grid.singular);
   std::vector<T> host(xe.begin(), xe.end());
   if (obstacle)
     for (std::size_t k = 0; k < host.size(); ++k) host[k] *= mask[k];  // solid rows: x = b = 0
-  Problem<T> p{std::move(level), Array<T, 2>(ctx, Extents<2>{{n, n}}), Array<T, 2>::from_host(ctx, Extents<2>{{n, n}}, host)};
-  for_each(ctx, "test::apply", p.level.box(), PoissonApply<T>{p.level.stencil, p.exact.view(), p.b.view()});
+  Problem<T> p{std::move(grid), field<T>(ctx, n, n), field<T>(ctx, n, n, host)};
+  PoissonLevel<T> level = make_poisson_level(ctx, p.grid, PoissonPartition::whole(n, n));
+  for_each(ctx, "test::apply", level.box(), PoissonApply<T>{level.stencil, p.exact.view(), p.b.view()});
   return p;
 }
 
 /// Max |x - exact| after removing the mean difference over the fluid cells (the null space
 /// of singular problems; solid cells, where fluid is 0, keep x = 0).
 template <class T>
-double error(const Array<T, 2>& x, const Array<T, 2>& exact, bool singular, const std::vector<T>* fluid = nullptr) {
-  std::vector<T> a = x.to_host(), e = exact.to_host();
+double error(const Field<T, 2>& x, const Field<T, 2>& exact, bool singular, const std::vector<T>* fluid = nullptr) {
+  std::vector<T> a = to_host(x), e = to_host(exact);
   auto in_fluid = [&](std::size_t k) { return !fluid || (*fluid)[k] != T(0); };
   double shift = 0, count = 0;
   if (singular) {
@@ -113,13 +132,13 @@ TYPED_TEST(PoissonSolvers, EveryMethodReachesTheToleranceAndTheSolution) {
     for (auto [name, cap] : methods) {
       const index_t n = std::string(name) == "jacobi" ? 32 : 64;
       Problem<double> p = make_problem<double>(this->ctx, n, c.sides, c.obstacle);
-      const bool singular = p.level.singular;
+      const bool singular = p.grid.singular;
       if (c.obstacle && std::string(name) == "multigrid") {  // refused: it diverges there
-        EXPECT_THROW(PoissonSolver<double>(std::move(p.level), c.sides, poisson_method(name)), Error);
+        EXPECT_THROW(PoissonSolver<double>(this->ctx, p.grid, poisson_method(name)), Error);
         continue;
       }
-      PoissonSolver<double> solver(std::move(p.level), c.sides, poisson_method(name));
-      Array<double, 2> x = Array<double, 2>::zeros(this->ctx, Extents<2>{{n, n}});
+      PoissonSolver<double> solver(this->ctx, p.grid, poisson_method(name));
+      Field<double, 2> x = field<double>(this->ctx, n, n);
       SolveStats st = solver.solve(p.b, x, 1e-9, cap);
       EXPECT_TRUE(st.converged) << c.name << " " << name << ": residual " << st.residual << " after " << st.iterations;
       EXPECT_LE(st.residual, 1e-9) << c.name << " " << name;
@@ -133,8 +152,8 @@ TYPED_TEST(PoissonSolvers, EveryMethodReachesTheToleranceAndTheSolution) {
 TYPED_TEST(PoissonSolvers, Float32ReachesItsTolerance) {
   for (const char* name : {"cg", "mg_cg"}) {
     Problem<float> p = make_problem<float>(this->ctx, 128, kCases[5].sides, true);
-    PoissonSolver<float> solver(std::move(p.level), kCases[5].sides, poisson_method(name));
-    Array<float, 2> x = Array<float, 2>::zeros(this->ctx, Extents<2>{{128, 128}});
+    PoissonSolver<float> solver(this->ctx, p.grid, poisson_method(name));
+    Field<float, 2> x = field<float>(this->ctx, 128, 128);
     SolveStats st = solver.solve(p.b, x, 1e-5, 2000);
     EXPECT_TRUE(st.converged) << name << ": residual " << st.residual;
     EXPECT_LT(error(x, p.exact, false), 1e-3) << name;
@@ -142,12 +161,12 @@ TYPED_TEST(PoissonSolvers, Float32ReachesItsTolerance) {
 }
 
 // Plain float32 CG on a singular (all-Neumann) problem of 1024^2 (~2500 iterations) stalled
-// near 1e-5 on the GPU while cuBLAS Sdot summed in float. 128^2 on the CPU, for the time.
+// near 1e-5 on the GPU while its dot products (cuBLAS Sdot) summed in float. 128^2 on the CPU, for the time.
 TYPED_TEST(PoissonSolvers, Float32CgReachesItsToleranceOnALargeSingularProblem) {
   const index_t n = this->ctx.is_cuda() ? 1024 : 128;
   Problem<float> p = make_problem<float>(this->ctx, n, kCases[1].sides, false);
-  PoissonSolver<float> solver(std::move(p.level), kCases[1].sides, poisson_method("cg"));
-  Array<float, 2> x = Array<float, 2>::zeros(this->ctx, Extents<2>{{n, n}});
+  PoissonSolver<float> solver(this->ctx, p.grid, poisson_method("cg"));
+  Field<float, 2> x = field<float>(this->ctx, n, n);
   SolveStats st = solver.solve(p.b, x, 1e-5, 10000);
   std::printf("[ float32 cg, %ld^2 Neumann: %d iterations, residual %.2e ]\n", long(n), st.iterations, st.residual);
   EXPECT_TRUE(st.converged) << "residual " << st.residual << " after " << st.iterations;
@@ -157,8 +176,8 @@ TYPED_TEST(PoissonSolvers, Float32CgReachesItsToleranceOnALargeSingularProblem) 
 // stops falling, instead of cycling to the cap.
 TYPED_TEST(PoissonSolvers, MultigridStopsAtThePrecisionFloor) {
   Problem<float> p = make_problem<float>(this->ctx, 64, kCases[0].sides, false);
-  PoissonSolver<float> solver(std::move(p.level), kCases[0].sides, poisson_method("multigrid"));
-  Array<float, 2> x = Array<float, 2>::zeros(this->ctx, Extents<2>{{64, 64}});
+  PoissonSolver<float> solver(this->ctx, p.grid, poisson_method("multigrid"));
+  Field<float, 2> x = field<float>(this->ctx, 64, 64);
   SolveStats st = solver.solve(p.b, x, 1e-12, 100000);
   EXPECT_FALSE(st.converged);
   EXPECT_LT(st.iterations, 100);
@@ -169,18 +188,17 @@ TYPED_TEST(PoissonSolvers, VCycleIsASymmetricPreconditioner) {
   for (const Case& c : kCases) {
     const index_t n = 64;
     Problem<double> p = make_problem<double>(this->ctx, n, c.sides, c.obstacle);
-    Multigrid<double> mg(std::move(p.level), c.sides);
+    Multigrid<double> mg(this->ctx, p.grid, PoissonPartition::whole(n, n));
     ASSERT_GE(mg.levels(), 3) << c.name;
     std::vector<double> a = smooth_field(n, n, false), b(a.size());
     for (std::size_t k = 0; k < b.size(); ++k) b[k] = std::cos(0.37 * double(k)) + 0.1 * double(k % 7);
-    Array<double, 2> A = Array<double, 2>::from_host(this->ctx, Extents<2>{{n, n}}, a);
-    Array<double, 2> Bv = Array<double, 2>::from_host(this->ctx, Extents<2>{{n, n}}, b);
-    Array<double, 2> MA(this->ctx, Extents<2>{{n, n}}), MB(this->ctx, Extents<2>{{n, n}});
+    Field<double, 2> A = field<double>(this->ctx, n, n, a), Bv = field<double>(this->ctx, n, n, b);
+    Field<double, 2> MA = field<double>(this->ctx, n, n), MB = field<double>(this->ctx, n, n);
     mg.precondition(A, MA);
     mg.precondition(Bv, MB);
-    const double ab = blas::dot(MA, Bv), ba = blas::dot(A, MB);
+    const double ab = sim::dot(MA, Bv), ba = sim::dot(A, MB);
     EXPECT_NEAR(ab, ba, 1e-10 * std::abs(ab)) << c.name;
-    EXPECT_GT(blas::dot(MA, A), 0) << c.name;  // positive on a non-constant vector
+    EXPECT_GT(sim::dot(MA, A), 0) << c.name;  // positive on a non-constant vector
   }
 }
 
@@ -191,8 +209,8 @@ TYPED_TEST(PoissonSolvers, MultigridIterationsStayFlatAsTheGridGrows) {
     std::string table;
     for (index_t n = 32; n <= (gpu ? 1024 : 256); n *= 2) {
       Problem<double> p = make_problem<double>(this->ctx, n, kCases[1].sides, false);
-      PoissonSolver<double> solver(std::move(p.level), kCases[1].sides, poisson_method(name));
-      Array<double, 2> x = Array<double, 2>::zeros(this->ctx, Extents<2>{{n, n}});
+      PoissonSolver<double> solver(this->ctx, p.grid, poisson_method(name));
+      Field<double, 2> x = field<double>(this->ctx, n, n);
       SolveStats st = solver.solve(p.b, x, 1e-10, 200);
       ASSERT_TRUE(st.converged) << name << " n=" << n;
       its.push_back(st.iterations);
@@ -208,8 +226,8 @@ TYPED_TEST(PoissonSolvers, MultigridIterationsStayFlatAsTheGridGrows) {
 
 TYPED_TEST(PoissonSolvers, CoarseningNeedsFactorsOfTwo) {
   const Case& c = kCases[0];
-  PoissonLevel<double> level = make_poisson_level<double>(this->ctx, 97, 97, 0.01, 0.01, c.sides);
-  EXPECT_THROW(Multigrid<double>(std::move(level), c.sides), Error);
+  const PoissonGrid<double> grid = make_poisson_grid<double>(97, 97, 0.01, 0.01, c.sides);
+  EXPECT_THROW(Multigrid<double>(this->ctx, grid, PoissonPartition::whole(97, 97)), Error);
 }
 
 TYPED_TEST(PoissonSolvers, UnknownMethodIsNamed) {
