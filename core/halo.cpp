@@ -46,7 +46,9 @@ std::string halo_mode() {
 // (bench/results/2026-11-21-h200x4-mpi, heat weak scaling): host staging hides 32-128 KB
 // faces (2D) behind the interior kernel, 96-99% against NCCL's 86-97%, and one 1-2 MB face
 // per rank (3D 512^3 on 2 GPUs), 98% against 91-94%; two such faces (4 GPUs) take it to
-// 55-59%, NCCL 88-91%.
+// 55-59%, NCCL 88-91%. Blocking exchanges (the fluid model and its multigrid levels: small
+// faces, nothing to overlap) are latency-bound, where NCCL is ahead: fluid 4096^2 on 4 H200s
+// took 13.96 ms a step through NCCL, 17.43 through host buffers (2026-11-22-h200x4-fluid).
 constexpr double nccl_min_face_bytes = 256 * 1024;
 }  // namespace
 
@@ -94,14 +96,14 @@ View<T, Rank> dense(const Context& ctx, Array<T, 1>& buf, const Box<Rank>& box) 
 }  // namespace
 
 template <class T, int Rank>
-Halo<T, Rank>::Halo(const Comm& comm, const Subdomain& sub, int ghost, const Context& ctx)
+Halo<T, Rank>::Halo(const Comm& comm, const Subdomain& sub, int ghost, const Context& ctx, HaloUse use)
     : comm_(comm), sub_(sub), ghost_(ghost) {
   for (int d = 0; d < Rank; ++d)
     for (int side = 0; side < 2; ++side)
       if (sub.neighbour[d][side] >= 0 && sub.cells[d] < ghost)
         throw Error("halo: a box of " + std::to_string(sub.cells[d]) + " cells cannot feed " + std::to_string(ghost) +
                     " ghost layers to its neighbour; use fewer ranks along that dimension");
-  if (ctx.valid() && comm.parallel() && use_nccl(ctx)) {  // collective, so here on every rank
+  if (ctx.valid() && comm.parallel() && use_nccl(ctx, use)) {  // collective, so here on every rank
 #if SIMKIT_HAS_NCCL
     dev_ = std::make_shared<Device>();
     dev_->channel = NcclChannel::get(comm_, ctx);
@@ -129,10 +131,11 @@ void Halo<T, Rank>::connect(const Context& ctx) {
 }
 
 template <class T, int Rank>
-bool Halo<T, Rank>::use_nccl(const Context& ctx) const {
+bool Halo<T, Rank>::use_nccl(const Context& ctx, HaloUse use) const {
   if (!SIMKIT_HAS_NCCL || !ctx.is_cuda()) return false;
   const std::string mode = halo_mode();
   if (mode != "auto") return mode == "nccl";
+  if (use == HaloUse::blocking) return true;
   double face = 0, count = 0;  // this rank's largest face message and its faces, then all ranks' largest
   for (auto [d, side] : faces(0, Rank, false)) {
     double bytes = double(ghost_) * double(sizeof(T));

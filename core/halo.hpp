@@ -12,8 +12,8 @@
 // pack its slabs into device buffers and exchange them GPU to GPU with NCCL on a stream of
 // their own, again overlapping the kernels queued between start and finish. SIMKIT_HALO=nccl
 // or =host forces one path; the default (auto) takes NCCL for faces of 256 KB and more when
-// a rank has two or more, where host staging no longer hides behind the interior update
-// (see halo.cpp).
+// a rank has two or more, where host staging no longer hides behind the interior update,
+// and always for HaloUse::blocking, where nothing hides either path (see halo.cpp).
 #include <memory>
 #include <utility>
 #include <vector>
@@ -23,6 +23,12 @@
 #include "core/grid.hpp"
 
 namespace sim {
+
+/// How a Halo's exchanges are used, for the default (SIMKIT_HALO=auto) choice of path on GPUs.
+enum class HaloUse {
+  overlapped,  ///< start, interior kernels, finish: host staging hides small faces behind the kernels
+  blocking,    ///< nothing to hide behind (solvers): the path with the lower latency, NCCL
+};
 
 /// The exchanges of one field layout (one grid and ghost width) on one rank.
 template <class T, int Rank>
@@ -34,7 +40,7 @@ class Halo {
   /// fields' context, a GPU one sets up its transfer channel now (NCCL's communicator is
   /// collective over comm: every rank constructs its Halo at the same point) instead of in
   /// the first exchange, where it would be counted in the step loop's time.
-  Halo(const Comm& comm, const Subdomain& sub, int ghost, const Context& ctx = {});
+  Halo(const Comm& comm, const Subdomain& sub, int ghost, const Context& ctx = {}, HaloUse use = HaloUse::overlapped);
   /// How the slabs travel: "NCCL" or "host buffers (MPI)".
   const char* transport() const;
   /// True when this rank has at least one neighbouring rank.
@@ -60,7 +66,7 @@ class Halo {
  private:
   void post(Field<T, Rank>& f, int d_first, int d_end, bool corners);
   void unpack(Field<T, Rank>& f, int d_first, int d_end, bool corners);
-  bool use_nccl(const Context& ctx) const;
+  bool use_nccl(const Context& ctx, HaloUse use) const;
   /// The faces (d, side) of dimensions [d_first, d_end) with a neighbouring rank, each
   /// dimension low side first; high side first when receive_order (NCCL matches two ranks'
   /// sends and receives in order, and a neighbour's low slab lands in our high ghosts).

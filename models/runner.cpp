@@ -622,7 +622,7 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     std::vector<std::vector<double>> diag_cols(diag_names.size());
     if (comm.rank() != 0) {
       // rank 0 alone writes diagnostics.csv / .h5
-    } else if (!opt.resume) {
+    } else if (!opt.resume || !std::ifstream(diag_path).good()) {  // (a resumed run may start in a new directory)
       std::ofstream header(diag_path, std::ios::trunc);
       for (std::size_t c = 0; c < diag_names.size(); ++c)
         header << (c ? "," : "") << diag_names[c] << (diag_units[c].empty() ? "" : " [" + diag_units[c] + "]");

@@ -12,6 +12,7 @@
 // V-cycle as on one rank, with a few exchanges per fine level and none on the coarse ones.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -128,7 +129,7 @@ class Multigrid {
     PoissonPartition p = part;
     for (int k = 0; k < 4; ++k) sides_[k] = grid.sides[k];
     levels_.push_back(make_poisson_level(ctx, g, p));
-    const index_t gather = opt_.gather_cells > 0 ? opt_.gather_cells : ctx.is_cuda() ? 128 * 128 : 16 * 16;
+    const index_t gather = gather_threshold(ctx);
     while (!(g.nx * g.ny <= opt_.coarsest_cells || g.nx % 2 || g.ny % 2 || g.nx < 4 || g.ny < 4)) {
       if (p.boxes.size() > 1 && (!p.halvable() || largest_box(p) <= gather)) {
         whole_ = std::make_unique<Multigrid<T>>(ctx, g, PoissonPartition::whole(g.nx, g.ny), opt_);
@@ -211,6 +212,13 @@ class Multigrid {
     f.sign_lo = sides_[2 * dim] == PressureSide::dirichlet ? T(-1) : T(1);
     f.sign_hi = sides_[2 * dim + 1] == PressureSide::dirichlet ? T(-1) : T(1);
     return f;
+  }
+
+  /// opt_.gather_cells, else SIMKIT_MG_GATHER_CELLS (for tuning), else the backend's default.
+  index_t gather_threshold(const Context& ctx) const {
+    if (opt_.gather_cells > 0) return opt_.gather_cells;
+    if (const char* e = std::getenv("SIMKIT_MG_GATHER_CELLS"); e && std::atol(e) > 0) return index_t(std::atol(e));
+    return ctx.is_cuda() ? 128 * 128 : 16 * 16;
   }
 
   /// The most cells of any box of p.

@@ -140,7 +140,7 @@ PoissonLevel<T> make_poisson_level(const Context& ctx, const PoissonGrid<T>& g, 
     if (s.halo_x[side]) s.side_c[side] = T(1), s.periodic_x = false;
     if (s.halo_y[side]) s.side_c[2 + side] = T(1), s.periodic_y = false;
   }
-  if (part.boxes.size() > 1) L.halo = Halo<T, 2>(part.comm, sub, 1, ctx);
+  if (part.boxes.size() > 1) L.halo = Halo<T, 2>(part.comm, sub, 1, ctx, HaloUse::blocking);
   if (!g.has_links()) return L;
   // this box's slice of the global per-face coefficients and flags
   auto slice = [&](const std::vector<T>& whole, index_t n0, index_t n1, index_t c0, index_t c1) {

@@ -83,7 +83,7 @@ class FluidModel final : public Model {
  public:
   explicit FluidModel(const ModelSetup& setup)
       : ctx_(setup.ctx), comm_(setup.comm), sub_(fluid_subdomain(setup)), global_(setup.grid.grid<2>()),
-        grid_(box_grid(global_, sub_)), halo_(comm_, sub_, grid_.ghost, ctx_) {
+        grid_(box_grid(global_, sub_)), halo_(comm_, sub_, grid_.ghost, ctx_, HaloUse::blocking) {
     const io::Config& c = *setup.config;
     nx_ = grid_.cells.n[0], ny_ = grid_.cells.n[1];
     gnx_ = global_.cells.n[0], gny_ = global_.cells.n[1];

@@ -8,7 +8,10 @@
 #   3. weak scaling of heat 2D (8192^2 and 16384^2 per GPU) and 3D (512^3 per GPU), float32 and float64,
 #      NCCL and host halos: ms per step from --stats.
 #   4. (halo) bench_halo: exchange bandwidth alone; (nsys) an nsys profile of the NCCL path.
-#   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [halo] [nsys] [diagnose]
+#   5. (fluid) the fluid model on N GPUs against 1 GPU (diagnostics to the solver tolerance:
+#      the machine has no h5py), a restart from N ranks on 1, and strong scaling at 4096^2.
+#      (fluid-variants) the same scaling under each halo path and multigrid gather threshold.
+#   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [halo] [nsys] [diagnose] [fluid] [fluid-variants]
 set -u
 n=$1; shift
 parts=("$@"); [ ${#parts[@]} -gt 0 ] || parts=(checks scaling halo)
@@ -18,7 +21,8 @@ bin=$root/${SIMKIT_DEV_DIR:-.dev}
 export LD_LIBRARY_PATH=$bin/devlib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 sim=$bin/apps/simulate
-mpi() { local np=$1; shift; mpirun --allow-run-as-root --bind-to none -np "$np" -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x SIMKIT_HALO "$@"; }
+export SIMKIT_HALO=${SIMKIT_HALO:-auto} SIMKIT_MG_GATHER_CELLS=${SIMKIT_MG_GATHER_CELLS:-0}
+mpi() { local np=$1; shift; mpirun --allow-run-as-root --bind-to none -np "$np" -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x SIMKIT_HALO -x SIMKIT_MG_GATHER_CELLS "$@"; }
 digests() { "$sim" info "$1" | grep -o '^  [a-z_]* .*digest [0-9a-f]*' | sed 's/  */ /g'; }
 same() {  # label, file A, file B
   if [ "$(digests "$2")" = "$(digests "$3")" ] && [ -n "$(digests "$2")" ]; then echo "SAME   $1"; else echo "DIFFER $1"; digests "$2"; digests "$3"; fi
@@ -46,7 +50,7 @@ for part in "${parts[@]}"; do
         same "[$halo] heat 3D float64, $n GPUs vs 1" "$(last h3_1 snapshot)" "$(last h3_$n snapshot)"
         same "[$halo] heat 2D float32 periodic, $n GPUs vs 1" "$(last h2f_1 snapshot)" "$(last h2f_$n snapshot)"
       done
-      unset SIMKIT_HALO
+      export SIMKIT_HALO=auto
       # restart: the N-rank run's older checkpoint continued on 1 GPU, against the uninterrupted run
       rm -rf "$w/r"; mkdir -p "$w/r"; ck=$(ls "$w/h2_$n"/checkpoint_*.h5 | head -1); cp "$ck" "$w/r/"
       # shellcheck disable=SC2086
@@ -56,6 +60,62 @@ for part in "${parts[@]}"; do
       run "$n" mc_$n configs/mcpi.toml model.batch=1000000 run.steps=20
       echo "Monte Carlo, last diagnostics row, 1 GPU and $n GPUs:"; tail -1 "$w/mc_1/diagnostics.csv"; tail -1 "$w/mc_$n/diagnostics.csv"
       ;;
+    fluid)
+      w=$out/fluid; mkdir -p "$w"
+      frun() { local np=$1 name=$2; shift 2; rm -rf "$w/$name"
+        mpi "$np" "$sim" --quiet --backend cuda --output "$w/$name" "$@" > "$w/$name.log" 2>&1 || { echo "FAILED $name"; tail -3 "$w/$name.log"; }; }
+      # largest relative difference of every diagnostics.csv value (same steps required)
+      close() { python3 - "$1" "$2" "$3" <<'PY'
+import sys
+label, a, b = sys.argv[1:]
+ra = [l.split(",") for l in open(a).read().splitlines()]
+rb = [l.split(",") for l in open(b).read().splitlines()]
+if len(ra) != len(rb) or ra[0] != rb[0]:
+    print(f"DIFFER {label}: {len(ra)} vs {len(rb)} rows"); sys.exit()
+worst = {}
+for x, y in zip(ra[1:], rb[1:]):
+    for name, p, q in zip(ra[0], x, y):
+        p, q = float(p), float(q)
+        worst[name] = max(worst.get(name, 0.0), abs(p - q) / max(abs(p), abs(q), 1e-300))
+ok = all(v <= 1e-6 for k, v in worst.items() if not k.startswith(("pressure_", "max_divergence")))
+print(("CLOSE " if ok else "DIFFER ") + label + ": largest relative difference per column " +
+      ", ".join(f"{k.split(' ')[0]} {v:.1e}" for k, v in worst.items()))
+PY
+      }
+      cav="configs/cavity_re1000.toml grid.cells=[512,512] run.end_time=0.1 output.every=20 checkpoint.every=30 model.pressure_tol=1e-10"
+      cyl="configs/cylinder.toml run.precision=\"float64\" run.end_time=0.1 output.every=20 model.pressure_tol=1e-10"
+      # shellcheck disable=SC2086
+      { frun 1 cav_1 $cav; frun "$n" cav_$n $cav; frun 1 cyl_1 $cyl; frun "$n" cyl_$n $cyl; }
+      close "fluid cavity 512^2 float64, $n GPUs vs 1" "$w/cav_1/diagnostics.csv" "$w/cav_$n/diagnostics.csv"
+      close "fluid cylinder 1024x256 float64 (inflow, outflow, obstacle), $n GPUs vs 1" "$w/cyl_1/diagnostics.csv" "$w/cyl_$n/diagnostics.csv"
+      rm -rf "$w/r"; mkdir -p "$w/r"; ck=$(ls "$w/cav_$n"/checkpoint_*.h5 | head -1); cp "$ck" "$w/r/"
+      # shellcheck disable=SC2086
+      "$sim" $cav --quiet --backend cuda --output "$w/r" --resume > "$w/r.log" 2>&1 || tail -3 "$w/r.log"
+      for f in cav_1 r; do { head -1 "$w/cav_1/diagnostics.csv"; tail -1 "$w/$f/diagnostics.csv"; } > "$w/$f.last.csv"; done
+      close "fluid restart: $n GPUs to $(basename "$ck"), then 1 GPU to the end (last row)" "$w/cav_1.last.csv" "$w/r.last.csv"
+      for prec in float64 float32; do  # strong scaling: the same 4096^2 cavity on 1, 2 and N GPUs
+        tol=1e-8; [ $prec = float32 ] && tol=1e-4
+        nps="1 2"; [ "$n" -gt 2 ] && nps="$nps $n"
+        for np in $nps; do
+          mpi "$np" "$sim" configs/cavity_re1000.toml --backend cuda --output "$w/scratch" grid.cells=[4096,4096] \
+            run.precision=\"$prec\" run.end_time=0.005 output.every=0 model.pressure_tol=$tol \
+            --stats "$out/fluid4096_${prec}_np$np.json" > "$out/fluid4096_${prec}_np$np.log" 2>&1
+          echo "fluid 4096^2 $prec np$np: $(grep -o '"ms_per_step": [0-9.]*' "$out/fluid4096_${prec}_np$np.json")," \
+               "last step's $(grep -o 'pressure_iterations *[0-9]*' "$out/fluid4096_${prec}_np$np.log" | tr -s ' ')"
+        done
+      done
+      rm -rf "$w"/*/*.h5 ;;
+    fluid-variants)  # fluid 4096^2 float64 strong scaling under halo paths and multigrid gather thresholds
+      for v in SIMKIT_HALO=host SIMKIT_HALO=nccl SIMKIT_MG_GATHER_CELLS=4096 SIMKIT_MG_GATHER_CELLS=65536 \
+               SIMKIT_MG_GATHER_CELLS=262144; do
+        for np in 2 "$n"; do
+          (export "${v?}"; mpi "$np" "$sim" configs/cavity_re1000.toml --quiet --backend cuda --output "$out/scratch" \
+            grid.cells=[4096,4096] run.end_time=0.005 output.every=0 model.pressure_tol=1e-8 \
+            --stats "$out/variant.json" > "$out/variant.log" 2>&1) || tail -3 "$out/variant.log"
+          echo "fluid 4096^2 float64 $v np$np: $(grep -o '"ms_per_step": [0-9.]*' "$out/variant.json")"; rm -f "$out/variant.json"
+        done
+      done
+      rm -rf "$out/scratch" ;;
     diagnose)  # why NCCL halos are slower than host ones: transports, and timings under NCCL settings
       base="bench/configs/heat2d_16384.toml --quiet --backend cuda grid.cells=[$((8192 * n)),8192] run.steps=300"
       # shellcheck disable=SC2086

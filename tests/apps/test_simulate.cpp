@@ -199,6 +199,22 @@ TEST(Simulate, CorruptNewestCheckpointFallsBackToThePreviousOne) {
   EXPECT_EQ(explicit_bad.code, 2) << explicit_bad.err;
 }
 
+TEST(Simulate, ResumingIntoANewDirectoryStartsDiagnosticsWithTheHeader) {
+  const std::string dir = scratch("resume_elsewhere");
+  const std::string cfg = heat_config(dir, "euler", "\n[output]\nevery = 10\n");
+  ASSERT_EQ(run("'" + cfg + "' --output '" + dir + "/first' run.steps=30 checkpoint.every=10 --quiet").code, 0);
+  fs::create_directories(dir + "/second");
+  fs::copy_file(dir + "/first/checkpoint_000000020.h5", dir + "/second/checkpoint_000000020.h5");
+  Result r = run("'" + cfg + "' --output '" + dir + "/second' run.steps=30 --resume --quiet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream in(dir + "/second/diagnostics.csv");
+  std::string header, row;
+  ASSERT_TRUE(std::getline(in, header));
+  EXPECT_EQ(header.rfind("step,time [s],", 0), 0u) << header;
+  ASSERT_TRUE(std::getline(in, row));
+  EXPECT_NE(row.find_first_of("0123456789"), std::string::npos) << row;
+}
+
 TEST(Simulate, SigtermWritesACheckpointAndTheResumeMatches) {
   const std::string dir = scratch("sigterm");
   const std::string cfg = heat_config(dir, "euler", "");
