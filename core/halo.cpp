@@ -87,6 +87,23 @@ struct Halo<T, Rank>::Device {};
 #endif
 
 namespace {
+/// The storage of f from plane `first` of dimension 0 on (negative: ghost planes). A slab of
+/// dimension 0 is whole planes of the storage, contiguous (the other dimensions' ghosts and
+/// row padding included), so NCCL sends it from, and receives it into, the field itself:
+/// no packing. The edge ghosts it carries are overwritten by the later dimensions' exchanges
+/// or left unread (faces only); padding is never read.
+template <class T, int Rank>
+T* planes(Field<T, Rank>& f, index_t first) {
+  const Array<T, Rank>& a = f.storage();
+  return f.storage().data() + (first + f.grid().ghost) * (a.size() / a.shape().n[0]);
+}
+/// Elements in `count` planes of dimension 0 of f's storage.
+template <class T, int Rank>
+std::size_t plane_elements(const Field<T, Rank>& f, index_t count) {
+  const Array<T, Rank>& a = f.storage();
+  return std::size_t(count * (a.size() / a.shape().n[0]));
+}
+
 /// A dense view of shape `box` over the start of buf (grown to fit).
 template <class T, int Rank>
 View<T, Rank> dense(const Context& ctx, Array<T, 1>& buf, const Box<Rank>& box) {
@@ -151,13 +168,22 @@ void Halo<T, Rank>::post_device(Field<T, Rank>& f, int d_first, int d_end, bool 
   const Context& ctx = f.context();
   auto v = f.view();
   std::vector<DeviceTransfer> sends, recvs;
+  const index_t n0 = f.grid().cells.n[0];
   for (auto [d, side] : faces(d_first, d_end, false)) {
+    if (d == 0 && Rank > 1) {  // whole planes, straight from the field
+      sends.push_back({sub_.neighbour[d][side], planes(f, side ? n0 - ghost_ : 0), plane_elements(f, ghost_)});
+      continue;
+    }
     const Box<Rank> out = slab(f.interior(), ghost_, d, side, false, corners);
     View<T, Rank> buf = dense(ctx, dev_->send[d][side], out);
     detail::copy<T, Rank>(ctx, v.sub(out), buf);
     sends.push_back({sub_.neighbour[d][side], buf.ptr, std::size_t(out.size())});
   }
   for (auto [d, side] : faces(d_first, d_end, true)) {
+    if (d == 0 && Rank > 1) {  // straight into the ghost planes
+      recvs.push_back({sub_.neighbour[d][side], planes(f, side ? n0 : -index_t(ghost_)), plane_elements(f, ghost_)});
+      continue;
+    }
     const Box<Rank> in = slab(f.interior(), ghost_, d, side, true, corners);
     recvs.push_back({sub_.neighbour[d][side], dense(ctx, dev_->recv[d][side], in).ptr, std::size_t(in.size())});
   }
@@ -174,6 +200,7 @@ void Halo<T, Rank>::unpack_device(Field<T, Rank>& f, int d_first, int d_end, boo
   dev_->channel->finish(ctx);
   auto v = f.view();
   for (auto [d, side] : faces(d_first, d_end, false)) {
+    if (d == 0 && Rank > 1) continue;  // received in place
     const Box<Rank> in = slab(f.interior(), ghost_, d, side, true, corners);
     View<T, Rank> buf = dense(ctx, dev_->recv[d][side], in);
     detail::copy<T, Rank>(ctx, View<const T, Rank>(buf), v.sub(in));

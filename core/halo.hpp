@@ -9,8 +9,9 @@
 // downloads and returns, so kernels queued between start and finish overlap them, the MPI
 // transfer and the uploads; finish() makes the field's stream wait for the uploads.
 // In builds with NCCL (SIMKIT_HAS_NCCL), a Halo constructed with a GPU context may instead
-// pack its slabs into device buffers and exchange them GPU to GPU with NCCL on a stream of
-// their own, again overlapping the kernels queued between start and finish. SIMKIT_HALO=nccl
+// exchange its slabs GPU to GPU with NCCL on a stream of their own, again overlapping the
+// kernels queued between start and finish: dimension 0's slabs are whole planes of the
+// field's storage, sent from and received into the field itself; the others are packed. SIMKIT_HALO=nccl
 // or =host forces one path; the default (auto) takes NCCL for faces of 256 KB and more when
 // a rank has two or more, where host staging no longer hides behind the interior update,
 // and always for HaloUse::blocking, where nothing hides either path (see halo.cpp).
