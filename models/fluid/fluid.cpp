@@ -139,6 +139,11 @@ class FluidModel final : public Model {
       part.boxes.clear();
       const bool periodic[3] = {psides[0] == solvers::PressureSide::periodic, psides[2] == solvers::PressureSide::periodic, false};
       for (int r = 0; r < setup.decomposition.ranks(); ++r) part.boxes.push_back(setup.decomposition.subdomain(r, periodic));
+      for (const Subdomain& box : part.boxes)  // the wall rules read two cells in from a side
+        if (box.cells[0] < 2 || box.cells[1] < 2)
+          throw c.error_at("grid", "cells", "the fluid model needs every rank's box to be at least 2 x 2 cells; the split " +
+                                                setup.decomposition.text() + " leaves one of " + std::to_string(box.cells[0]) +
+                                                " x " + std::to_string(box.cells[1]) + "; use fewer ranks or more cells");
     }
     method_ = c.string("model", "pressure_solver");
     try {

@@ -400,6 +400,12 @@ class Refusals(Case):
         self.assertIn("pressure_solver", err)
         self.assertIn("factors of 2", err)
 
+    def test_fluid_boxes_of_one_cell_are_refused(self):
+        c = self.config("fluid", '[run]\nmodel = "fluid"\nbackend = "cpu"\nsteps = 2\n[grid]\ncells = [6, 64]\n')
+        err = self.simulate(4, c, "f", "grid.decomposition=[4, 1]", expect=2)
+        self.assertIn("at least 2 x 2 cells", err)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "f")), "a refused run wrote output")
+
     def test_mcpi_array_path_refuses_several_ranks(self):
         err = self.simulate(2, self.config("mcpi", MCPI), "m", "model.path=\"array\"", expect=2)
         self.assertIn("fused", err)
