@@ -144,9 +144,6 @@ class Multigrid {
                   " cells, too many for the coarsest direct solve; use cell counts with more factors of 2 (e.g. "
                   "multiples of 64), or pressure_solver = \"cg\"");
     coarse_boxes_ = p.boxes;
-    const Subdomain& mine = p.mine();
-    box_stage_ = Array<T, 2>(ctx, Extents<2>{{mine.cells[0], mine.cells[1]}});
-    if (whole_) whole_stage_ = Array<T, 2>(ctx, Extents<2>{{g.nx, g.ny}});
     coarse_ny_ = g.ny;
     for (std::size_t l = 0; l < levels_.size(); ++l) {
       r_.push_back(levels_[l].make_field());
@@ -307,23 +304,11 @@ class Multigrid {
     }
   }
 
-  /// f's cells, row-major, through the dense device array stage: one packing kernel and one
-  /// contiguous copy (a pitched copy of a small field into pageable memory costs more, and
-  /// the coarse solve does this every V-cycle).
-  static std::vector<T> to_host_dense(const Field<T, 2>& f, Array<T, 2>& stage) {
-    detail::copy<T, 2>(f.context(), f.view(), stage.view());
-    return stage.to_host();
-  }
-  /// The reverse: host (row-major) into f's cells through stage.
-  static void from_host_dense(const std::vector<T>& host, Array<T, 2>& stage, Field<T, 2>& f) {
-    detail::copy_from_host<T, 2>(f.context(), host.data(), stage.view());
-    detail::copy<T, 2>(f.context(), View<const T, 2>(stage.view()), f.view());
-  }
-
   /// The whole grid of the last split level, row-major, gathered from every rank's box of f.
-  std::vector<double> gather(const Field<T, 2>& f) {
+  std::vector<double> gather(const Field<T, 2>& f) const {
     const PoissonLevel<T>& L = levels_.back();
-    const std::vector<T> box = to_host_dense(f, box_stage_);
+    std::vector<T> box(std::size_t(f.grid().size()));
+    detail::copy_to_host<T, 2>(L.ctx, f.view(), box.data());
     if (coarse_boxes_.size() == 1) return std::vector<double>(box.begin(), box.end());
     // rank r's values arrive row-major over its box, in rank order
     const std::vector<double> all = L.comm.allgather(std::vector<double>(box.begin(), box.end()));
@@ -337,7 +322,7 @@ class Multigrid {
     return whole;
   }
   /// This rank's box of whole (the last split level's grid, row-major) into f.
-  void scatter(const std::vector<double>& whole, Field<T, 2>& f) {
+  void scatter(const std::vector<double>& whole, Field<T, 2>& f) const {
     const PoissonLevel<T>& L = levels_.back();
     const Subdomain& mine = coarse_boxes_[std::size_t(L.comm.rank())];
     const index_t bx = mine.cells[0], by = mine.cells[1];
@@ -345,16 +330,17 @@ class Multigrid {
     for (index_t i = 0; i < bx; ++i)
       for (index_t j = 0; j < by; ++j)
         box[std::size_t(i * by + j)] = T(whole[std::size_t((mine.offset[0] + i) * coarse_ny_ + mine.offset[1] + j)]);
-    from_host_dense(box, box_stage_, f);
+    detail::copy_from_host<T, 2>(L.ctx, box.data(), f.view());
   }
 
   /// x = one V-cycle from zero on b, run on the whole grid of the last split level by every rank.
   void cycle_whole(const Field<T, 2>& b, Field<T, 2>& x) {
     const std::vector<double> whole = gather(b);
     const std::vector<T> host(whole.begin(), whole.end());
-    from_host_dense(host, whole_stage_, whole_b_);
+    detail::copy_from_host<T, 2>(whole_b_.context(), host.data(), whole_b_.view());
     whole_->precondition(whole_b_, whole_x_);
-    const std::vector<T> out = to_host_dense(whole_x_, whole_stage_);
+    std::vector<T> out(host.size());
+    detail::copy_to_host<T, 2>(whole_x_.context(), whole_x_.view(), out.data());
     scatter(std::vector<double>(out.begin(), out.end()), x);
   }
 
@@ -388,7 +374,6 @@ class Multigrid {
   std::vector<Subdomain> coarse_boxes_;  // every rank's box of the last split level
   std::unique_ptr<Multigrid<T>> whole_;  // the rest of the hierarchy, on the whole grid (when gathered)
   Field<T, 2> whole_b_, whole_x_;
-  Array<T, 2> box_stage_, whole_stage_;  // dense copies of this rank's last split box and of the whole coarse grid
   std::vector<double> chol_, fluid_;     // fluid_: 1 on the coarsest level's fluid cells, 0 on solid ones
   double fluid_count_ = 0;
   index_t n_ = 0, coarse_ny_ = 0;
