@@ -43,6 +43,17 @@ struct GridSpec {
   index_t size() const { return cells[0] * (rank > 1 ? cells[1] : 1) * (rank > 2 ? cells[2] : 1); }
 };
 
+/// The grid of rank box sub of global: the global spacing (bit for bit), its own cells and origin.
+template <int Rank>
+Grid<Rank> box_grid(const Grid<Rank>& global, const Subdomain& sub) {
+  Grid<Rank> g = global;
+  for (int d = 0; d < Rank; ++d) {
+    g.cells.n[d] = sub.cells[d];
+    g.origin[d] = global.origin[d] + double(sub.offset[d]) * global.dx[d];
+  }
+  return g;
+}
+
 /// Everything a model is built from.
 struct ModelSetup {
   Context ctx;

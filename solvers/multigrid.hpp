@@ -197,7 +197,7 @@ class Multigrid {
   /// ||b - A x|| on the finest level (uses a work field; exchanges x's ghosts).
   double residual_norm(const Field<T, 2>& b, Field<T, 2>& x) {
     PoissonLevel<T>& L = levels_[0];
-    residual(L, b, x, r_[0]);
+    L.residual(b, x, r_[0]);
     return std::sqrt(L.dot(r_[0], r_[0]));
   }
 
@@ -228,12 +228,6 @@ class Multigrid {
     return m;
   }
 
-  /// r = b - A x (exchanges x's ghosts first).
-  static void residual(PoissonLevel<T>& L, const Field<T, 2>& b, Field<T, 2>& x, Field<T, 2>& r) {
-    L.exchange_faces(x);
-    for_each(L.ctx, "mg::residual", L.box(), PoissonResidual<T>{L.stencil, x.view(), b.view(), r.view()});
-  }
-
   void smooth(PoissonLevel<T>& L, const Field<T, 2>& b, Field<T, 2>& x, int sweeps, bool red_first) {
     const Box<2> half{{0, 0}, {L.stencil.nx, (L.stencil.ny + 1) / 2}};
     for (int s = 0; s < sweeps; ++s)
@@ -248,7 +242,7 @@ class Multigrid {
     if (std::size_t(l) + 1 == levels_.size()) return whole_ ? cycle_whole(b, x) : solve_coarsest(b, x);
     Field<T, 2>& r = r_[std::size_t(l)];
     smooth(L, b, x, opt_.pre_smooth, true);
-    residual(L, b, x, r);
+    L.residual(b, x, r);
     L.exchange(r);
     PoissonLevel<T>& C = levels_[std::size_t(l) + 1];
     Field<T, 2>& bc = b_[std::size_t(l) + 1];
@@ -270,9 +264,7 @@ class Multigrid {
     n_ = n;
     chol_.assign(std::size_t(n * n), 0.0);
     std::vector<T> e(std::size_t(n), T(0));
-    View<const T, 2> ev;
-    ev.ptr = e.data(), ev.shape = Extents<2>{{s.nx, s.ny}};
-    row_major_strides(ev.shape, ev.stride);
+    const View<const T, 2> ev = dense_view<const T, 2>(e.data(), Extents<2>{{s.nx, s.ny}});
     double diag_mean = 0;
     for (index_t k = 0; k < n; ++k) {
       e[std::size_t(k)] = T(1);

@@ -22,6 +22,13 @@ namespace sim::solvers {
 /// The kind of one domain side for the pressure equation.
 enum class PressureSide { neumann, dirichlet, periodic };
 
+/// Link coefficient of a domain face of this kind: 2 Dirichlet (the value sits half a cell
+/// away), 1 periodic, 0 Neumann.
+template <class T>
+T side_coefficient(PressureSide side) {
+  return side == PressureSide::dirichlet ? T(2) : side == PressureSide::periodic ? T(1) : T(0);
+}
+
 /// The operator's data as kernels see it (trivially copyable).
 template <class T>
 struct PoissonStencil {
@@ -211,6 +218,11 @@ struct PoissonLevel {
     if (!halo.active()) return;
     halo.start_faces(f);
     halo.finish_faces(f);
+  }
+  /// r = b - A x on this rank's box (exchanges x's ghosts first).
+  void residual(const Field<T, 2>& b, Field<T, 2>& x, Field<T, 2>& r) {
+    exchange_faces(x);
+    for_each(ctx, "poisson::residual", box(), PoissonResidual<T>{stencil, x.view(), b.view(), r.view()});
   }
   /// x . y over every rank's box, accumulated in double.
   double dot(const Field<T, 2>& x, const Field<T, 2>& y) const { return comm.sum(double(sim::dot(x, y))); }

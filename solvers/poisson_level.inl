@@ -18,7 +18,6 @@ PoissonGrid<T> make_poisson_grid(index_t nx, index_t ny, double hx, double hy, c
   if (!fluid) return g;
   const std::vector<T>& f = *fluid;
   const bool periodic_x = sides[0] == PressureSide::periodic, periodic_y = sides[2] == PressureSide::periodic;
-  auto side_c = [&](int k) { return sides[k] == PressureSide::dirichlet ? T(2) : sides[k] == PressureSide::periodic ? T(1) : T(0); };
   auto is_fluid = [&](index_t i, index_t j) { return f[std::size_t(i * ny + j)] != T(0); };
   g.cx.resize(std::size_t((nx + 1) * ny)), g.cy.resize(std::size_t(nx * (ny + 1)));
   g.fluid_cells = 0;
@@ -29,7 +28,7 @@ PoissonGrid<T> make_poisson_grid(index_t nx, index_t ny, double hx, double hy, c
       T c;
       if (i == 0 || i == nx) {
         const index_t in = i == 0 ? 0 : nx - 1;
-        c = periodic_x ? T(is_fluid(0, j) && is_fluid(nx - 1, j)) : (is_fluid(in, j) ? side_c(i == 0 ? 0 : 1) : T(0));
+        c = periodic_x ? T(is_fluid(0, j) && is_fluid(nx - 1, j)) : (is_fluid(in, j) ? side_coefficient<T>(sides[i == 0 ? 0 : 1]) : T(0));
       } else {
         c = T(is_fluid(i - 1, j) && is_fluid(i, j));
       }
@@ -40,7 +39,7 @@ PoissonGrid<T> make_poisson_grid(index_t nx, index_t ny, double hx, double hy, c
       T c;
       if (j == 0 || j == ny) {
         const index_t in = j == 0 ? 0 : ny - 1;
-        c = periodic_y ? T(is_fluid(i, 0) && is_fluid(i, ny - 1)) : (is_fluid(i, in) ? side_c(j == 0 ? 2 : 3) : T(0));
+        c = periodic_y ? T(is_fluid(i, 0) && is_fluid(i, ny - 1)) : (is_fluid(i, in) ? side_coefficient<T>(sides[j == 0 ? 2 : 3]) : T(0));
       } else {
         c = T(is_fluid(i, j - 1) && is_fluid(i, j));
       }
@@ -103,8 +102,7 @@ PoissonStencil<T> base_stencil(const PoissonGrid<T>& g) {
   s.inv_hx2 = g.inv_hx2, s.inv_hy2 = g.inv_hy2;
   s.periodic_x = g.sides[0] == PressureSide::periodic;
   s.periodic_y = g.sides[2] == PressureSide::periodic;
-  for (int k = 0; k < 4; ++k)
-    s.side_c[k] = g.sides[k] == PressureSide::dirichlet ? T(2) : g.sides[k] == PressureSide::periodic ? T(1) : T(0);
+  for (int k = 0; k < 4; ++k) s.side_c[k] = side_coefficient<T>(g.sides[k]);
   return s;
 }
 
@@ -113,13 +111,9 @@ PoissonStencil<T> host_stencil(const PoissonGrid<T>& g) {
   PoissonStencil<T> s = base_stencil(g);
   if (!g.has_links()) return s;
   s.has_links = true;
-  auto host_view = [](const std::vector<T>& v, index_t n0, index_t n1) {
-    View<const T, 2> w;
-    w.ptr = v.data(), w.shape = Extents<2>{{n0, n1}};
-    row_major_strides(w.shape, w.stride);
-    return w;
-  };
-  s.cx = host_view(g.cx, g.nx + 1, g.ny), s.cy = host_view(g.cy, g.nx, g.ny + 1), s.active = host_view(g.active, g.nx, g.ny);
+  s.cx = dense_view(g.cx.data(), Extents<2>{{g.nx + 1, g.ny}});
+  s.cy = dense_view(g.cy.data(), Extents<2>{{g.nx, g.ny + 1}});
+  s.active = dense_view(g.active.data(), Extents<2>{{g.nx, g.ny}});
   return s;
 }
 

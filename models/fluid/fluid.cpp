@@ -71,13 +71,6 @@ inline Subdomain fluid_subdomain(const ModelSetup& setup) {
   return setup.subdomain(periodic);
 }
 
-/// The grid of rank box sub of global: the global spacing (bit for bit), its own cells and origin.
-inline Grid<2> box_grid(const Grid<2>& global, const Subdomain& sub) {
-  Grid<2> g = global;
-  for (int d = 0; d < 2; ++d) g.cells.n[d] = sub.cells[d], g.origin[d] = global.origin[d] + double(sub.offset[d]) * global.dx[d];
-  return g;
-}
-
 template <class T>
 class FluidModel final : public Model {
  public:
@@ -318,13 +311,17 @@ class FluidModel final : public Model {
 
   /// Every ghost of (u, v, d) by the boundary rules b: the y-sides, then the x-sides over
   /// rows that include the y-ghost rows (corners), exchanging shared sides in the same order.
-  void fill_ghosts(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& d, bool predict, const BoundarySpec<T>& b) {
+  /// with_dye = false leaves d's shared ghosts alone (d a stand-in, as in the viscous solve).
+  void fill_ghosts(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& d, bool predict, const BoundarySpec<T>& b,
+                   bool with_dye = true) {
     for_each(ctx_, "fluid::fill_y_sides", Box<1>{{0}, {nx_}}, FillYSides<T>{b, u.view(), v.view(), d.view()});
     if (outflow_ && comm_.parallel()) exchange_dimension(v, 1);  // the outflow rule reads v one row up
     for_each(ctx_, "fluid::fill_x_sides", Box<1>{{-1}, {ny_ + 1}}, FillXSides<T>{b, u.view(), v.view(), d.view(), predict});
     if (!comm_.parallel()) return;
-    for (int dim : {1, 0})
-      for (Field<T, 2>* f : {&u, &v, &d}) exchange_dimension(*f, dim);
+    for (int dim : {1, 0}) {
+      exchange_dimension(u, dim), exchange_dimension(v, dim);
+      if (with_dye) exchange_dimension(d, dim);
+    }
   }
   void fill_ghosts(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& d, bool predict) { fill_ghosts(u, v, d, predict, bc_); }
 
@@ -351,7 +348,7 @@ class FluidModel final : public Model {
 
   /// (I - theta_dt nu L) (u, v) = (u, v) in place, then the ghost fill (d: the stage's dye).
   void solve_viscous(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& d, double theta_dt) {
-    auto fill_homogeneous = [this](Field<T, 2>& pu, Field<T, 2>& pv) { fill_ghosts(pu, pv, scratch_, true, bc0_); };
+    auto fill_homogeneous = [this](Field<T, 2>& pu, Field<T, 2>& pv) { fill_ghosts(pu, pv, scratch_, true, bc0_, false); };
     const solvers::CgResult r =
         viscosity_.solve(u, v, links_, theta_dt * nu_, fill_homogeneous, viscous_tol_, viscous_max_iterations_, comm_);
     last_viscous_iterations_ += r.iterations;

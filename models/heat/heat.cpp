@@ -112,23 +112,12 @@ Subdomain subdomain_of(const ModelSetup& setup) {
   return setup.subdomain(periodic);
 }
 
-/// The grid of this rank's box: the global spacing (bit for bit), its own cells and origin.
-template <int Rank>
-Grid<Rank> local_grid(const Grid<Rank>& global, const Subdomain& sub) {
-  Grid<Rank> g = global;
-  for (int d = 0; d < Rank; ++d) {
-    g.cells.n[d] = sub.cells[d];
-    g.origin[d] = global.origin[d] + double(sub.offset[d]) * global.dx[d];
-  }
-  return g;
-}
-
 template <class T, int Rank>
 class HeatModel final : public Model {
  public:
   explicit HeatModel(const ModelSetup& setup)
       : ctx_(setup.ctx), comm_(setup.comm), sub_(subdomain_of<Rank>(setup)), global_(setup.grid.grid<Rank>()),
-        grid_(local_grid(global_, sub_)), spacing_(Spacing<T, Rank>::of(grid_)), u_(ctx_, grid_), next_(ctx_, grid_),
+        grid_(box_grid(global_, sub_)), spacing_(Spacing<T, Rank>::of(grid_)), u_(ctx_, grid_), next_(ctx_, grid_),
         bc_(boundary_from_config<Rank>(*setup.config)), halo_(comm_, sub_, grid_.ghost, ctx_) {
     const io::Config& c = *setup.config;
     alpha_ = c.real("model", "alpha");
