@@ -2,6 +2,8 @@
 // and corners get what filling dimension by dimension (0, 1, 2) would give.
 #include "core/boundary.hpp"
 
+#include <algorithm>
+
 #include "core/for_each.hpp"
 
 namespace sim {
@@ -83,9 +85,15 @@ struct GhostFillAll {
 
 template <class T, int Rank>
 void fill_ghosts(Field<T, Rank>& f, const Boundary<Rank>& bc) {
+  fill_ghosts(f, bc, Rank);
+}
+
+template <class T, int Rank>
+void fill_ghosts(Field<T, Rank>& f, const Boundary<Rank>& bc, int dims) {
   const Grid<Rank>& g = f.grid();
   if (g.ghost == 0) return;
   validate(bc, g);
+  if (dims <= 0) return;
   GhostFillAll<T, Rank> fn;
   fn.v = f.view();
   fn.g = g.ghost;
@@ -98,12 +106,14 @@ void fill_ghosts(Field<T, Rank>& f, const Boundary<Rank>& bc) {
     index_t cells = g.ghost;
     for (int e = 0; e < Rank; ++e)
       if (e != d) cells *= g.cells.n[e] + 2 * g.ghost;
-    fn.face_cells = cells > fn.face_cells ? cells : fn.face_cells;
+    if (d < dims) fn.face_cells = cells > fn.face_cells ? cells : fn.face_cells;
   }
-  for_each(f.context(), "sim::fill_ghosts", Box<1>{{0}, {2 * Rank * fn.face_cells}}, fn);
+  for_each(f.context(), "sim::fill_ghosts", Box<1>{{0}, {2 * std::min(dims, Rank) * fn.face_cells}}, fn);
 }
 
-#define SIM_INSTANTIATE_BOUNDARY(T, R) template void fill_ghosts<T, R>(Field<T, R>&, const Boundary<R>&);
+#define SIM_INSTANTIATE_BOUNDARY(T, R)                                        \
+  template void fill_ghosts<T, R>(Field<T, R>&, const Boundary<R>&);          \
+  template void fill_ghosts<T, R>(Field<T, R>&, const Boundary<R>&, int);
 SIM_INSTANTIATE_BOUNDARY(float, 1)
 SIM_INSTANTIATE_BOUNDARY(float, 2)
 SIM_INSTANTIATE_BOUNDARY(float, 3)

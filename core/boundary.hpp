@@ -44,4 +44,31 @@ void validate(const Boundary<Rank>& bc, const Grid<Rank>& grid);
 template <class T, int Rank>
 void fill_ghosts(Field<T, Rank>& f, const Boundary<Rank>& bc);
 
+/// Fills the ghosts of the faces of dimensions [0, dims) only (their edges and corners too):
+/// for a stencil pass that applies the other faces' rules itself (face_rule).
+template <class T, int Rank>
+void fill_ghosts(Field<T, Rank>& f, const Boundary<Rank>& bc, int dims);
+
+/// One face's first ghost layer as a rule on the interior: ghost = sign * u(q) + add, where q
+/// is the cell next to the face (Dirichlet, Neumann) or the far end's cell (periodic). `on`
+/// is false where the ghosts come from elsewhere (a neighbouring rank's cells).
+template <class T>
+struct FaceRule {
+  bool on = false, periodic = false;
+  T sign = T(1), add = T(0);
+};
+
+/// The rule fill_ghosts applies to the first ghost layer of face (d, side): the same bits.
+template <class T, int Rank>
+FaceRule<T> face_rule(const Boundary<Rank>& bc, const Grid<Rank>& grid, int d, int side) {
+  const FaceBc& face = side ? bc.hi[d] : bc.lo[d];
+  FaceRule<T> r;
+  r.on = true;
+  r.periodic = face.kind == BcKind::periodic;
+  // written as fill_ghosts composes its rules (add starts at 0, sign at 1), so the same bits
+  if (face.kind == BcKind::dirichlet) r.add = r.add + r.sign * (T(2) * T(face.value)), r.sign = -r.sign;
+  if (face.kind == BcKind::neumann) r.add = r.add + r.sign * (T(1) * T(grid.dx[d]) * T(face.value));
+  return r;
+}
+
 }  // namespace sim

@@ -3,11 +3,14 @@
 // 32 x 8 threads, the 32 along the contiguous dimension (coalesced); each thread updates
 // ROWS consecutive cells along dimension 0 and issues all their loads before the first
 // use, so more bytes are in flight per thread (what a memory-bound float32 stencil needs).
-// 32-bit offsets when the field fits (cheaper address arithmetic than 64-bit).
+// 32-bit offsets when the field fits (cheaper address arithmetic than 64-bit). On a face of
+// the contiguous dimension with a rule (lo / hi `on`), the edge lanes apply it instead of
+// reading the ghost: no separate strided ghost fill, and no ghost sector read.
 #include <cuda_runtime.h>
 
 #include <cstdlib>
 
+#include "core/boundary.hpp"
 #include "core/cuda/check.hpp"
 #include "core/stencil.hpp"
 
@@ -24,7 +27,15 @@ struct DiffusionArgs {
   T c0, c1, c2;                 // alpha dt / dx_d^2
   T dt, w;
   bool has_src, has_u0;
+  FaceRule<T> lo, hi;           // the contiguous dimension's faces (rules applied where `on`)
+  index_t period;               // the grid's extent in that dimension (periodic rules read across it)
 };
+
+/// The neighbour across a ruled face: sign * (periodic ? the far cell, loaded : the centre) + add.
+template <class T>
+__device__ __forceinline__ T ruled(const FaceRule<T>& f, T loaded, T center) {
+  return f.sign * (f.periodic ? loaded : center) + f.add;
+}
 
 template <class T, class I>
 __device__ __forceinline__ void finish(const DiffusionArgs<T>& a, I o, T center, T lap) {
@@ -39,18 +50,24 @@ __global__ void __launch_bounds__(256) diffusion_stage_2d(DiffusionArgs<T> a) {
   const I j = I(blockIdx.x) * 32 + I(threadIdx.x);
   const I i0 = (I(blockIdx.y) * 8 + I(threadIdx.y)) * ROWS;
   if (j >= I(a.n1) || i0 >= I(a.n0)) return;
-  const I s0 = I(a.s0), n0 = I(a.n0), base = i0 * s0 + j;
+  const I s0 = I(a.s0), n0 = I(a.n0), base = i0 * s0 + j, period = I(a.period);
+  const bool at_lo = a.lo.on && j == 0, at_hi = a.hi.on && j == I(a.n1) - 1;
   T col[ROWS + 2], left[ROWS], right[ROWS];
 #pragma unroll
   for (int r = 0; r < ROWS + 2; ++r) col[r] = i0 + r - 1 <= n0 ? a.v[base + (r - 1) * s0] : T(0);
 #pragma unroll
   for (int r = 0; r < ROWS; ++r)
-    if (i0 + r < n0) left[r] = a.v[base + r * s0 - 1], right[r] = a.v[base + r * s0 + 1];
+    if (i0 + r < n0) {
+      const I o = base + r * s0;
+      left[r] = at_lo ? (a.lo.periodic ? a.v[o - 1 + period] : T(0)) : a.v[o - 1];
+      right[r] = at_hi ? (a.hi.periodic ? a.v[o + 1 - period] : T(0)) : a.v[o + 1];
+    }
 #pragma unroll
   for (int r = 0; r < ROWS; ++r)
     if (i0 + r < n0) {
       const T c = col[r + 1];
-      finish(a, base + r * s0, c, a.c0 * (col[r] - T(2) * c + col[r + 2]) + a.c1 * (left[r] - T(2) * c + right[r]));
+      const T jm = at_lo ? ruled(a.lo, left[r], c) : left[r], jp = at_hi ? ruled(a.hi, right[r], c) : right[r];
+      finish(a, base + r * s0, c, a.c0 * (col[r] - T(2) * c + col[r + 2]) + a.c1 * (jm - T(2) * c + jp));
     }
 }
 
@@ -60,7 +77,8 @@ __global__ void __launch_bounds__(32 * BY) diffusion_stage_3d(DiffusionArgs<T> a
   const I j = I(blockIdx.y) * BY + I(threadIdx.y);
   const I i0 = I(blockIdx.z) * ROWS;
   if (k >= I(a.n2) || j >= I(a.n1)) return;
-  const I s0 = I(a.s0), s1 = I(a.s1), n0 = I(a.n0), base = i0 * s0 + j * s1 + k;
+  const I s0 = I(a.s0), s1 = I(a.s1), n0 = I(a.n0), base = i0 * s0 + j * s1 + k, period = I(a.period);
+  const bool at_lo = a.lo.on && k == 0, at_hi = a.hi.on && k == I(a.n2) - 1;
   T col[ROWS + 2], jm[ROWS], jp[ROWS], km[ROWS], kp[ROWS];
 #pragma unroll
   for (int r = 0; r < ROWS + 2; ++r) col[r] = i0 + r - 1 <= n0 ? a.v[base + (r - 1) * s0] : T(0);
@@ -68,14 +86,17 @@ __global__ void __launch_bounds__(32 * BY) diffusion_stage_3d(DiffusionArgs<T> a
   for (int r = 0; r < ROWS; ++r)
     if (i0 + r < n0) {
       const I o = base + r * s0;
-      jm[r] = a.v[o - s1], jp[r] = a.v[o + s1], km[r] = a.v[o - 1], kp[r] = a.v[o + 1];
+      jm[r] = a.v[o - s1], jp[r] = a.v[o + s1];
+      km[r] = at_lo ? (a.lo.periodic ? a.v[o - 1 + period] : T(0)) : a.v[o - 1];
+      kp[r] = at_hi ? (a.hi.periodic ? a.v[o + 1 - period] : T(0)) : a.v[o + 1];
     }
 #pragma unroll
   for (int r = 0; r < ROWS; ++r)
     if (i0 + r < n0) {
       const T c = col[r + 1];
+      const T m = at_lo ? ruled(a.lo, km[r], c) : km[r], p = at_hi ? ruled(a.hi, kp[r], c) : kp[r];
       finish(a, base + r * s0, c,
-             a.c0 * (col[r] - T(2) * c + col[r + 2]) + a.c1 * (jm[r] - T(2) * c + jp[r]) + a.c2 * (km[r] - T(2) * c + kp[r]));
+             a.c0 * (col[r] - T(2) * c + col[r + 2]) + a.c1 * (jm[r] - T(2) * c + jp[r]) + a.c2 * (m - T(2) * c + p));
     }
 }
 

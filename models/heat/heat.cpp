@@ -160,7 +160,9 @@ class HeatModel final : public Model {
     const T tdt = T(dt);
     if (scheme_ == "euler" || scheme_ == "rk2") {
       auto update = [this](Field<T, Rank>& v, Field<T, Rank>& out, T h, T w, Field<T, Rank>& u0) {
-        fill_ghosts(v, bc_);  // every face; faces shared with other ranks then get their cells
+        // every face but the last dimension's (the stage applies their rules itself); faces
+        // shared with other ranks then get their cells
+        fill_ghosts(v, bc_, Rank - 1);
         if (!halo_.active()) return stage(v, out, h, w, u0, grid_.interior());
         // overlap: the stencil reads no edge or corner, so every face travels at once while
         // the cells away from shared faces are updated; then the layer next to them
@@ -229,7 +231,16 @@ class HeatModel final : public Model {
     g.cells = box.shape();
     const View<const T, Rank> src = src_view();
     diffusion_stage<T, Rank>(ctx_, g, v.view().sub(box), out.view().sub(box), u0.view().sub(box), src.sub(box),
-                             has_source_, T(alpha_), h, w);
+                             has_source_, T(alpha_), h, w, last_dim_faces(box));
+  }
+  /// The rules of the last dimension's physical faces that box touches.
+  LastDimFaces<T> last_dim_faces(const Box<Rank>& box) const {
+    constexpr int L = Rank - 1;
+    LastDimFaces<T> f;
+    if (box.lo[L] == 0 && sub_.at_boundary(L, 0)) f.lo = face_rule<T>(bc_, grid_, L, 0);
+    if (box.hi[L] == grid_.cells.n[L] && sub_.at_boundary(L, 1)) f.hi = face_rule<T>(bc_, grid_, L, 1);
+    f.period = grid_.cells.n[L];
+    return f;
   }
   View<const T, Rank> src_view() const { return has_source_ ? source_.view() : u_.view(); }
 

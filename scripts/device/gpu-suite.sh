@@ -30,6 +30,7 @@ for part in "${parts[@]}"; do
       sim="$bin/apps/simulate"
       for f in float32 float64; do
         "$sim" bench/configs/heat2d_16384.toml run.precision=$f --quiet --stats "$out/e2e_16384_$f.json"
+        "$sim" bench/configs/heat3d_512.toml run.precision=$f --quiet --stats "$out/e2e_512cubed_$f.json"
       done
       for rep in 1 2; do
         for every in 0 1000 100; do
@@ -65,6 +66,16 @@ for part in "${parts[@]}"; do
         mkdir -p "$out/$name" && cp "output/$name/diagnostics.csv" "$out/$name/" 2>/dev/null
         last=$(ls output/$name/snapshot_*.h5 2>/dev/null | tail -1); [ -n "$last" ] && cp "$last" "$out/$name/"
       done ;;
+    ncu-heat)
+      # hardware counters of the 3D/2D stage kernels and the 3D ghost fill (one launch each)
+      nc=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+      export LD_LIBRARY_PATH
+      h=("$bin"/bench/bench_heat --case 3:512:10 --repeat 1 --precision float32 --precision float64)
+      prof() { "$nc" --clock-control none --kernel-name-base demangled -k "regex:$1" -s 2 -c 1 --set full "${h[@]}" >"$out/ncu_$2.txt" 2>&1; echo "ncu $2: $?"; }
+      prof 'diffusion_stage_3d<float' stage3d_f32
+      prof 'diffusion_stage_3d<double' stage3d_f64
+      prof 'diffusion_stage_2d<float' stage2d_f32
+      prof 'GhostFillAll<float, \(int\)3>' fill3d_f32 ;;
     peers-heat)
       peers=.shared/peers/peers.py
       for d in float32 float64; do

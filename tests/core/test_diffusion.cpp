@@ -1,0 +1,152 @@
+// sim::diffusion_stage with the last dimension's face rules applied in the pass: the same
+// bits as filling those ghosts first, on every backend (the GPU kernels and the for_each form).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "core/boundary.hpp"
+#include "core/diffusion.hpp"
+#include "core/random.hpp"
+#include "tests/support/backends.hpp"
+
+using namespace sim;
+
+namespace sim_test {
+
+/// Writes NaN into the last dimension's ghost layer at both ends of each row.
+template <class T, int Rank>
+struct PoisonLastDim {
+  View<T, Rank> v;
+  index_t n;
+  template <class... I>
+  SIM_INLINE void operator()(I... i) const {
+    for (index_t k : {index_t(-1), n}) {
+      index_t p[Rank] = {index_t(i)...};
+      p[Rank - 1] = k;
+      if constexpr (Rank == 2) v(p[0], p[1]) = std::numeric_limits<T>::quiet_NaN();
+      if constexpr (Rank == 3) v(p[0], p[1], p[2]) = std::numeric_limits<T>::quiet_NaN();
+    }
+  }
+};
+
+/// Sets the last dimension's ghost layers of f to NaN: a pass that reads them shows it.
+template <class T, int Rank>
+void poison_last_dim_ghosts(Field<T, Rank>& f) {
+  Box<Rank> b = f.with_ghosts();
+  b.lo[Rank - 1] = 0, b.hi[Rank - 1] = 1;
+  for_each(f.context(), "test::poison", b, PoisonLastDim<T, Rank>{f.view(), f.grid().cells.n[Rank - 1]});
+}
+
+/// out on box, once with every ghost filled and once with the last dimension's faces applied
+/// by the pass (their ghosts NaN); returns both interiors (ghosts included) as host vectors.
+template <class T, int Rank>
+std::pair<std::vector<T>, std::vector<T>> both_ways(const Context& ctx, const Extents<Rank>& cells, const Boundary<Rank>& bc,
+                                                    const Box<Rank>& box, bool extras) {
+  double len[Rank];
+  for (int d = 0; d < Rank; ++d) len[d] = 1.0 + 0.25 * d;
+  const Grid<Rank> g = Grid<Rank>::uniform(cells, len);
+  Field<T, Rank> u(ctx, g), filled(ctx, g), ruled(ctx, g), out_a(ctx, g), out_b(ctx, g), src(ctx, g);
+  fill_uniform(u.storage(), T(-1), T(2));
+  fill_uniform(src.storage(), T(0), T(1));
+  filled.storage().copy_from(u.storage());
+  ruled.storage().copy_from(u.storage());
+  out_a.storage().fill(T(0));
+  out_b.storage().fill(T(0));
+  fill_ghosts(filled, bc);
+  poison_last_dim_ghosts(ruled);
+  fill_ghosts(ruled, bc, Rank - 1);
+
+  constexpr int L = Rank - 1;
+  LastDimFaces<T> faces;
+  if (box.lo[L] == 0) faces.lo = face_rule<T>(bc, g, L, 0);
+  if (box.hi[L] == cells.n[L]) faces.hi = face_rule<T>(bc, g, L, 1);
+  faces.period = cells.n[L];
+  Grid<Rank> sub = g;
+  sub.cells = box.shape();
+  const T alpha = T(0.3), dt = T(0.05), w = extras ? T(0.25) : T(0);
+  auto stage = [&](Field<T, Rank>& v, Field<T, Rank>& out, const LastDimFaces<T>& f) {
+    const Field<T, Rank>& cv = v;
+    const Field<T, Rank>& cs = src;
+    diffusion_stage<T, Rank>(ctx, sub, cv.view().sub(box), out.view().sub(box), cv.view().sub(box), cs.view().sub(box),
+                             extras, alpha, dt, w, f);
+  };
+  stage(filled, out_a, {});
+  stage(ruled, out_b, faces);
+  return {out_a.to_host_with_ghosts(), out_b.to_host_with_ghosts()};
+}
+
+template <class T>
+void expect_same_bits(const std::vector<T>& a, const std::vector<T>& b, const char* what) {
+  ASSERT_EQ(a.size(), b.size());
+  std::size_t differ = 0, first = a.size();
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::memcmp(&a[i], &b[i], sizeof(T)) != 0) first = differ++ ? first : i;
+  EXPECT_EQ(differ, 0u) << what << ": " << differ << " values differ, the first at flat index " << first << " ("
+                        << (first < a.size() ? double(a[first]) : 0.0) << " filled vs "
+                        << (first < a.size() ? double(b[first]) : 0.0) << " ruled)";
+}
+
+/// The boundaries tried: each kind on the last dimension, and mixed sides.
+template <int Rank>
+std::vector<std::pair<const char*, Boundary<Rank>>> boundaries() {
+  Boundary<Rank> dir = Boundary<Rank>::all({BcKind::dirichlet, 0.7});
+  dir.hi[Rank - 1].value = -0.3;
+  Boundary<Rank> neu = Boundary<Rank>::all({BcKind::neumann, 0.5});
+  neu.hi[Rank - 1].value = -1.25;
+  Boundary<Rank> per = Boundary<Rank>::all({BcKind::dirichlet, 1.0});
+  per.lo[Rank - 1] = per.hi[Rank - 1] = {BcKind::periodic, 0.0};
+  Boundary<Rank> mixed = Boundary<Rank>::periodic();
+  mixed.lo[Rank - 1] = {BcKind::dirichlet, 2.5};
+  mixed.hi[Rank - 1] = {BcKind::neumann, 0.125};
+  return {{"dirichlet", dir}, {"neumann", neu}, {"periodic", per}, {"mixed", mixed}};
+}
+
+}  // namespace sim_test
+
+template <class B>
+class DiffusionTest : public sim_test::OnBackend<B> {};
+SIM_TYPED_TEST_SUITE(DiffusionTest);
+
+TYPED_TEST(DiffusionTest, RuledLastDimensionMatchesFilledGhosts2D) {
+  for (const auto& [name, bc] : sim_test::boundaries<2>()) {
+    for (index_t n1 : {1, 37, 70}) {
+      const Extents<2> cells = extents(index_t(9), n1);
+      const Box<2> whole{{0, 0}, {9, n1}}, rim{{1, 0}, {4, n1}}, inner{{0, 0}, {9, n1 > 2 ? n1 - 2 : n1}};
+      for (const Box<2>& box : {whole, rim, inner}) {
+        auto [a, b] = sim_test::both_ways<double, 2>(this->ctx, cells, bc, box, box.lo[0] == 1);
+        sim_test::expect_same_bits(a, b, name);
+        auto [fa, fb] = sim_test::both_ways<float, 2>(this->ctx, cells, bc, box, false);
+        sim_test::expect_same_bits(fa, fb, name);
+      }
+    }
+  }
+}
+
+TYPED_TEST(DiffusionTest, RuledLastDimensionMatchesFilledGhosts3D) {
+  for (const auto& [name, bc] : sim_test::boundaries<3>()) {
+    for (index_t n2 : {1, 33, 64}) {
+      const Extents<3> cells = extents(index_t(6), index_t(11), n2);
+      const Box<3> whole{{0, 0, 0}, {6, 11, n2}}, rim{{0, 1, 0}, {6, 10, n2}}, inner{{0, 0, 1}, {6, 11, n2}};
+      for (const Box<3>& box : {whole, rim, inner}) {
+        if (box.size() == 0) continue;
+        auto [a, b] = sim_test::both_ways<double, 3>(this->ctx, cells, bc, box, box.lo[1] == 1);
+        sim_test::expect_same_bits(a, b, name);
+        auto [fa, fb] = sim_test::both_ways<float, 3>(this->ctx, cells, bc, box, true);
+        sim_test::expect_same_bits(fa, fb, name);
+      }
+    }
+  }
+}
+
+TYPED_TEST(DiffusionTest, RuledFacesLeaveNoGhostUnread) {
+  // the poisoned ghosts would turn the edge cells NaN if the pass read them
+  const auto bc = Boundary<3>::all({BcKind::dirichlet, 0.0});
+  auto [a, b] = sim_test::both_ways<float, 3>(this->ctx, extents(index_t(4), index_t(5), index_t(40)), bc,
+                                              Box<3>{{0, 0, 0}, {4, 5, 40}}, false);
+  std::size_t nan = 0;
+  for (float x : b) nan += std::isnan(x);
+  EXPECT_EQ(nan, 0u);
+}
