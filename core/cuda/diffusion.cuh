@@ -1,6 +1,7 @@
 #pragma once
 // Hand-tuned explicit diffusion stage for the GPU, behind sim::diffusion_stage. Blocks of
-// 32 x 8 threads, the 32 along the contiguous dimension (coalesced); each thread updates
+// 32 x 8 threads in 2D, 32 x 16 in 3D (with a shared-memory tile for the dimension-1
+// neighbours), the 32 along the contiguous dimension (coalesced); each thread updates
 // ROWS consecutive cells along dimension 0 and issues all their loads before the first
 // use, so more bytes are in flight per thread (what a memory-bound float32 stencil needs).
 // 32-bit offsets when the field fits (cheaper address arithmetic than 64-bit). On a face of
@@ -71,33 +72,57 @@ __global__ void __launch_bounds__(256) diffusion_stage_2d(DiffusionArgs<T> a) {
     }
 }
 
-template <class T, class I, int ROWS, int BY>
-__global__ void __launch_bounds__(32 * BY) diffusion_stage_3d(DiffusionArgs<T> a) {
-  const I k = I(blockIdx.x) * 32 + I(threadIdx.x);
-  const I j = I(blockIdx.y) * BY + I(threadIdx.y);
-  const I i0 = I(blockIdx.z) * ROWS;
-  if (k >= I(a.n2) || j >= I(a.n1)) return;
-  const I s0 = I(a.s0), s1 = I(a.s1), n0 = I(a.n0), base = i0 * s0 + j * s1 + k, period = I(a.period);
-  const bool at_lo = a.lo.on && k == 0, at_hi = a.hi.on && k == I(a.n2) - 1;
-  T col[ROWS + 2], jm[ROWS], jp[ROWS], km[ROWS], kp[ROWS];
+/// One 3D block's cells: 32 columns (k) x BY rows (j) x ROWS planes (i). The j neighbours
+/// come from a shared-memory tile of the block's centres (rows j-1 and j+BY loaded by the
+/// first and last warp rows), so each row leaves L2 once per block: the float32 3D stage
+/// is bound by L2 traffic (its fabric between the two L2 halves, per ncu on the H100).
+/// GUARD: a block at the grid's far edges (partial in some dimension); all threads reach
+/// the barrier either way.
+template <class T, class I, int ROWS, int BY, bool GUARD>
+__device__ __forceinline__ void stage_3d_block(const DiffusionArgs<T>& a, T (&tile)[ROWS][BY + 2][32]) {
+  const int tx = int(threadIdx.x), ty = int(threadIdx.y);
+  const I k = I(blockIdx.x) * 32 + tx, j = I(blockIdx.y) * BY + ty, i0 = I(blockIdx.z) * ROWS;
+  const I s0 = I(a.s0), s1 = I(a.s1), n0 = I(a.n0), n1 = I(a.n1), n2 = I(a.n2), base = i0 * s0 + j * s1 + k;
+  const I period = I(a.period), halo_offset = ty == 0 ? -s1 : s1;
+  const bool in = !GUARD || (k < n2 && j < n1);
+  const bool centre = !GUARD || (k < n2 && j <= n1);  // row n1 (ghosts) is row n1-1's neighbour in the tile
+  const bool edge = ty == 0 || ty == BY - 1;
+  const bool at_lo = a.lo.on && k == 0, at_hi = a.hi.on && k == n2 - 1;
+  T col[ROWS + 2], km[ROWS], kp[ROWS], halo[ROWS];
 #pragma unroll
-  for (int r = 0; r < ROWS + 2; ++r) col[r] = i0 + r - 1 <= n0 ? a.v[base + (r - 1) * s0] : T(0);
+  for (int r = 0; r < ROWS + 2; ++r) col[r] = centre && (!GUARD || i0 + r - 1 <= n0) ? a.v[base + (r - 1) * s0] : T(0);
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    const I o = base + r * s0;
+    const bool row = in && (!GUARD || i0 + r < n0);
+    km[r] = row ? (at_lo ? (a.lo.periodic ? a.v[o - 1 + period] : T(0)) : a.v[o - 1]) : T(0);
+    kp[r] = row ? (at_hi ? (a.hi.periodic ? a.v[o + 1 - period] : T(0)) : a.v[o + 1]) : T(0);
+    halo[r] = row && edge ? a.v[o + halo_offset] : T(0);
+  }
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    tile[r][ty + 1][tx] = col[r + 1];
+    if (edge) tile[r][ty == 0 ? 0 : BY + 1][tx] = halo[r];
+  }
+  __syncthreads();
 #pragma unroll
   for (int r = 0; r < ROWS; ++r)
-    if (i0 + r < n0) {
-      const I o = base + r * s0;
-      jm[r] = a.v[o - s1], jp[r] = a.v[o + s1];
-      km[r] = at_lo ? (a.lo.periodic ? a.v[o - 1 + period] : T(0)) : a.v[o - 1];
-      kp[r] = at_hi ? (a.hi.periodic ? a.v[o + 1 - period] : T(0)) : a.v[o + 1];
-    }
-#pragma unroll
-  for (int r = 0; r < ROWS; ++r)
-    if (i0 + r < n0) {
+    if (in && (!GUARD || i0 + r < n0)) {
       const T c = col[r + 1];
       const T m = at_lo ? ruled(a.lo, km[r], c) : km[r], p = at_hi ? ruled(a.hi, kp[r], c) : kp[r];
       finish(a, base + r * s0, c,
-             a.c0 * (col[r] - T(2) * c + col[r + 2]) + a.c1 * (jm[r] - T(2) * c + jp[r]) + a.c2 * (m - T(2) * c + p));
+             a.c0 * (col[r] - T(2) * c + col[r + 2]) + a.c1 * (tile[r][ty][tx] - T(2) * c + tile[r][ty + 2][tx]) +
+                 a.c2 * (m - T(2) * c + p));
     }
+}
+
+template <class T, class I, int ROWS, int BY>
+__global__ void __launch_bounds__(32 * BY) diffusion_stage_3d(DiffusionArgs<T> a) {
+  __shared__ T tile[ROWS][BY + 2][32];
+  const bool full = (I(blockIdx.x) + 1) * 32 <= I(a.n2) && (I(blockIdx.y) + 1) * BY <= I(a.n1) &&
+                    (I(blockIdx.z) + 1) * ROWS <= I(a.n0);
+  if (full) stage_3d_block<T, I, ROWS, BY, false>(a, tile);
+  else stage_3d_block<T, I, ROWS, BY, true>(a, tile);
 }
 
 /// A tuning override from the environment, or 0.
@@ -121,15 +146,16 @@ bool launch_rows(const DiffusionArgs<T>& a, int rank, cudaStream_t stream) {
     if (gy > 65535) return false;
     diffusion_stage_2d<T, I, ROWS><<<dim3(unsigned((a.n1 + 31) / 32), unsigned(gy)), block, 0, stream>>>(a);
   } else {
-    // 3D block height in dimension 1 (SIMKIT_DIFFUSION_BLOCK_Y = 8 or 16 overrides, for tuning)
-    static const int by = diffusion_knob("SIMKIT_DIFFUSION_BLOCK_Y") == 16 ? 16 : 8;
+    // 3D block height in dimension 1 (SIMKIT_DIFFUSION_BLOCK_Y = 8 overrides, for tuning;
+    // 16 measured best on the H100, bench/results/2026-11-22-h100-heat3d-tile)
+    static const int by = diffusion_knob("SIMKIT_DIFFUSION_BLOCK_Y") == 8 ? 8 : 16;
     const index_t gz = (a.n0 + ROWS - 1) / ROWS, gy = (a.n1 + by - 1) / by;
     if (gz > 65535 || gy > 65535) return false;
     const dim3 grid(unsigned((a.n2 + 31) / 32), unsigned(gy), unsigned(gz));
-    if (by == 16)
-      diffusion_stage_3d<T, I, ROWS, 16><<<grid, dim3(32, 16), 0, stream>>>(a);
-    else
+    if (by == 8)
       diffusion_stage_3d<T, I, ROWS, 8><<<grid, block, 0, stream>>>(a);
+    else
+      diffusion_stage_3d<T, I, ROWS, 16><<<grid, dim3(32, 16), 0, stream>>>(a);
   }
   return true;
 }
