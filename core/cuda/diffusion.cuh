@@ -1,7 +1,7 @@
 #pragma once
 // Hand-tuned explicit diffusion stage for the GPU, behind sim::diffusion_stage. Blocks of
-// 32 x 8 threads in 2D, 32 x 16 in 3D (with a shared-memory tile for the dimension-1
-// neighbours), the 32 along the contiguous dimension (coalesced); each thread updates
+// 32 x 8 threads (in 3D with a shared-memory tile for the dimension-1 neighbours), the 32
+// along the contiguous dimension (coalesced); each thread updates
 // ROWS consecutive cells along dimension 0 and issues all their loads before the first
 // use, so more bytes are in flight per thread (what a memory-bound float32 stencil needs).
 // 32-bit offsets when the field fits (cheaper address arithmetic than 64-bit). On a face of
@@ -38,11 +38,15 @@ __device__ __forceinline__ T ruled(const FaceRule<T>& f, T loaded, T center) {
   return f.sign * (f.periodic ? loaded : center) + f.add;
 }
 
-template <class T, class I>
+/// out = centre + lap, then the source and the u0 blend where the stage has them (EXTRA:
+/// either may be present; without, the kernel carries neither their registers nor tests).
+template <class T, class I, bool EXTRA = true>
 __device__ __forceinline__ void finish(const DiffusionArgs<T>& a, I o, T center, T lap) {
   T next = center + lap;
-  if (a.has_src) next += a.dt * a.src[o];
-  if (a.has_u0) next = a.w * a.u0[o] + (T(1) - a.w) * next;
+  if constexpr (EXTRA) {
+    if (a.has_src) next += a.dt * a.src[o];
+    if (a.has_u0) next = a.w * a.u0[o] + (T(1) - a.w) * next;
+  }
   a.out[o] = next;
 }
 
@@ -78,7 +82,7 @@ __global__ void __launch_bounds__(256) diffusion_stage_2d(DiffusionArgs<T> a) {
 /// is bound by L2 traffic (its fabric between the two L2 halves, per ncu on the H100).
 /// GUARD: a block at the grid's far edges (partial in some dimension); all threads reach
 /// the barrier either way.
-template <class T, class I, int ROWS, int BY, bool GUARD>
+template <class T, class I, int ROWS, int BY, bool EXTRA, bool GUARD>
 __device__ __forceinline__ void stage_3d_block(const DiffusionArgs<T>& a, T (&tile)[ROWS][BY + 2][32]) {
   const int tx = int(threadIdx.x), ty = int(threadIdx.y);
   const I k = I(blockIdx.x) * 32 + tx, j = I(blockIdx.y) * BY + ty, i0 = I(blockIdx.z) * ROWS;
@@ -110,19 +114,25 @@ __device__ __forceinline__ void stage_3d_block(const DiffusionArgs<T>& a, T (&ti
     if (in && (!GUARD || i0 + r < n0)) {
       const T c = col[r + 1];
       const T m = at_lo ? ruled(a.lo, km[r], c) : km[r], p = at_hi ? ruled(a.hi, kp[r], c) : kp[r];
-      finish(a, base + r * s0, c,
+      finish<T, I, EXTRA>(a, base + r * s0, c,
              a.c0 * (col[r] - T(2) * c + col[r + 2]) + a.c1 * (tile[r][ty][tx] - T(2) * c + tile[r][ty + 2][tx]) +
                  a.c2 * (m - T(2) * c + p));
     }
 }
 
-template <class T, class I, int ROWS, int BY>
-__global__ void __launch_bounds__(32 * BY) diffusion_stage_3d(DiffusionArgs<T> a) {
+/// Occupancy asked of ptxas for the 3D stage: full (32 registers) where that spills at most
+/// a word (float64, two rows, without source or blend), else three quarters (40 registers);
+/// measured on the H100, bench/results/2026-11-22-h100-heat3d-tile.
+template <class T, int ROWS, bool EXTRA>
+constexpr int stage_3d_threads_per_sm() { return sizeof(T) == 8 && ROWS <= 2 && !EXTRA ? 2048 : 1536; }
+
+template <class T, class I, int ROWS, int BY, bool EXTRA>
+__global__ void __launch_bounds__(32 * BY, stage_3d_threads_per_sm<T, ROWS, EXTRA>() / (32 * BY)) diffusion_stage_3d(DiffusionArgs<T> a) {
   __shared__ T tile[ROWS][BY + 2][32];
   const bool full = (I(blockIdx.x) + 1) * 32 <= I(a.n2) && (I(blockIdx.y) + 1) * BY <= I(a.n1) &&
                     (I(blockIdx.z) + 1) * ROWS <= I(a.n0);
-  if (full) stage_3d_block<T, I, ROWS, BY, false>(a, tile);
-  else stage_3d_block<T, I, ROWS, BY, true>(a, tile);
+  if (full) stage_3d_block<T, I, ROWS, BY, EXTRA, false>(a, tile);
+  else stage_3d_block<T, I, ROWS, BY, EXTRA, true>(a, tile);
 }
 
 /// A tuning override from the environment, or 0.
@@ -146,16 +156,17 @@ bool launch_rows(const DiffusionArgs<T>& a, int rank, cudaStream_t stream) {
     if (gy > 65535) return false;
     diffusion_stage_2d<T, I, ROWS><<<dim3(unsigned((a.n1 + 31) / 32), unsigned(gy)), block, 0, stream>>>(a);
   } else {
-    // 3D block height in dimension 1 (SIMKIT_DIFFUSION_BLOCK_Y = 8 overrides, for tuning;
-    // 16 measured best on the H100, bench/results/2026-11-22-h100-heat3d-tile)
-    static const int by = diffusion_knob("SIMKIT_DIFFUSION_BLOCK_Y") == 8 ? 8 : 16;
+    // 3D block height in dimension 1 (SIMKIT_DIFFUSION_BLOCK_Y = 16 overrides, for tuning;
+    // 8 measured best on the H100, bench/results/2026-11-22-h100-heat3d-tile)
+    static const int by = diffusion_knob("SIMKIT_DIFFUSION_BLOCK_Y") == 16 ? 16 : 8;
     const index_t gz = (a.n0 + ROWS - 1) / ROWS, gy = (a.n1 + by - 1) / by;
     if (gz > 65535 || gy > 65535) return false;
     const dim3 grid(unsigned((a.n2 + 31) / 32), unsigned(gy), unsigned(gz));
-    if (by == 8)
-      diffusion_stage_3d<T, I, ROWS, 8><<<grid, block, 0, stream>>>(a);
-    else
-      diffusion_stage_3d<T, I, ROWS, 16><<<grid, dim3(32, 16), 0, stream>>>(a);
+    const bool extra = a.has_src || a.has_u0;
+    if (by == 8 && extra) diffusion_stage_3d<T, I, ROWS, 8, true><<<grid, block, 0, stream>>>(a);
+    if (by == 8 && !extra) diffusion_stage_3d<T, I, ROWS, 8, false><<<grid, block, 0, stream>>>(a);
+    if (by == 16 && extra) diffusion_stage_3d<T, I, ROWS, 16, true><<<grid, dim3(32, 16), 0, stream>>>(a);
+    if (by == 16 && !extra) diffusion_stage_3d<T, I, ROWS, 16, false><<<grid, dim3(32, 16), 0, stream>>>(a);
   }
   return true;
 }
