@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Here, before a GPU run: builds for sm_90, copies the binaries and their non-CUDA shared
-# libraries into .dev/, packs that as .devpack/dev.tar.gz (small enough to carry; unpack it
-# there with `tar xzf .devpack/dev.tar.gz`), and copies ../shared/peers into .shared/.
+# libraries into .dev/, packs that as .devpack/dev.tar.xz (small enough to carry; unpack it
+# there with `tar xJf .devpack/dev.tar.xz`), and copies ../shared/peers into .shared/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
@@ -12,5 +12,5 @@ done
 ../shared/device/bundle-libs .dev/devlib $(find .dev -type f -executable ! -path '.dev/devlib/*')
 strip --strip-unneeded $(find .dev -type f -executable ! -path '.dev/devlib/*')
 cp -r ../shared/peers .shared/
-rm -rf .devpack && mkdir .devpack && tar czf .devpack/dev.tar.gz .dev
+rm -rf .devpack && mkdir .devpack && tar cf - .dev | xz -T0 -6 >.devpack/dev.tar.xz
 du -sh .devpack .shared
