@@ -11,7 +11,8 @@
 #   5. (fluid) the fluid model on N GPUs against 1 GPU (diagnostics to the solver tolerance:
 #      the machine has no h5py), a restart from N ranks on 1, and strong scaling at 4096^2.
 #      (fluid-variants) the same scaling under each halo path and multigrid gather threshold.
-#   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [halo] [nsys] [diagnose] [fluid] [fluid-variants]
+#   6. (weak3d) 3D weak scaling alone, 1 GPU against N under each halo path, repeated.
+#   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [weak3d] [halo] [nsys] [diagnose] [fluid] [fluid-variants]
 set -u
 n=$1; shift
 parts=("$@"); [ ${#parts[@]} -gt 0 ] || parts=(checks scaling halo)
@@ -149,6 +150,19 @@ PY
       done
       rm -rf "$out/scratch"
       grep -H '"ms_per_step"' "$out"/weak*.json | sed 's|.*/||' ;;
+    weak3d)  # 3D weak scaling alone (512^3 per GPU): 1 GPU, and N GPUs under each halo path; twice
+      for rep in 1 2; do
+        for prec in float32 float64; do
+          for cfg in "1 auto" "$n auto" "$n nccl" "$n host"; do
+            read -r np halo <<<"$cfg"
+            f=$out/weak3d_${prec}_${halo}_np${np}_$rep.json
+            SIMKIT_HALO=$halo mpi "$np" "$sim" bench/configs/heat3d_512.toml --quiet --backend cuda run.precision=\"$prec\" \
+              grid.cells=[$((512 * np)),512,512] run.steps=200 --output "$out/scratch" --stats "$f" >/dev/null 2>&1
+            echo "weak3d $prec halo=$halo np$np rep$rep: $(grep -o '"ms_per_step": [0-9.]*' "$f")"
+          done
+        done
+      done
+      rm -rf "$out/scratch" ;;
     halo)  # exchange bandwidth alone, host-staged and NCCL, on 2 and N GPUs
       for np in 2 "$n"; do
         for halo in host nccl; do
