@@ -101,6 +101,7 @@ int main(int argc, char** argv) {
       rows.push_back(stage_only<float, 3>(ctx, 512, 50, repeat, copy_gbs));
       rows.push_back(stage_only<double, 3>(ctx, 512, 50, repeat, copy_gbs));
       rows.push_back(stage_only<float, 2>(ctx, 16384, 50, repeat, copy_gbs));
+      rows.push_back(stage_only<double, 2>(ctx, 16384, 50, repeat, copy_gbs));
     }
     for (const std::string& c : cases) {
       int dim = 0, steps = 0;
