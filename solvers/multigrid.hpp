@@ -82,7 +82,6 @@ struct MgProlongAdd {
 /// coarse = P^T fine / 4: each coarse cell gathers the 4 x 4 fine cells whose interpolation uses it.
 template <class T>
 struct MgRestrict {
-  static constexpr int min_blocks_per_sm = 4;  // at most 64 registers: see core/cuda/for_each.cuh
   Interp1D<T> ix, iy;
   index_t nfx, nfy;
   View<const T, 2> fine;

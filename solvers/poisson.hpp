@@ -89,7 +89,6 @@ struct PoissonStencil {
 /// out = A p.
 template <class T>
 struct PoissonApply {
-  static constexpr int min_blocks_per_sm = 4;  // at most 64 registers: see core/cuda/for_each.cuh
   PoissonStencil<T> s;
   View<const T, 2> p;
   View<T, 2> out;
@@ -99,7 +98,6 @@ struct PoissonApply {
 /// r = b - A p.
 template <class T>
 struct PoissonResidual {
-  static constexpr int min_blocks_per_sm = 4;  // at most 64 registers: see core/cuda/for_each.cuh
   PoissonStencil<T> s;
   View<const T, 2> p, b;
   View<T, 2> r;

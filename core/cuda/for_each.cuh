@@ -4,7 +4,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <type_traits>
 
 #include "core/context.hpp"
 #include "core/cuda/check.hpp"
@@ -12,29 +11,14 @@
 
 namespace sim::gpu {
 
-/// Threads per block of every for_each launch.
-constexpr int block_threads = 256;
-
-/// Blocks per multiprocessor a body asks ptxas to fit (F::min_blocks_per_sm, default 1):
-/// a register budget for heavy bodies, whose occupancy otherwise halves (the fluid momentum
-/// stage went from 128 to 150 registers and ran 55% slower; bench/results/2026-11-22-h100-fluid-ncu).
-template <class F, class = void>
-struct MinBlocks {
-  static constexpr int value = 1;
-};
 template <class F>
-struct MinBlocks<F, std::void_t<decltype(F::min_blocks_per_sm)>> {
-  static constexpr int value = F::min_blocks_per_sm;
-};
-
-template <class F>
-__global__ void __launch_bounds__(block_threads, MinBlocks<F>::value) for_each_kernel_1d(index_t lo, index_t n, F f) {
+__global__ void for_each_kernel_1d(index_t lo, index_t n, F f) {
   const index_t step = index_t(gridDim.x) * blockDim.x;
   for (index_t t = index_t(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += step) f(lo + t);
 }
 
 template <class F>
-__global__ void __launch_bounds__(block_threads, MinBlocks<F>::value) for_each_kernel_2d(index_t lo0, index_t lo1, index_t n0, index_t n1, F f) {
+__global__ void for_each_kernel_2d(index_t lo0, index_t lo1, index_t n0, index_t n1, F f) {
   const index_t j = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j >= n1) return;
   const index_t step = index_t(gridDim.y) * blockDim.y;
@@ -42,7 +26,7 @@ __global__ void __launch_bounds__(block_threads, MinBlocks<F>::value) for_each_k
 }
 
 template <class F>
-__global__ void __launch_bounds__(block_threads, MinBlocks<F>::value) for_each_kernel_3d(index_t lo0, index_t lo1, index_t lo2, index_t n0, index_t n1, index_t n2, F f) {
+__global__ void for_each_kernel_3d(index_t lo0, index_t lo1, index_t lo2, index_t n0, index_t n1, index_t n2, F f) {
   const index_t k = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k >= n2) return;
   const index_t step1 = index_t(gridDim.y) * blockDim.y;
@@ -50,7 +34,8 @@ __global__ void __launch_bounds__(block_threads, MinBlocks<F>::value) for_each_k
     for (index_t j = index_t(blockIdx.y) * blockDim.y + threadIdx.y; j < n1; j += step1) f(lo0 + i, lo1 + j, lo2 + k);
 }
 
-/// How a block's threads split between the contiguous and the next dimension.
+/// Threads per block, and how they split between the contiguous and the next dimension.
+constexpr int block_threads = 256;
 inline dim3 block_shape(index_t contiguous_extent) {
   unsigned bx = 32;
   while (bx < block_threads && bx < contiguous_extent) bx *= 2;
@@ -70,7 +55,7 @@ void launch_for_each(const Context& ctx, const char* name, const Box<1>& b, cons
 /// Boxes thin in the contiguous dimension (the ghost layers of a face, say): one flat index
 /// per thread, decomposed, so that no lanes idle.
 template <int Rank, class F>
-__global__ void __launch_bounds__(block_threads, MinBlocks<F>::value) for_each_kernel_flat(Box<Rank> b, index_t n, F f) {
+__global__ void for_each_kernel_flat(Box<Rank> b, index_t n, F f) {
   const index_t step = index_t(gridDim.x) * blockDim.x;
   for (index_t t = index_t(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += step) {
     if constexpr (Rank == 2) {

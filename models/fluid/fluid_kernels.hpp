@@ -121,7 +121,6 @@ struct FillXSides {
 /// (walls, obstacles: link coefficient 0) get 0; the ghost fill then sets boundary faces.
 template <class T>
 struct MomentumStage {
-  static constexpr int min_blocks_per_sm = 2;  // at most 128 registers: see core/cuda/for_each.cuh
   View<const T, 2> u, v, d, u0, v0, d0;
   View<T, 2> uo, vo, dout, cu, cv;
   View<const T, 2> p;
