@@ -12,7 +12,7 @@
 #      the machine has no h5py), a restart from N ranks on 1, and strong scaling at 4096^2.
 #      (fluid-variants) the same scaling under each halo path and multigrid gather threshold.
 #   6. (weak3d) 3D weak scaling alone, 1 GPU against N under each halo path, repeated.
-#   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [weak3d] [halo] [nsys] [diagnose] [fluid] [fluid-variants]
+#   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [weak3d] [halo] [orders] [nsys] [diagnose] [fluid] [fluid-variants]
 set -u
 n=$1; shift
 parts=("$@"); [ ${#parts[@]} -gt 0 ] || parts=(checks scaling halo)
@@ -170,27 +170,37 @@ PY
         done
         [ "$n" = 2 ] && break
       done ;;
-    orders)  # NCCL halos in heat under orderings of the NCCL and compute streams (core/nccl_channel.cpp)
-      for v in SIMKIT_NCCL_ORDER=overlap SIMKIT_NCCL_ORDER=serial SIMKIT_NCCL_ORDER=deferred SIMKIT_NCCL_ORDER=hostsync \
-               SIMKIT_NCCL_PRIORITY=high NCCL_P2P_USE_CUDA_MEMCPY=1 NCCL_MAX_CTAS=1; do
-        for c in "2 [16384,8192] 2d" "$n [$((512 * n)),512,512] 3d"; do
-          set -- $c
-          (export "${v?}" SIMKIT_HALO=nccl; mpi "$1" -x "${v%%=*}" "$sim" bench/configs/heat2d_16384.toml --quiet --backend cuda \
-            run.precision=\"float32\" grid.cells="$2" run.steps=200 'boundary.default="dirichlet"' --output "$out/scratch" \
-            --stats "$out/order.json" > "$out/order.log" 2>&1) || tail -3 "$out/order.log"
-          echo "$v $3 np$1: $(grep -o '"ms_per_step": [0-9.]*' "$out/order.json")"; rm -f "$out/order.json"
+    orders)  # NCCL halos in heat 3D (512^3 per GPU) under orderings of the NCCL and compute streams
+      # (core/nccl_channel.cpp) and NCCL settings, against 1 GPU; a setting that hangs is cut at 60 s
+      for prec in float32 float64; do
+        for v in SIMKIT_NCCL_ORDER=overlap SIMKIT_NCCL_ORDER=serial SIMKIT_NCCL_PRIORITY=low NCCL_P2P_NVL_CHUNKSIZE=1048576; do
+          for np in 1 "$n"; do
+            [ "$np" = 1 ] && [ "$v" != SIMKIT_NCCL_ORDER=overlap ] && continue
+            rm -f "$out/order.json"
+            (export "${v?}" SIMKIT_HALO=nccl; timeout 60 mpirun --allow-run-as-root --bind-to none -np "$np" -x LD_LIBRARY_PATH \
+              -x NCCL_NVLS_ENABLE -x SIMKIT_HALO -x "${v%%=*}" "$sim" bench/configs/heat3d_512.toml --quiet --backend cuda \
+              run.precision=\"$prec\" grid.cells=[$((512 * np)),512,512] run.steps=200 --output "$out/scratch" \
+              --stats "$out/order.json" > "$out/order.log" 2>&1) || { echo "FAILED or timed out: $v"; tail -3 "$out/order.log"; }
+            echo "$v 3d $prec np$np: $(grep -o '"ms_per_step": [0-9.]*' "$out/order.json" 2>/dev/null)"
+          done
         done
       done
       rm -rf "$out/scratch" ;;
     nsys)  # a timeline of the NCCL path: which API calls and kernels take the time
       ns=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
-      [ -n "$ns" ] || ns=$(find / -xdev -name nsys -type f -perm -u+x 2>/dev/null | head -1)
+      [ -n "$ns" ] || ns=$(timeout 20 find / -xdev -name nsys -type f -perm -u+x 2>/dev/null | head -1)
       if [ -z "$ns" ]; then echo "nsys: not found on this machine"; continue; fi
-      SIMKIT_HALO=nccl mpi 2 "$ns" profile --trace=cuda,nvtx,osrt --sample=none -o "$out/nccl_r%q{OMPI_COMM_WORLD_RANK}" \
-        "$sim" bench/configs/heat2d_16384.toml --quiet --backend cuda run.precision=\"float32\" grid.cells=[16384,8192] \
-        run.steps=200 --output "$out/scratch" > "$out/nsys.log" 2>&1 || tail -5 "$out/nsys.log"
-      "$ns" stats --report cuda_api_sum,cuda_gpu_kern_sum,osrt_sum --format csv -o "$out/nccl_r0" "$out"/nccl_r0.nsys-rep > /dev/null 2>&1
-      for f in "$out"/nccl_r0_*.csv; do echo "== $f"; head -14 "$f" | cut -c1-220; done
+      SIMKIT_HALO=nccl timeout 120 mpirun --allow-run-as-root --bind-to none -np "$n" -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE \
+        -x SIMKIT_HALO "$ns" profile --trace=cuda,nvtx --sample=none -o "$out/nccl_r%q{OMPI_COMM_WORLD_RANK}" \
+        "$sim" bench/configs/heat3d_512.toml --quiet --backend cuda grid.cells=[$((512 * n)),512,512] \
+        run.steps=60 --output "$out/scratch" > "$out/nsys.log" 2>&1 || tail -5 "$out/nsys.log"
+      # rank 1 has neighbours on both sides: its kernel summary, and the GPU timeline of its last steps
+      "$ns" stats --report cuda_gpu_kern_sum,cuda_gpu_trace --format csv -o "$out/nccl_r1" "$out"/nccl_r1.nsys-rep > /dev/null 2>&1
+      for f in "$out"/nccl_r1_*.csv; do echo "== $f"; head -14 "$f" | cut -c1-220; done
+      for f in "$out"/nccl_r1_*trace*.csv; do [ -f "$f" ] && tail -80 "$f" > "$f.tail" && rm "$f"; done
+      # (on the 4-H200 machine of 2026-11-22 nsys could not import its own recordings and left
+      # 770 MB .qdstrm files per rank)
+      rm -f "$out"/*.nsys-rep "$out"/*.qdstrm
       rm -rf "$out/scratch" "$out"/*.sqlite ;;
   esac
 done
