@@ -4,12 +4,13 @@
 #   1. halo_check on the GPU backend (every ghost, edge and corner against the one-rank fill),
 #      through NCCL and through host buffers (SIMKIT_HALO=host);
 #   2. heat 2D/3D and Monte Carlo on N GPUs against 1 GPU, compared by `simulate info`'s
-#      field digests (equal digests: bit-identical fields); a restart from N ranks on 1;
+#      field digests (equal digests: bit-identical fields); restarts from N ranks on 1 and from 1 on N;
 #   3. weak scaling of heat 2D (8192^2 and 16384^2 per GPU) and 3D (512^3 per GPU), float32 and float64,
 #      NCCL and host halos: ms per step from --stats.
 #   4. (halo) bench_halo: exchange bandwidth alone; (nsys) an nsys profile of the NCCL path.
 #   5. (fluid) the fluid model on N GPUs against 1 GPU (diagnostics to the solver tolerance:
-#      the machine has no h5py), a restart from N ranks on 1, and strong scaling at 4096^2.
+#      the machine has no h5py), restarts from N ranks on 1 and from 1 on N, and strong scaling
+#      at 4096^2 (FLUID_SCALING=0 leaves it out).
 #      (fluid-variants) the same scaling under each halo path and multigrid gather threshold.
 #   6. (weak3d) 3D weak scaling alone, 1 GPU against N under each halo path, repeated.
 #   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [weak3d] [halo] [orders] [nsys] [diagnose] [fluid] [fluid-variants]
@@ -57,6 +58,11 @@ for part in "${parts[@]}"; do
       # shellcheck disable=SC2086
       "$sim" $h2 --quiet --backend cuda --output "$w/r" --resume > "$w/r.log" 2>&1 || tail -3 "$w/r.log"
       same "restart: $n GPUs to $(basename "$ck"), then 1 GPU to the end" "$(last h2_1 snapshot)" "$(last r snapshot)"
+      # and the other way: the 1-GPU run's older checkpoint continued on N GPUs
+      rm -rf "$w/rn"; mkdir -p "$w/rn"; ck=$(ls "$w/h2_1"/checkpoint_*.h5 | head -1); cp "$ck" "$w/rn/"
+      # shellcheck disable=SC2086
+      mpi "$n" "$sim" $h2 --quiet --backend cuda --output "$w/rn" --resume > "$w/rn.log" 2>&1 || tail -3 "$w/rn.log"
+      same "restart: 1 GPU to $(basename "$ck"), then $n GPUs to the end" "$(last h2_1 snapshot)" "$(last rn snapshot)"
       run 1 mc_1 configs/mcpi.toml model.batch=1000000 run.steps=20
       run "$n" mc_$n configs/mcpi.toml model.batch=1000000 run.steps=20
       echo "Monte Carlo, last diagnostics row, 1 GPU and $n GPUs:"; tail -1 "$w/mc_1/diagnostics.csv"; tail -1 "$w/mc_$n/diagnostics.csv"
@@ -94,7 +100,13 @@ PY
       "$sim" $cav --quiet --backend cuda --output "$w/r" --resume > "$w/r.log" 2>&1 || tail -3 "$w/r.log"
       for f in cav_1 r; do { head -1 "$w/cav_1/diagnostics.csv"; tail -1 "$w/$f/diagnostics.csv"; } > "$w/$f.last.csv"; done
       close "fluid restart: $n GPUs to $(basename "$ck"), then 1 GPU to the end (last row)" "$w/cav_1.last.csv" "$w/r.last.csv"
-      for prec in float64 float32; do  # strong scaling: the same 4096^2 cavity on 1, 2 and N GPUs
+      rm -rf "$w/rn"; mkdir -p "$w/rn"; ck=$(ls "$w/cav_1"/checkpoint_*.h5 | head -1); cp "$ck" "$w/rn/"
+      # shellcheck disable=SC2086
+      mpi "$n" "$sim" $cav --quiet --backend cuda --output "$w/rn" --resume > "$w/rn.log" 2>&1 || tail -3 "$w/rn.log"
+      { head -1 "$w/cav_1/diagnostics.csv"; tail -1 "$w/rn/diagnostics.csv"; } > "$w/rn.last.csv"
+      close "fluid restart: 1 GPU to $(basename "$ck"), then $n GPUs to the end (last row)" "$w/cav_1.last.csv" "$w/rn.last.csv"
+      [ "${FLUID_SCALING:-1}" = 1 ] || precs=""
+      for prec in ${precs-float64 float32}; do  # strong scaling (FLUID_SCALING=0: none): the 4096^2 cavity on 1, 2 and N GPUs
         tol=1e-8; [ $prec = float32 ] && tol=1e-4
         nps="1 2"; [ "$n" -gt 2 ] && nps="$nps $n"
         for np in $nps; do
