@@ -26,6 +26,7 @@ struct SolveStats {
   int iterations = 0;
   double residual = 0;  ///< final ||b - A x|| / ||b||
   bool converged = false;
+  bool stalled = false;  ///< stopped early: the residual stopped falling (the precision's floor)
 };
 
 /// Bilinear prolongation weights in one dimension for fine index f: coarse c0 with w0 and
@@ -186,7 +187,10 @@ class Multigrid {
       ++st.iterations;
       st.residual = residual_norm(b, x) / bnorm;
       if (st.iterations % 10 == 0) {
-        if (!(st.residual < 0.5 * checkpoint)) break;
+        if (!(st.residual < 0.5 * checkpoint)) {
+          st.stalled = st.residual > rel_tol;
+          break;
+        }
         checkpoint = st.residual;
       }
     }

@@ -408,12 +408,19 @@ class FluidModel final : public Model {
     last_iterations_ += st.iterations;
     last_residual_ = st.residual;
     if (!st.converged) {
-      char msg[320];
-      std::snprintf(msg, sizeof msg,
-                    "fluid: the pressure solve did not reach pressure_tol = %g in %d iterations (relative residual %.3g); "
-                    "raise model.pressure_max_iterations or pressure_tol%s",
-                    tol_, max_iterations_, st.residual,
-                    method_ == "mg_cg" ? "" : ", or choose pressure_solver = \"mg_cg\"");
+      char msg[480];
+      const char* other = method_ == "mg_cg" ? "" : ", or choose pressure_solver = \"mg_cg\"";
+      if (st.stalled)
+        std::snprintf(msg, sizeof msg,
+                      "fluid: the pressure solve stalled at relative residual %.3g after %d iterations, above "
+                      "pressure_tol = %g: the residual no longer halves every 10 cycles, the floor of %s on this grid; "
+                      "raise model.pressure_tol, use run.precision = \"float64\"%s",
+                      st.residual, st.iterations, tol_, sizeof(T) == 4 ? "float32" : "float64", other);
+      else
+        std::snprintf(msg, sizeof msg,
+                      "fluid: the pressure solve did not reach pressure_tol = %g in %d iterations (relative residual %.3g); "
+                      "raise model.pressure_max_iterations or pressure_tol%s",
+                      tol_, st.iterations, st.residual, other);
       throw Error(msg);
     }
   }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "io/config.hpp"
 #include "models/model.hpp"
 #include "models/runner.hpp"
@@ -290,6 +291,23 @@ TYPED_TEST(Fluid, ImplicitViscosityKeepsPoiseuilleFlow) {
   }
   std::printf("[ Poiseuille outflow profile, largest deviation: %.2e ]\n", worst);
   EXPECT_LT(worst, 0.02);
+}
+
+// A pressure_tol below float32's floor: multigrid stops once its residual stops falling and
+// the run fails with a message that says so (not "raise pressure_max_iterations").
+TYPED_TEST(Fluid, PressureToleranceBelowTheFloat32FloorIsReportedAsAStall) {
+  Sim s = make(this->ctx, 64, 64, "viscosity = 0.01\nlid_velocity = 1.0\npressure_solver = \"multigrid\"\npressure_tol = 1e-12\n",
+               1.0, "float32");
+  std::string message;
+  try {
+    s->step(s->next_dt(0.5));
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  std::printf("[ %s ]\n", message.c_str());
+  EXPECT_NE(message.find("stalled at relative residual"), std::string::npos) << message;
+  EXPECT_NE(message.find("floor of float32"), std::string::npos) << message;
+  EXPECT_NE(message.find("run.precision = \"float64\""), std::string::npos) << message;
 }
 
 TEST(FluidGpu, AgreesWithCpuToSolverTolerance) {
