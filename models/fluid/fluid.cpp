@@ -414,8 +414,9 @@ class FluidModel final : public Model {
         std::snprintf(msg, sizeof msg,
                       "fluid: the pressure solve stalled at relative residual %.3g after %d iterations, above "
                       "pressure_tol = %g: the residual no longer halves every 10 cycles, the floor of %s on this grid; "
-                      "raise model.pressure_tol, use run.precision = \"float64\"%s",
-                      st.residual, st.iterations, tol_, sizeof(T) == 4 ? "float32" : "float64", other);
+                      "raise model.pressure_tol%s%s",
+                      st.residual, st.iterations, tol_, sizeof(T) == 4 ? "float32" : "float64",
+                      sizeof(T) == 4 ? ", use run.precision = \"float64\"" : "", other);
       else
         std::snprintf(msg, sizeof msg,
                       "fluid: the pressure solve did not reach pressure_tol = %g in %d iterations (relative residual %.3g); "
