@@ -131,6 +131,8 @@ class Model {
   virtual bool adaptive_dt() const { return false; }
   /// The next step's dt from the current state, run.cfl times the model's stability limit.
   virtual double next_dt(double cfl) { return default_dt(cfl); }
+  /// Lines on the choices the model made from its config (solver and why), for --dry-run and the run header.
+  virtual std::vector<std::string> plan_notes() const { return {}; }
   /// Cells updated per step (for the cell-updates/s figure).
   virtual double cell_updates_per_step() const = 0;
   /// Model-internal state beyond the fields, for checkpoints.

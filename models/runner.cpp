@@ -474,6 +474,7 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
                   "steps / %.6g min (0 = off), keep %lld\n",
                   plan.out_dir.c_str(), (long long)plan.output_every, plan.output_every_time,
                   (long long)plan.checkpoint_every, plan.checkpoint_minutes, (long long)plan.keep);
+      for (const std::string& note : model->plan_notes()) std::printf("model      %s\n", note.c_str());
       return exit_ok;
     }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Solvers for the pressure Poisson equation A p = b of poisson.hpp, chosen by name: damped
-// Jacobi (the reference), conjugate gradients, multigrid V-cycles, and CG preconditioned by
-// one multigrid V-cycle. Vectors are Fields of this rank's box (poisson.hpp); CG's updates
+// Jacobi (the reference), conjugate gradients, multigrid V-cycles, CG preconditioned by
+// one multigrid V-cycle, and the exact fast-transform solve (transform_poisson.hpp; a
+// rectangle without obstacles on one rank). Vectors are Fields of this rank's box (poisson.hpp); CG's updates
 // are fused expressions and its dot products are summed in double (float32 CG summed in
 // float stalls near a 1e-5 residual on 1024^2 grids) and then over the ranks, in rank order,
 // so every rank takes the same steps.
@@ -13,18 +14,20 @@
 #include "core/expr.hpp"
 #include "solvers/multigrid.hpp"
 #include "solvers/poisson.hpp"
+#include "solvers/transform_poisson.hpp"
 
 namespace sim::solvers {
 
-enum class PoissonMethod { jacobi, cg, multigrid, mg_cg };
+enum class PoissonMethod { jacobi, cg, multigrid, mg_cg, transform };
 
-/// The method called name ("jacobi", "cg", "multigrid", "mg_cg"); throws Error otherwise.
+/// The method called name ("jacobi", "cg", "multigrid", "mg_cg", "transform"); throws Error otherwise.
 inline PoissonMethod poisson_method(const std::string& name) {
   if (name == "jacobi") return PoissonMethod::jacobi;
   if (name == "cg") return PoissonMethod::cg;
   if (name == "multigrid") return PoissonMethod::multigrid;
   if (name == "mg_cg") return PoissonMethod::mg_cg;
-  throw Error("unknown pressure solver '" + name + "' (expected jacobi, cg, multigrid or mg_cg)");
+  if (name == "transform") return PoissonMethod::transform;
+  throw Error("unknown pressure solver '" + name + "' (expected jacobi, cg, multigrid, mg_cg or transform)");
 }
 
 template <class T>
@@ -38,6 +41,11 @@ class PoissonSolver {
     if (method == PoissonMethod::multigrid && grid.has_links())
       throw Error("pressure solver 'multigrid' alone does not converge around obstacles (its coarse operators are "
                   "rediscretised, not Galerkin); use \"mg_cg\", which keeps the V-cycle as CG's preconditioner");
+    if (method == PoissonMethod::transform) {
+      const std::string why = transform_unsupported(grid, int(part.boxes.size()));
+      if (!why.empty()) throw Error("pressure solver 'transform' does not apply here: " + why + "; use \"mg_cg\" (or \"auto\")");
+      transform_ = std::make_unique<TransformPoisson<T>>(ctx, grid);
+    }
     if (method == PoissonMethod::multigrid || method == PoissonMethod::mg_cg) {
       mg_ = std::make_unique<Multigrid<T>>(ctx, grid, part, mg);
       fine_ = &mg_->finest();
@@ -45,6 +53,7 @@ class PoissonSolver {
       own_ = std::make_unique<PoissonLevel<T>>(make_poisson_level(ctx, grid, part));
       fine_ = own_.get();
     }
+    if (method == PoissonMethod::transform) return;  // no iteration vectors
     r_ = fine_->make_field();
     if (method != PoissonMethod::multigrid) p_ = fine_->make_field(), ap_ = fine_->make_field();
     if (method == PoissonMethod::mg_cg) z_ = fine_->make_field();
@@ -59,11 +68,23 @@ class PoissonSolver {
   /// Multigrid levels (0 for jacobi and cg).
   int multigrid_levels() const { return mg_ ? mg_->levels() : 0; }
 
+  /// The exact transform solver (null for the iterative methods).
+  const TransformPoisson<T>* transform() const { return transform_.get(); }
+
   /// Solves A x = b from the guess in x to ||b - A x|| <= rel_tol ||b||, at most max_iterations
   /// iterations (sweeps for jacobi, V-cycles for multigrid). b must be consistent when A is
-  /// singular. x's ghosts are left stale.
+  /// singular. x's ghosts are left stale. The transform method solves exactly, ignores the
+  /// guess, tolerance and cap, and reports 0 iterations and an uncomputed (NaN) residual: it
+  /// never waits for the device.
   SolveStats solve(const Field<T, 2>& b, Field<T, 2>& x, double rel_tol, int max_iterations) {
     switch (method_) {
+      case PoissonMethod::transform: {
+        transform_->solve(b, x);
+        SolveStats st;
+        st.converged = true;
+        st.residual = std::nan("");
+        return st;
+      }
       case PoissonMethod::jacobi: return jacobi(b, x, rel_tol, max_iterations);
       case PoissonMethod::multigrid: return mg_->solve(b, x, rel_tol, max_iterations);
       default: return pcg(b, x, rel_tol, max_iterations);
@@ -141,6 +162,7 @@ class PoissonSolver {
 
   PoissonMethod method_;
   std::unique_ptr<Multigrid<T>> mg_;
+  std::unique_ptr<TransformPoisson<T>> transform_;
   std::unique_ptr<PoissonLevel<T>> own_;
   PoissonLevel<T>* fine_ = nullptr;
   Field<T, 2> r_, p_, ap_, z_;

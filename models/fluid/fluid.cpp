@@ -24,6 +24,7 @@
 
 #include "core/expr.hpp"
 #include "core/halo.hpp"
+#include "core/reduce.hpp"
 #include "io/config.hpp"
 #include "models/field_ref.hpp"
 #include "models/fluid/fluid_kernels.hpp"
@@ -139,12 +140,19 @@ class FluidModel final : public Model {
                                                 " x " + std::to_string(box.cells[1]) + "; use fewer ranks or more cells");
     }
     method_ = c.string("model", "pressure_solver");
+    const std::string no_transform = solvers::transform_unsupported(pgrid, int(part.boxes.size()));
+    if (method_ == "auto") {
+      method_ = no_transform.empty() ? "transform" : "mg_cg";
+      solver_note_ = method_ == "transform" ? "auto: a rectangle without obstacles on one rank, solved exactly by fast transforms"
+                                            : "auto: mg_cg, since " + no_transform;
+    }
     try {
       solver_ = std::make_unique<solvers::PoissonSolver<T>>(ctx_, pgrid, part, solvers::poisson_method(method_));
     } catch (const Error& e) {
       throw c.error_at("model", "pressure_solver", e.what());
     }
     links_ = solver_->level().stencil;  // views into the solver's coefficient arrays
+    if (const solvers::TransformPoisson<T>* t = solver_->transform()) solver_note_ += " (" + t->description() + ")";
 
     for (Field<T, 2>* f : {&u_, &v_, &d_, &u1_, &v1_, &d1_, &u2_, &v2_, &d2_, &uc_, &vc_, &vort_})
       *f = Field<T, 2>(ctx_, grid_), f->fill(T(0));
@@ -225,7 +233,9 @@ class FluidModel final : public Model {
   bool adaptive_dt() const override { return true; }
 
   double next_dt(double cfl) override {
-    const double um = std::max(comm_.max(double(norm_max(u_))), u_max_hint_), vm = comm_.max(double(norm_max(v_)));
+    const SpeedPair s = reduce(ctx_, "fluid::face_speeds", box(), FaceSpeeds<T>{u_.view(), v_.view()}, LargerSpeeds{},
+                               SpeedPair{0.0, 0.0});
+    const double um = std::max(comm_.max(s.u), u_max_hint_), vm = comm_.max(s.v);
     return cfl / (um / hx_ + vm / hy_ + viscous_rate());
   }
 
@@ -243,7 +253,7 @@ class FluidModel final : public Model {
             {"max_divergence", "1/s", comm_.max(double(norm_max(div_)))},
             {"cfl", "", last_dt_ * (um / hx_ + vm / hy_)},
             {"pressure_iterations", "", double(last_iterations_)},
-            {"pressure_residual", "", last_residual_}};
+            {"pressure_residual", "", solver_->transform() ? transform_residual() : last_residual_}};
     if (implicit_) diag.push_back({"viscous_iterations", "", double(last_viscous_iterations_)});
     return diag;
   }
@@ -255,6 +265,10 @@ class FluidModel final : public Model {
   }
 
   double cell_updates_per_step() const override { return double(gnx_ * gny_); }
+
+  std::vector<std::string> plan_notes() const override {
+    return {"pressure solver " + method_ + (solver_note_.empty() ? "" : ": " + solver_note_)};
+  }
 
   void save_state(std::map<std::string, std::uint64_t>&, std::map<std::string, double>& reals) const override {
     reals["fluid_last_dt"] = last_dt_;
@@ -393,7 +407,7 @@ class FluidModel final : public Model {
   void solve_pressure(Field<T, 2>& u, Field<T, 2>& v, double dt, Field<T, 2>& q, bool plus_old_pressure) {
     for_each(ctx_, "fluid::pressure_rhs", box(),
              PressureRhs<T>{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), T(1 / dt)});
-    if (singular_) {  // the Neumann problem needs a mean-free right-hand side
+    if (singular_ && !solver_->transform()) {  // the Neumann problem needs a mean-free right-hand side (the transform drops the mean itself)
       const T mean = T(comm_.sum(double(sum(rhs_))) / double(solver_->level().fluid_cells));
       if (links_.has_links) rhs_ = rhs_ - mean * solver_->level().active;
       else rhs_ = rhs_ - mean;
@@ -426,6 +440,17 @@ class FluidModel final : public Model {
     }
   }
 
+  /// ||rhs - A p|| / ||rhs|| of the last pressure solve, which left its solution in p (the
+  /// transform solver reports none while stepping, so that a step never waits for the device).
+  /// A singular problem's right-hand side is measured without its mean, which the solve drops.
+  double transform_residual() {
+    if (last_dt_ == 0) return 0;
+    if (singular_) rhs_ = rhs_ - T(comm_.sum(double(sum(rhs_))) / double(gnx_ * gny_));
+    solver_->level().residual(rhs_, p_, div_);
+    const double bnorm = std::sqrt(comm_.sum(double(dot(rhs_, rhs_))));
+    return bnorm > 0 ? std::sqrt(comm_.sum(double(dot(div_, div_)))) / bnorm : 0.0;
+  }
+
   /// u -= dt grad q on every open face.
   void apply_projection(Field<T, 2>& u, Field<T, 2>& v, double dt, Field<T, 2>& q) {
     solver_->level().exchange(q);
@@ -446,7 +471,8 @@ class FluidModel final : public Model {
   double last_residual_ = 0, last_dt_ = 0;
   bool rk2_ = true, implicit_ = false, singular_ = false, outflow_ = false;
   InitialState init_;
-  std::string method_;  // the pressure solver's name
+  std::string method_;  // the pressure solver's name ("auto" resolved)
+  std::string solver_note_;  // why auto chose it, and the transforms
   BoundarySpec<T> bc_, bc0_;
   solvers::PoissonStencil<T> links_;
   std::unique_ptr<solvers::PoissonSolver<T>> solver_;
@@ -489,8 +515,11 @@ ModelInfo fluid_model_info() {
      "trapezoidal rule with rk2; dt then limited by advection only)"});
   p({"viscous_tol", ParamType::real, 1e-8, 1e-300, 1, {}, "", "viscous_scheme = implicit: relative residual of the CG solve"});
   p({"viscous_max_iterations", ParamType::integer, std::int64_t(1000), 1, 1e9, {}, "", "implicit viscous solve iteration cap"});
-  p({"pressure_solver", ParamType::string, std::string("mg_cg"), -inf, inf, {"jacobi", "cg", "multigrid", "mg_cg"}, "",
-     "pressure Poisson solver: jacobi, cg, multigrid (V-cycles) or mg_cg (CG preconditioned by a V-cycle)"});
+  p({"pressure_solver", ParamType::string, std::string("auto"), -inf, inf,
+     {"auto", "transform", "jacobi", "cg", "multigrid", "mg_cg"}, "",
+     "pressure Poisson solver: auto (transform where it applies, else mg_cg; --dry-run says which), transform (exact, by "
+     "fast cosine/sine/Fourier transforms: no obstacle, one rank), jacobi, cg, multigrid (V-cycles) or mg_cg (CG "
+     "preconditioned by a V-cycle)"});
   p({"pressure_tol", ParamType::real, 1e-8, 1e-300, 1, {}, "", "relative residual the pressure solve reaches"});
   p({"pressure_max_iterations", ParamType::integer, std::int64_t(20000), 1, 1e9, {}, "", "pressure solver iteration cap"});
   p({"init", ParamType::string, std::string("rest"), -inf, inf, {"rest", "uniform", "taylor_green"}, "",

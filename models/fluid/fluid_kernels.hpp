@@ -281,3 +281,29 @@ struct CellOutputs {
 };
 
 }  // namespace sim::fluid
+
+namespace sim::fluid {
+
+/// The largest |u| and |v| of a box (the adaptive time step's input).
+struct SpeedPair {
+  double u, v;
+};
+
+/// (|u(i, j)|, |v(i, j)|) for a reduction with LargerSpeeds: both maxima in one pass and one wait.
+template <class T>
+struct FaceSpeeds {
+  View<const T, 2> u, v;
+  SIM_INLINE SpeedPair operator()(index_t i, index_t j) const {
+    const T a = u(i, j), b = v(i, j);
+    return {double(a < T(0) ? -a : a), double(b < T(0) ? -b : b)};
+  }
+};
+
+/// Componentwise maximum (as ops::Maximum, so the bits match norm_max's).
+struct LargerSpeeds {
+  SIM_INLINE SpeedPair operator()(const SpeedPair& a, const SpeedPair& b) const {
+    return {a.u < b.u ? b.u : a.u, a.v < b.v ? b.v : a.v};
+  }
+};
+
+}  // namespace sim::fluid

@@ -1,0 +1,42 @@
+#pragma once
+// Work recorded once and replayed many times. On a GPU, everything a function queues on the
+// context's stream (kernels, cuFFT and cuBLAS calls, copies between device buffers) becomes
+// one CUDA graph, which a single launch replays: the per-kernel launch cost of the host goes
+// away, which is what limits small grids. On the CPU a replay simply calls the function again.
+//
+//   sim::Recorded two_steps = sim::record(ctx, [&] { model.step(dt); model.step(dt); });
+//   for (int k = 0; k < n; k += 2) two_steps.replay();
+//
+// The recorded function must not wait for the device (no reductions read on the host, no
+// copies to host memory) and must leave its buffers where it found them: a replay repeats the
+// same kernels on the same addresses with the same arguments. A model that swaps buffers each
+// step is recorded over an even number of steps. Host-side effects of the function (counters,
+// swaps) happen once, while recording; record() does not run the work on the GPU.
+#include <functional>
+#include <memory>
+
+#include "core/context.hpp"
+
+namespace sim {
+
+class Recorded {
+ public:
+  Recorded() = default;
+  /// Runs (cpu) or launches (cuda) the recorded work once more, asynchronously on the context's stream.
+  void replay() const;
+  /// True when something was recorded.
+  bool valid() const { return impl_ != nullptr; }
+
+  struct Impl;
+
+ private:
+  friend Recorded record(const Context& ctx, const std::function<void()>& fn);
+  std::shared_ptr<Impl> impl_;
+};
+
+/// Records what fn queues on ctx's stream (a CUDA graph), without running it on the GPU; on a
+/// cpu context keeps fn to call on each replay (and does not call it now either). Throws
+/// Error, naming the cause, when fn waits for the device or uses another stream.
+Recorded record(const Context& ctx, const std::function<void()>& fn);
+
+}  // namespace sim

@@ -1,0 +1,311 @@
+// Spectral multipliers (spectral.hpp): FFTW's 2D plans on cpu contexts; on cuda ones a
+// gather, cuFFT's 2D real FFT, one spectral kernel, the inverse FFT and a scatter.
+// The cosine basis through a real FFT (Makhoul): with v the input reordered along both axes
+// (x_0, x_2, x_4, ..., x_5, x_3, x_1) and V = rfft2(v),
+//   dctn(x)(a, b) = 2 Re[ W1(a) (W2(b) V(a, b) + conj(W2(b)) V(a, -b)) ],  W(k) = e^{-i pi k / 2n},
+// and the inverse of P = m * dctn(x) is the reordered irfft2 of
+//   Z(k1, k2) = conj(W1(k1) W2(k2)) [P(k1, k2) - i P(k1, n2 - k2) - i P(n1 - k1, k2) - P(n1 - k1, n2 - k2)]
+// (P at index n taken as 0), scaled by 1 / (4 n1 n2).
+#include "core/spectral.hpp"
+
+#include <fftw3.h>
+
+#include <cmath>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/for_each.hpp"
+#if SIM_TU_HAS_CUDA
+#include <cufft.h>
+
+#include "core/cuda/check.hpp"
+#endif
+
+namespace sim::fft {
+namespace detail {
+std::mutex& fftw_planner_mutex();  // fft.cpp
+}
+
+namespace {
+
+template <class T>
+struct Cplx {
+  T re, im;
+};
+
+SIM_INLINE void cos_sin_pi2(double x, double& c, double& s) {
+#if defined(__CUDA_ARCH__)
+  sincospi(x, &s, &c);
+#else
+  c = std::cos(M_PI * x), s = std::sin(M_PI * x);
+#endif
+}
+
+/// Position of index j in Makhoul's order (evens ascending, then odds descending).
+SIM_INLINE index_t makhoul(index_t j, index_t n) { return (j & 1) ? n - 1 - j / 2 : j / 2; }
+
+template <class T>
+struct GatherSpectral {
+  View<const T, 2> in;
+  T* real;
+  index_t n1, n2;
+  bool cosine;
+  SIM_INLINE void operator()(index_t i, index_t j) const {
+    const index_t a = cosine ? makhoul(i, n1) : i, b = cosine ? makhoul(j, n2) : j;
+    real[a * n2 + b] = in(i, j);
+  }
+};
+
+template <class T>
+struct ScatterSpectral {
+  const T* real;
+  View<T, 2> out;
+  index_t n1, n2;
+  bool cosine;
+  SIM_INLINE void operator()(index_t i, index_t j) const {
+    const index_t a = cosine ? makhoul(i, n1) : i, b = cosine ? makhoul(j, n2) : j;
+    out(i, j) = real[a * n2 + b];
+  }
+};
+
+/// V *= m * scale (the fourier basis; in place).
+template <class T>
+struct MultiplyFourier {
+  Cplx<T>* v;
+  View<const T, 2> m;
+  index_t h2;
+  T scale;
+  SIM_INLINE void operator()(index_t k1, index_t k2) const {
+    const T f = m(k1, k2) * scale;
+    Cplx<T>& z = v[k1 * h2 + k2];
+    z.re *= f, z.im *= f;
+  }
+};
+
+/// Z(k1, k2) from V for the cosine basis (see the top of this file); one thread per output.
+template <class T>
+struct MultiplyCosine {
+  const Cplx<T>* v;
+  Cplx<T>* z;
+  View<const T, 2> m;
+  index_t n1, n2, h2;
+  double scale;
+  /// V(a, b) for any a in [0, n1), b in [0, n2) from the half spectrum.
+  SIM_INLINE void spectrum(index_t a, index_t b, double& re, double& im) const {
+    if (b < h2) {
+      const Cplx<T> c = v[a * h2 + b];
+      re = double(c.re), im = double(c.im);
+    } else {
+      const Cplx<T> c = v[((n1 - a) % n1) * h2 + (n2 - b)];
+      re = double(c.re), im = -double(c.im);
+    }
+  }
+  /// P(a, b) = m(a, b) * dctn(x)(a, b) * scale; 0 at a == n1 or b == n2.
+  SIM_INLINE double multiplied(index_t a, index_t b) const {
+    if (a == n1 || b == n2) return 0.0;
+    double c1, s1, c2, s2, r1, i1, r2, i2;
+    cos_sin_pi2(double(a) / double(2 * n1), c1, s1);
+    cos_sin_pi2(double(b) / double(2 * n2), c2, s2);
+    spectrum(a, b, r1, i1);
+    spectrum(a, (n2 - b) % n2, r2, i2);
+    // W2 V(a, b) + conj(W2) V(a, -b), W2 = c2 - i s2
+    const double sr = c2 * r1 + s2 * i1 + c2 * r2 - s2 * i2;
+    const double si = c2 * i1 - s2 * r1 + c2 * i2 + s2 * r2;
+    // 2 Re[W1 (sr + i si)], W1 = c1 - i s1
+    return 2.0 * (c1 * sr + s1 * si) * double(m(a, b)) * scale;
+  }
+  SIM_INLINE void operator()(index_t k1, index_t k2) const {
+    const index_t a = k1 == 0 ? n1 : n1 - k1, b = k2 == 0 ? n2 : n2 - k2;
+    const double p00 = multiplied(k1, k2), p01 = multiplied(k1, b), p10 = multiplied(a, k2), p11 = multiplied(a, b);
+    const double qr = p00 - p11, qi = -p01 - p10;  // P(k1,k2) - i P(k1,-k2) - i P(-k1,k2) - P(-k1,-k2)
+    double c1, s1, c2, s2;
+    cos_sin_pi2(double(k1) / double(2 * n1), c1, s1);
+    cos_sin_pi2(double(k2) / double(2 * n2), c2, s2);
+    const double wr = c1 * c2 - s1 * s2, wi = c1 * s2 + s1 * c2;  // conj(W1 W2) = e^{+i pi (k1/2n1 + k2/2n2)}
+    z[k1 * h2 + k2] = Cplx<T>{T(wr * qr - wi * qi), T(wr * qi + wi * qr)};
+  }
+};
+
+template <class T>
+struct Fftw2;
+template <>
+struct Fftw2<double> {
+  using plan = fftw_plan;
+  using complex = fftw_complex;
+  static plan r2r(int n1, int n2, double* p, fftw_r2r_kind k) { return fftw_plan_r2r_2d(n1, n2, p, p, k, k, FFTW_ESTIMATE); }
+  static plan r2c(int n1, int n2, double* r, complex* c) { return fftw_plan_dft_r2c_2d(n1, n2, r, c, FFTW_ESTIMATE); }
+  static plan c2r(int n1, int n2, complex* c, double* r) { return fftw_plan_dft_c2r_2d(n1, n2, c, r, FFTW_ESTIMATE); }
+  static void run(plan p) { fftw_execute(p); }
+  static void destroy(plan p) { fftw_destroy_plan(p); }
+  static complex* alloc(std::size_t n) { return static_cast<complex*>(fftw_malloc(n * sizeof(complex))); }
+  static void release(complex* c) { fftw_free(c); }
+};
+template <>
+struct Fftw2<float> {
+  using plan = fftwf_plan;
+  using complex = fftwf_complex;
+  static plan r2r(int n1, int n2, float* p, fftw_r2r_kind k) { return fftwf_plan_r2r_2d(n1, n2, p, p, k, k, FFTW_ESTIMATE); }
+  static plan r2c(int n1, int n2, float* r, complex* c) { return fftwf_plan_dft_r2c_2d(n1, n2, r, c, FFTW_ESTIMATE); }
+  static plan c2r(int n1, int n2, complex* c, float* r) { return fftwf_plan_dft_c2r_2d(n1, n2, c, r, FFTW_ESTIMATE); }
+  static void run(plan p) { fftwf_execute(p); }
+  static void destroy(plan p) { fftwf_destroy_plan(p); }
+  static complex* alloc(std::size_t n) { return static_cast<complex*>(fftwf_malloc(n * sizeof(complex))); }
+  static void release(complex* c) { fftwf_free(c); }
+};
+
+#if SIM_TU_HAS_CUDA
+void check_cufft2(cufftResult r, const char* call) {
+  if (r != CUFFT_SUCCESS)
+    throw CudaError(std::string("cuFFT ") + call + " failed (cufftResult " + std::to_string(int(r)) + ")");
+}
+void exec_forward(cufftHandle h, float* r, Cplx<float>* c) { check_cufft2(cufftExecR2C(h, r, reinterpret_cast<cufftComplex*>(c)), "ExecR2C"); }
+void exec_forward(cufftHandle h, double* r, Cplx<double>* c) {
+  check_cufft2(cufftExecD2Z(h, r, reinterpret_cast<cufftDoubleComplex*>(c)), "ExecD2Z");
+}
+void exec_inverse(cufftHandle h, Cplx<float>* c, float* r) { check_cufft2(cufftExecC2R(h, reinterpret_cast<cufftComplex*>(c), r), "ExecC2R"); }
+void exec_inverse(cufftHandle h, Cplx<double>* c, double* r) {
+  check_cufft2(cufftExecZ2D(h, reinterpret_cast<cufftDoubleComplex*>(c), r), "ExecZ2D");
+}
+#endif
+
+}  // namespace
+
+template <class T>
+struct SpectralMultiplier<T>::Impl {
+  Context ctx;
+  Basis2D basis = Basis2D::cosine;
+  index_t n1 = 0, n2 = 0, h2 = 0;
+  Array<T, 2> m;
+  std::mutex mutex;  // cpu: the work buffers are shared by calls
+  // cpu
+  std::vector<T> real;
+  typename Fftw2<T>::complex* spectrum = nullptr;
+  typename Fftw2<T>::plan forward = nullptr, inverse = nullptr;
+  // cuda
+  int plan_forward = -1, plan_inverse = -1;
+  T* dreal = nullptr;
+  Cplx<T>*dv = nullptr, *dz = nullptr;
+
+  ~Impl() {
+    {
+      std::lock_guard<std::mutex> lock(detail::fftw_planner_mutex());
+      if (forward) Fftw2<T>::destroy(forward);
+      if (inverse) Fftw2<T>::destroy(inverse);
+    }
+    if (spectrum) Fftw2<T>::release(spectrum);
+#if SIM_TU_HAS_CUDA
+    if (plan_forward >= 0) cufftDestroy(cufftHandle(plan_forward));
+    if (plan_inverse >= 0) cufftDestroy(cufftHandle(plan_inverse));
+#endif
+    if (dreal) ctx.deallocate(dreal, std::size_t(n1 * n2) * sizeof(T));
+    if (dv) ctx.deallocate(dv, std::size_t(n1 * h2) * sizeof(Cplx<T>));
+    if (dz) ctx.deallocate(dz, std::size_t(n1 * h2) * sizeof(Cplx<T>));
+  }
+
+  double scale() const { return basis == Basis2D::cosine ? 1.0 / (4.0 * double(n1 * n2)) : 1.0 / double(n1 * n2); }
+
+  void plan_cpu() {
+    real.resize(std::size_t(n1 * n2));
+    std::lock_guard<std::mutex> lock(detail::fftw_planner_mutex());
+    if (basis == Basis2D::cosine) {
+      forward = Fftw2<T>::r2r(int(n1), int(n2), real.data(), FFTW_REDFT10);
+      inverse = Fftw2<T>::r2r(int(n1), int(n2), real.data(), FFTW_REDFT01);
+    } else {
+      spectrum = Fftw2<T>::alloc(std::size_t(n1 * h2));
+      forward = Fftw2<T>::r2c(int(n1), int(n2), real.data(), spectrum);
+      inverse = Fftw2<T>::c2r(int(n1), int(n2), spectrum, real.data());
+    }
+    if (!forward || !inverse) throw Error("FFTW could not plan a 2D transform of " + std::to_string(n1) + " x " + std::to_string(n2));
+  }
+
+  void run_cpu(View<const T, 2> in, View<T, 2> out) {
+    std::lock_guard<std::mutex> lock(mutex);
+    const T s = T(scale());
+    for (index_t i = 0; i < n1; ++i)
+      for (index_t j = 0; j < n2; ++j) real[std::size_t(i * n2 + j)] = in(i, j);
+    Fftw2<T>::run(forward);
+    const View<const T, 2> mv = m.view();
+    if (basis == Basis2D::cosine) {
+      for (index_t i = 0; i < n1; ++i)
+        for (index_t j = 0; j < n2; ++j) real[std::size_t(i * n2 + j)] *= mv(i, j) * s;
+    } else {
+      for (index_t i = 0; i < n1; ++i)
+        for (index_t j = 0; j < h2; ++j) {
+          const T f = mv(i, j) * s;
+          spectrum[i * h2 + j][0] *= f, spectrum[i * h2 + j][1] *= f;
+        }
+    }
+    Fftw2<T>::run(inverse);
+    for (index_t i = 0; i < n1; ++i)
+      for (index_t j = 0; j < n2; ++j) out(i, j) = real[std::size_t(i * n2 + j)];
+  }
+
+  void plan_cuda() {
+#if SIM_TU_HAS_CUDA
+    dreal = static_cast<T*>(ctx.allocate(std::size_t(n1 * n2) * sizeof(T)));
+    dv = static_cast<Cplx<T>*>(ctx.allocate(std::size_t(n1 * h2) * sizeof(Cplx<T>)));
+    if (basis == Basis2D::cosine) dz = static_cast<Cplx<T>*>(ctx.allocate(std::size_t(n1 * h2) * sizeof(Cplx<T>)));
+    const bool f64 = sizeof(T) == 8;
+    cufftHandle h;
+    check_cufft2(cufftPlan2d(&h, int(n1), int(n2), f64 ? CUFFT_D2Z : CUFFT_R2C), "Plan2d");
+    plan_forward = int(h);
+    check_cufft2(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
+    check_cufft2(cufftPlan2d(&h, int(n1), int(n2), f64 ? CUFFT_Z2D : CUFFT_C2R), "Plan2d");
+    plan_inverse = int(h);
+    check_cufft2(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
+#endif
+  }
+
+  void run_cuda(View<const T, 2> in, View<T, 2> out) {
+#if SIM_TU_HAS_CUDA
+    const bool cosine = basis == Basis2D::cosine;
+    const Box<2> all{{0, 0}, {n1, n2}}, half{{0, 0}, {n1, h2}};
+    for_each(ctx, "fft::spectral_gather", all, GatherSpectral<T>{in, dreal, n1, n2, cosine});
+    exec_forward(cufftHandle(plan_forward), dreal, dv);
+    Cplx<T>* spectrum_in = dv;
+    if (cosine) {
+      for_each(ctx, "fft::spectral_multiply_cosine", half, MultiplyCosine<T>{dv, dz, m.view(), n1, n2, h2, scale()});
+      spectrum_in = dz;
+    } else {
+      for_each(ctx, "fft::spectral_multiply_fourier", half, MultiplyFourier<T>{dv, m.view(), h2, T(scale())});
+    }
+    exec_inverse(cufftHandle(plan_inverse), spectrum_in, dreal);
+    for_each(ctx, "fft::spectral_scatter", all, ScatterSpectral<T>{dreal, out, n1, n2, cosine});
+#else
+    (void)in, (void)out;
+#endif
+  }
+};
+
+template <class T>
+SpectralMultiplier<T>::SpectralMultiplier(const Context& ctx, Basis2D basis, const Extents<2>& shape, const Array<T, 2>& m)
+    : impl_(std::make_shared<Impl>()) {
+  Impl& im = *impl_;
+  im.ctx = ctx, im.basis = basis, im.n1 = shape.n[0], im.n2 = shape.n[1], im.h2 = shape.n[1] / 2 + 1;
+  if (im.n1 < 2 || im.n2 < 2)
+    throw ShapeError("fft::SpectralMultiplier needs at least 2 x 2 points, got " + to_string(shape));
+  if (m.shape() != multiplier_shape(basis, shape))
+    throw ShapeError("fft::SpectralMultiplier: multiplier of shape " + to_string(m.shape()) + " for arrays of shape " +
+                     to_string(shape) + " (expected " + to_string(multiplier_shape(basis, shape)) + ")");
+  if (m.context() != ctx) throw BackendError("fft::SpectralMultiplier: the multiplier lives on another context");
+  im.m = m.clone();
+  if (ctx.is_cuda()) im.plan_cuda();
+  else im.plan_cpu();
+}
+
+template <class T>
+void SpectralMultiplier<T>::operator()(View<const T, 2> in, View<T, 2> out) const {
+  if (!impl_) throw Error("fft::SpectralMultiplier used before it was planned");
+  const Extents<2> shape = extents(impl_->n1, impl_->n2);
+  if (in.shape != shape || out.shape != shape)
+    throw ShapeError("fft::SpectralMultiplier planned for shape " + to_string(shape) + ", called with " + to_string(in.shape) +
+                     " -> " + to_string(out.shape));
+  if (impl_->ctx.is_cuda()) impl_->run_cuda(in, out);
+  else impl_->run_cpu(in, out);
+}
+
+template class SpectralMultiplier<float>;
+template class SpectralMultiplier<double>;
+
+}  // namespace sim::fft

@@ -1,0 +1,151 @@
+#pragma once
+// The exact solve of the pressure Poisson equation A p = b (poisson.hpp) on a rectangle
+// without obstacles, by fast transforms: per dimension the transform whose basis vectors are
+// the eigenvectors of the cell-centred 1D operator with that dimension's sides,
+//   periodic - periodic     real DFT (r2hc / hc2r)   eigenvalue 2 - 2 cos(2 pi f / n), f = min(k, n - k)
+//   Neumann  - Neumann      DCT-II / DCT-III        2 - 2 cos(pi k / n)
+//   Dirichlet - Dirichlet   DST-II / DST-III        2 - 2 cos(pi (k + 1) / n)
+//   Neumann  - Dirichlet    DCT-IV (self-inverse)   2 - 2 cos(pi (k + 1/2) / n)
+//   Dirichlet - Neumann     DST-IV (self-inverse)   the same
+// (Dirichlet: p = 0 on the face, the link coefficient 2 of poisson.hpp). So
+// p = T_x^-1 T_y^-1 [ (T_y T_x b) / (lambda_x / hx^2 + lambda_y / hy^2) ]: four transforms and
+// one division, no iterations, no host synchronisation. Walls all round (cosine x cosine) and
+// periodic all round (Fourier x Fourier), the common cases, go through the fused 2D spectral
+// multiplier (core/spectral.hpp): one 2D FFT each way instead of four 1D transforms. When A is singular (no Dirichlet
+// side) the constant mode is dropped: the solution has zero mean, and b's mean (which must
+// vanish for a solution to exist) is ignored. One rank, whole grid.
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/expr.hpp"
+#include "core/fft.hpp"
+#include "core/spectral.hpp"
+#include "solvers/poisson.hpp"
+
+namespace sim::solvers {
+
+/// Why grid cannot be solved by transforms ("" when it can): obstacles, or a split over ranks.
+template <class T>
+std::string transform_unsupported(const PoissonGrid<T>& grid, int ranks) {
+  if (grid.has_links()) return "an obstacle makes the operator's coefficients vary, which no fast transform diagonalises";
+  if (ranks > 1) return "the transform solver works on one rank's whole grid, and this run is split over " +
+                        std::to_string(ranks) + " ranks";
+  for (int d = 0; d < 2; ++d)
+    if ((grid.sides[2 * d] == PressureSide::periodic) != (grid.sides[2 * d + 1] == PressureSide::periodic))
+      return "a dimension is periodic on one side only";
+  return "";
+}
+
+/// One dimension's transform pair and eigenvalues (unit spacing) for its two sides.
+struct TransformAxis {
+  fft::Kind forward = fft::Kind::dct2, backward = fft::Kind::dct3;
+  std::vector<double> eigenvalues;  ///< of the 1D operator, by mode index as the forward transform orders them
+
+  TransformAxis(PressureSide lo, PressureSide hi, index_t n) : eigenvalues(std::size_t(n)) {
+    const double pi = 3.14159265358979323846;
+    double shift = 0, period = 1;  // lambda_k = 2 - 2 cos(pi (k + shift) / n / period)
+    if (lo == PressureSide::periodic) forward = fft::Kind::r2hc, period = 0.5;
+    else if (lo == PressureSide::neumann && hi == PressureSide::neumann) forward = fft::Kind::dct2;
+    else if (lo == PressureSide::dirichlet && hi == PressureSide::dirichlet) forward = fft::Kind::dst2, shift = 1;
+    else if (lo == PressureSide::neumann) forward = fft::Kind::dct4, shift = 0.5;
+    else forward = fft::Kind::dst4, shift = 0.5;
+    backward = fft::inverse(forward);
+    for (index_t k = 0; k < n; ++k) {
+      const double mode = forward == fft::Kind::r2hc ? double(std::min(k, n - k)) : double(k) + shift;
+      eigenvalues[std::size_t(k)] = 2 - 2 * std::cos(pi * mode / double(n) / period);
+    }
+  }
+  /// The transform's name pair, e.g. "DCT-II/III".
+  const char* label() const {
+    switch (forward) {
+      case fft::Kind::r2hc: return "real DFT";
+      case fft::Kind::dct2: return "DCT-II/III";
+      case fft::Kind::dst2: return "DST-II/III";
+      case fft::Kind::dct4: return "DCT-IV";
+      default: return "DST-IV";
+    }
+  }
+};
+
+/// spectrum(i, j) *= 1 / (lx(i) / hx^2 + ly(j) / hy^2) / norm, 0 for the null mode.
+template <class T>
+struct SpectralDivide {
+  View<T, 2> s;
+  View<const T, 1> lx, ly;
+  T inv_hx2, inv_hy2, inv_norm;
+  SIM_INLINE void operator()(index_t i, index_t j) const {
+    const T lambda = lx(i) * inv_hx2 + ly(j) * inv_hy2;
+    s(i, j) = lambda > T(0) ? s(i, j) * (inv_norm / lambda) : T(0);
+  }
+};
+
+template <class T>
+class TransformPoisson {
+ public:
+  TransformPoisson() = default;
+  /// The solver of grid's operator on ctx (grid must be transform-solvable: transform_unsupported is "").
+  TransformPoisson(const Context& ctx, const PoissonGrid<T>& grid)
+      : ctx_(ctx), nx_(grid.nx), ny_(grid.ny), inv_hx2_(grid.inv_hx2), inv_hy2_(grid.inv_hy2),
+        x_axis_(grid.sides[0], grid.sides[1], grid.nx), y_axis_(grid.sides[2], grid.sides[3], grid.ny) {
+    const Extents<2> shape = extents(nx_, ny_);
+    const bool both = x_axis_.forward == y_axis_.forward;
+    if (both && nx_ >= 2 && ny_ >= 2 && (x_axis_.forward == fft::Kind::dct2 || x_axis_.forward == fft::Kind::r2hc)) {
+      fused_ = make_fused(ctx, x_axis_.forward == fft::Kind::dct2 ? fft::Basis2D::cosine : fft::Basis2D::fourier);
+      return;
+    }
+    fx_ = fft::Transform<T, 2>(ctx, x_axis_.forward, shape, 0);
+    fy_ = fft::Transform<T, 2>(ctx, y_axis_.forward, shape, 1);
+    bx_ = fft::Transform<T, 2>(ctx, x_axis_.backward, shape, 0);
+    by_ = fft::Transform<T, 2>(ctx, y_axis_.backward, shape, 1);
+    spectrum_ = Array<T, 2>(ctx, shape);
+    lx_ = Array<T, 1>::from_host(ctx, extents(nx_), std::vector<T>(x_axis_.eigenvalues.begin(), x_axis_.eigenvalues.end()));
+    ly_ = Array<T, 1>::from_host(ctx, extents(ny_), std::vector<T>(y_axis_.eigenvalues.begin(), y_axis_.eigenvalues.end()));
+    norm_ = double(fft::normalisation(x_axis_.forward, nx_)) * double(fft::normalisation(y_axis_.forward, ny_));
+  }
+
+  /// x = the solution of A x = b on the interior (x's ghosts untouched); asynchronous.
+  void solve(const Field<T, 2>& b, Field<T, 2>& x) {
+    if (fused_) {
+      (*fused_)(b.view(), x.view());
+      return;
+    }
+    View<T, 2> s = spectrum_.view();
+    fx_(b.view(), s);
+    fy_(s, s);
+    for_each(ctx_, "poisson::spectral_divide", spectrum_.box(),
+             SpectralDivide<T>{s, lx_.view(), ly_.view(), T(inv_hx2_), T(inv_hy2_), T(1.0 / norm_)});
+    by_(s, s);
+    bx_(s, x.view());
+  }
+
+  /// The transforms used, e.g. "DCT-II/III x DCT-II/III".
+  std::string description() const { return std::string(x_axis_.label()) + " x " + y_axis_.label(); }
+
+ private:
+  /// The 2D multiplier 1 / (lambda_x / hx^2 + lambda_y / hy^2) (0 for the null mode) in basis.
+  std::unique_ptr<fft::SpectralMultiplier<T>> make_fused(const Context& ctx, fft::Basis2D basis) const {
+    const Extents<2> ms = fft::SpectralMultiplier<T>::multiplier_shape(basis, extents(nx_, ny_));
+    std::vector<T> m(std::size_t(ms.size()));
+    for (index_t i = 0; i < ms.n[0]; ++i)
+      for (index_t j = 0; j < ms.n[1]; ++j) {
+        // the fourier multiplier is indexed by frequency (i, j); the axes' eigenvalues by
+        // halfcomplex position, whose frequency min(k, n - k) gives the same value at k = i
+        const double lambda = x_axis_.eigenvalues[std::size_t(i)] * inv_hx2_ + y_axis_.eigenvalues[std::size_t(j)] * inv_hy2_;
+        m[std::size_t(i * ms.n[1] + j)] = lambda > 0 ? T(1.0 / lambda) : T(0);
+      }
+    return std::make_unique<fft::SpectralMultiplier<T>>(ctx, basis, extents(nx_, ny_), Array<T, 2>::from_host(ctx, ms, m));
+  }
+
+  Context ctx_;
+  index_t nx_ = 0, ny_ = 0;
+  double inv_hx2_ = 1, inv_hy2_ = 1, norm_ = 1;
+  TransformAxis x_axis_{PressureSide::neumann, PressureSide::neumann, 0}, y_axis_{PressureSide::neumann, PressureSide::neumann, 0};
+  std::unique_ptr<fft::SpectralMultiplier<T>> fused_;  // walls or periodic all round
+  fft::Transform<T, 2> fx_, fy_, bx_, by_;            // the other side combinations
+  Array<T, 2> spectrum_;
+  Array<T, 1> lx_, ly_;
+};
+
+}  // namespace sim::solvers

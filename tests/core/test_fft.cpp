@@ -1,0 +1,214 @@
+// The fast transforms on every backend against their O(n^2) definitions (fft.hpp), every
+// kind, every axis of 1-3D arrays, odd and even lengths, lengths 1 and 2, strided views,
+// in place, and the scipy-style inverses.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/expr.hpp"
+#include "core/fft.hpp"
+#include "core/spectral.hpp"
+#include "core/grid.hpp"
+#include "tests/support/backends.hpp"
+
+using namespace sim;
+using sim::fft::Kind;
+
+namespace {
+
+/// The kind's definition on one line x of length n (host, long double).
+std::vector<double> reference(Kind kind, const std::vector<double>& x) {
+  const long n = long(x.size());
+  const long double pi = 3.141592653589793238462643383279502884L;
+  std::vector<double> out(static_cast<std::size_t>(n), 0.0);
+  for (long k = 0; k < n; ++k) {
+    long double s = 0;
+    for (long j = 0; j < n; ++j) {
+      const long double xj = x[std::size_t(j)];
+      switch (kind) {
+        case Kind::dct2: s += 2 * xj * std::cos(pi * (j + 0.5L) * k / n); break;
+        case Kind::dct3: s += (j == 0 ? 1 : 2) * xj * std::cos(pi * j * (k + 0.5L) / n); break;
+        case Kind::dct4: s += 2 * xj * std::cos(pi * (j + 0.5L) * (k + 0.5L) / n); break;
+        case Kind::dst2: s += 2 * xj * std::sin(pi * (j + 0.5L) * (k + 1) / n); break;
+        case Kind::dst3:
+          s += j == n - 1 ? ((k % 2) ? -xj : xj) : 2 * xj * std::sin(pi * (j + 1) * (k + 0.5L) / n);
+          break;
+        case Kind::dst4: s += 2 * xj * std::sin(pi * (j + 0.5L) * (k + 0.5L) / n); break;
+        case Kind::r2hc:
+          if (2 * k <= n) s += xj * std::cos(2 * pi * j * k / n);
+          else s -= xj * std::sin(2 * pi * j * (n - k) / n);
+          break;
+        case Kind::hc2r: {  // x holds r_0..r_{n/2}, i_{(n-1)/2}..i_1
+          if (j == 0) s += xj;
+          else if (2 * j < n) s += 2 * (xj * std::cos(2 * pi * j * k / n) - x[std::size_t(n - j)] * std::sin(2 * pi * j * k / n));
+          else if (2 * j == n) s += xj * std::cos(pi * k);
+          break;
+        }
+      }
+    }
+    out[std::size_t(k)] = double(s);
+  }
+  return out;
+}
+
+const Kind all_kinds[] = {Kind::dct2, Kind::dct3, Kind::dct4, Kind::dst2, Kind::dst3, Kind::dst4, Kind::r2hc, Kind::hc2r};
+
+/// Row-major host values of a test array: not symmetric, no zeros.
+std::vector<double> values(index_t size) {
+  std::vector<double> h(static_cast<std::size_t>(size));
+  for (index_t i = 0; i < size; ++i) h[std::size_t(i)] = std::sin(0.37 * double(i) + 0.2) + 0.01 * double(i % 7);
+  return h;
+}
+
+/// The reference transform of a row-major host array of shape along axis.
+template <int Rank>
+std::vector<double> reference_along(Kind kind, const std::vector<double>& h, const Extents<Rank>& shape, int axis) {
+  index_t outer = 1, inner = 1;
+  const index_t n = shape.n[axis];
+  for (int d = 0; d < axis; ++d) outer *= shape.n[d];
+  for (int d = axis + 1; d < Rank; ++d) inner *= shape.n[d];
+  std::vector<double> out(h.size());
+  for (index_t o = 0; o < outer; ++o)
+    for (index_t i = 0; i < inner; ++i) {
+      std::vector<double> line(static_cast<std::size_t>(n));
+      for (index_t m = 0; m < n; ++m) line[std::size_t(m)] = h[std::size_t((o * n + m) * inner + i)];
+      const std::vector<double> r = reference(kind, line);
+      for (index_t m = 0; m < n; ++m) out[std::size_t((o * n + m) * inner + i)] = r[std::size_t(m)];
+    }
+  return out;
+}
+
+template <class T>
+double tolerance() { return sizeof(T) == 4 ? 2e-5 : 1e-12; }
+
+/// Largest |a - b| relative to the largest |b|.
+double rel_error(const std::vector<double>& a, const std::vector<double>& b) {
+  double err = 0, scale = 1e-300;
+  for (std::size_t i = 0; i < a.size(); ++i) err = std::max(err, std::abs(a[i] - b[i])), scale = std::max(scale, std::abs(b[i]));
+  return err / scale;
+}
+
+template <class T, int Rank>
+std::vector<double> to_double(const Array<T, Rank>& a) {
+  const std::vector<T> h = a.to_host();
+  return std::vector<double>(h.begin(), h.end());
+}
+
+template <class T, int Rank>
+void check_every_kind_and_axis(const Context& ctx, const Extents<Rank>& shape) {
+  const std::vector<double> h = values(shape.size());
+  const auto x = Array<T, Rank>::from_host(ctx, shape, std::vector<T>(h.begin(), h.end()));
+  const std::vector<double> hx = to_double(x);  // the values as T holds them
+  for (int axis = 0; axis < Rank; ++axis)
+    for (Kind kind : all_kinds) {
+      const Array<T, Rank> y = fft::transform(x, kind, axis);
+      const double err = rel_error(to_double(y), reference_along(kind, hx, shape, axis));
+      EXPECT_LT(err, tolerance<T>()) << fft::name(kind) << " along axis " << axis << " of " << to_string(shape);
+    }
+}
+
+}  // namespace
+
+template <class B>
+class FftTest : public sim_test::OnBackend<B> {};
+SIM_TYPED_TEST_SUITE(FftTest);
+
+TYPED_TEST(FftTest, EveryKindMatchesItsDefinition1D) {
+  for (index_t n : {1, 2, 3, 4, 5, 8, 17, 64, 100}) {
+    check_every_kind_and_axis<double, 1>(this->ctx, extents(n));
+    check_every_kind_and_axis<float, 1>(this->ctx, extents(n));
+  }
+}
+
+TYPED_TEST(FftTest, EveryKindAndAxis2D3D) {
+  check_every_kind_and_axis<double, 2>(this->ctx, extents(6, 9));
+  check_every_kind_and_axis<float, 2>(this->ctx, extents(7, 16));
+  check_every_kind_and_axis<double, 2>(this->ctx, extents(1, 5));
+  check_every_kind_and_axis<double, 3>(this->ctx, extents(4, 5, 6));
+  check_every_kind_and_axis<float, 3>(this->ctx, extents(3, 8, 2));
+}
+
+TYPED_TEST(FftTest, StridedViewsAndInPlace) {
+  // the interior of a field with ghosts (a padded pitch), transformed in place and out of place
+  const double len[2] = {1.0, 1.0};
+  const Grid<2> grid = Grid<2>::uniform(extents(12, 10), len, 1);
+  Field<double, 2> f(this->ctx, grid), g(this->ctx, grid);
+  const std::vector<double> h = values(120);
+  detail::copy_from_host<double, 2>(this->ctx, h.data(), f.view());
+  for (int axis : {0, 1}) {
+    const fft::Transform<double, 2> t(this->ctx, Kind::dct2, extents(12, 10), axis);
+    t(f.view(), g.view());
+    std::vector<double> out(120);
+    detail::copy_to_host<double, 2>(this->ctx, g.view(), out.data());
+    EXPECT_LT(rel_error(out, reference_along(Kind::dct2, h, extents(12, 10), axis)), 1e-12) << "axis " << axis;
+  }
+  const fft::Transform<double, 2> t(this->ctx, Kind::dst4, extents(12, 10), 0);
+  t(f.view(), f.view());  // in place
+  std::vector<double> out(120);
+  detail::copy_to_host<double, 2>(this->ctx, f.view(), out.data());
+  EXPECT_LT(rel_error(out, reference_along(Kind::dst4, h, extents(12, 10), 0)), 1e-12);
+}
+
+TYPED_TEST(FftTest, InversesGiveBackTheInput) {
+  const std::vector<double> h = values(8 * 9 * 5);
+  const auto x = Array<double, 3>::from_host(this->ctx, extents(8, 9, 5), h);
+  for (int type : {2, 3, 4}) {
+    EXPECT_LT(rel_error(to_double(fft::idct(fft::dct(x, 1, type), 1, type)), h), 1e-13) << "dct type " << type;
+    EXPECT_LT(rel_error(to_double(fft::idst(fft::dst(x, 2, type), 2, type)), h), 1e-13) << "dst type " << type;
+    EXPECT_LT(rel_error(to_double(fft::idctn(fft::dctn(x, type), type)), h), 1e-13) << "dctn type " << type;
+  }
+  EXPECT_LT(rel_error(to_double(fft::irfft(fft::rfft(x, 0), 0)), h), 1e-13);
+  EXPECT_THROW(fft::dct(x, 3), ShapeError);
+  EXPECT_THROW(fft::dct(x, 0, 1), Error);
+}
+
+TYPED_TEST(FftTest, EmptyAndWrongShape) {
+  Array<double, 2> e(this->ctx, extents(0, 4));
+  EXPECT_EQ(fft::dct(e, 1).size(), 0);
+  const fft::Transform<double, 2> t(this->ctx, Kind::dct2, extents(4, 4), 0);
+  Array<double, 2> a = Array<double, 2>::zeros(this->ctx, extents(4, 5));
+  EXPECT_THROW(t(a, a), ShapeError);
+}
+
+// The 2D spectral multiplier against the separable transforms on the same backend:
+// idctn(dctn(x) * m) and irfft2(rfft2(x) * m) (rfft2 built from two real DFTs here).
+TYPED_TEST(FftTest, SpectralMultiplierMatchesTheSeparableTransforms) {
+  for (auto [n1, n2] : {std::pair<index_t, index_t>{6, 10}, {7, 9}, {2, 2}, {16, 33}}) {
+    const std::vector<double> h = values(n1 * n2);
+    const auto x = Array<double, 2>::from_host(this->ctx, extents(n1, n2), h);
+    // cosine: m = a smooth positive field
+    std::vector<double> mh(std::size_t(n1 * n2));
+    for (std::size_t k = 0; k < mh.size(); ++k) mh[k] = 1.0 / (1.0 + 0.1 * double(k));
+    const auto m = Array<double, 2>::from_host(this->ctx, extents(n1, n2), mh);
+    const fft::SpectralMultiplier<double> cosine(this->ctx, fft::Basis2D::cosine, extents(n1, n2), m);
+    Array<double, 2> out(this->ctx, extents(n1, n2));
+    cosine(x.view(), out.view());
+    Array<double, 2> spec = fft::dctn(x);
+    spec = spec * m;
+    const std::vector<double> want = to_double(fft::idctn(spec));
+    EXPECT_LT(rel_error(to_double(out), want), 1e-13) << "cosine " << n1 << "x" << n2;
+    // fourier: m depends on |frequency| only (so the output is real), on (n1, n2/2 + 1)
+    const index_t h2 = n2 / 2 + 1;
+    std::vector<double> fh(std::size_t(n1 * h2)), full(std::size_t(n1 * n2));
+    for (index_t a = 0; a < n1; ++a)
+      for (index_t b = 0; b < n2; ++b) {
+        const double fa = double(std::min(a, n1 - a)), fb = double(std::min(b, n2 - b));
+        full[std::size_t(a * n2 + b)] = 1.0 / (1.0 + fa * fa + 0.5 * fb);
+        if (b < h2) fh[std::size_t(a * h2 + b)] = full[std::size_t(a * n2 + b)];
+      }
+    const auto mf = Array<double, 2>::from_host(this->ctx, extents(n1, h2), fh);
+    const fft::SpectralMultiplier<double> fourier(this->ctx, fft::Basis2D::fourier, extents(n1, n2), mf);
+    fourier(x.view(), out.view());
+    // separable: halfcomplex along both axes; a multiplier even in each frequency acts on each
+    // halfcomplex coefficient pair alike
+    Array<double, 2> s = fft::rfft(fft::rfft(x, 0), 1);
+    const auto mfull = Array<double, 2>::from_host(this->ctx, extents(n1, n2), full);
+    s = s * mfull;
+    const std::vector<double> want_f = to_double(fft::irfft(fft::irfft(s, 1), 0));
+    EXPECT_LT(rel_error(to_double(out), want_f), 1e-13) << "fourier " << n1 << "x" << n2;
+  }
+  EXPECT_THROW(fft::SpectralMultiplier<double>(this->ctx, fft::Basis2D::cosine, extents(4, 4),
+                                                Array<double, 2>::zeros(this->ctx, extents(4, 3))),
+               ShapeError);
+}

@@ -1,0 +1,46 @@
+// Recorded work (core/graph.hpp): a replay repeats the recorded kernels on every backend, the
+// recording itself runs nothing, and work that waits for the device is refused with a reason.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/expr.hpp"
+#include "core/for_each.hpp"
+#include "core/graph.hpp"
+#include "tests/support/backends.hpp"
+
+using namespace sim;
+
+namespace {
+struct AddOne {
+  View<double, 1> x;
+  SIM_INLINE void operator()(index_t i) const { x(i) += 1.0 + double(i); }
+};
+}  // namespace
+
+template <class B>
+class GraphTest : public sim_test::OnBackend<B> {};
+SIM_TYPED_TEST_SUITE(GraphTest);
+
+TYPED_TEST(GraphTest, ReplayRepeatsTheRecordedWork) {
+  auto x = Array<double, 1>::zeros(this->ctx, extents(1000));
+  const Context ctx = this->ctx;
+  View<double, 1> v = x.view();
+  Recorded twice = record(ctx, [&] {
+    for_each(ctx, "test::add_one", x.box(), AddOne{v});
+    for_each(ctx, "test::add_one", x.box(), AddOne{v});
+  });
+  ASSERT_TRUE(twice.valid());
+  EXPECT_EQ(sum(x), 0.0) << "recording ran the work";
+  for (int r = 0; r < 3; ++r) twice.replay();
+  const std::vector<double> h = x.to_host();
+  for (index_t i = 0; i < 1000; ++i) ASSERT_EQ(h[std::size_t(i)], 6.0 * (1.0 + double(i))) << i;
+}
+
+TYPED_TEST(GraphTest, WaitingForTheDeviceIsRefused) {
+  if (!this->ctx.is_cuda()) GTEST_SKIP() << "on the cpu backend a recording is the function itself: nothing to refuse";
+  auto x = Array<double, 1>::full(this->ctx, extents(100), 2.0);
+  const Context ctx = this->ctx;
+  EXPECT_THROW(record(ctx, [&] { (void)sum(x); }), Error);
+  EXPECT_EQ(sum(x), 200.0) << "the context must stay usable after a refused recording";
+}
