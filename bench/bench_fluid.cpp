@@ -3,7 +3,8 @@
 // pressure solve alone (iterations to the tolerance, Jacobi capped) on a developed cavity flow.
 //   bench_fluid [--backend B] [--sizes 128,256,1024,4096] [--solvers auto,mg_cg] [--json FILE]
 // Each timed sample runs --batch steps back to back (the host queues them without waiting,
-// as simulate does) and reports the median per step; diagnostics are read after timing.
+// as simulate does with a fixed dt) and reports the median per step; diagnostics are read
+// after timing. Steps the model records as CUDA graphs (the transform solver) replay so.
 // The flow is the lid-driven cavity at Re 1000 with explicit Euler (one projection per step,
 // the scheme of ../shared/peers/fluid.py), started from a state developed by --spinup steps.
 #include <CLI/CLI.hpp>
@@ -14,7 +15,6 @@
 #include <vector>
 
 #include "bench/bench_util.hpp"
-#include "core/graph.hpp"
 #include "io/config.hpp"
 #include "models/model.hpp"
 #include "models/runner.hpp"
@@ -101,18 +101,6 @@ int main(int argc, char** argv) {
           }, [] {}, 1);
           t.median /= per_sample, t.min /= per_sample, t.max /= per_sample;
           const double iterations = diagnostic(*s.model, "pressure_iterations");
-          if (ctx.is_cuda() && solver == "auto" && !slow) {  // the same steps replayed as one CUDA graph of two
-            Recorded two = record(ctx, [&] { s.model->step(dt), s.model->step(dt); });
-            const int pairs = std::max(1, batch / 2);
-            bench::Timing g = bench::time_it(ctx, timed, [&] {
-              for (int k = 0; k < pairs; ++k) two.replay();
-            }, [] {}, 1);
-            g.median /= 2 * pairs;
-            std::printf("  %d^2 %s %s, CUDA graph: %.4f ms/step\n", n, prec, solver.c_str(), g.median * 1e3);
-            rows.push_back({"step " + std::to_string(n) + "^2 " + prec + " " + solver + " graph",
-                            {{"ms/step", g.median * 1e3}, {"Mcell/s", double(n) * n / g.median / 1e6},
-                             {"max_divergence", diagnostic(*s.model, "max_divergence")}}});
-          }
           std::printf("  %d^2 %s %s: %.4f ms/step, %g iterations\n", n, prec, solver.c_str(), t.median * 1e3, iterations);
           std::fflush(stdout);
           rows.push_back({"step " + std::to_string(n) + "^2 " + prec + " " + solver + " tol " + (f64 ? "1e-8" : "1e-4"),

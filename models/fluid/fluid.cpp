@@ -23,8 +23,10 @@
 #include <vector>
 
 #include "core/expr.hpp"
+#include "core/graph.hpp"
 #include "core/halo.hpp"
 #include "core/reduce.hpp"
+#include "core/step_input.hpp"
 #include "io/config.hpp"
 #include "models/field_ref.hpp"
 #include "models/fluid/fluid_kernels.hpp"
@@ -59,10 +61,11 @@ struct InitialState {
   }
 };
 
-/// Coefficients of one momentum stage (see MomentumStage).
+/// Coefficients of one momentum stage (see MomentumStage): weights, and the dt-proportional
+/// ones as multiples of dt (the kernel reads dt from memory).
 struct StageCoefficients {
-  double w, a, c_adv, c_visc, c_p, w_dye, h_carry;
-  double theta_dt = 0;  ///< theta dt of the implicit viscous solve that follows (0: none)
+  double w, a, f_adv, f_visc, f_p, w_dye, f_carry;
+  double f_theta = 0;  ///< theta of the implicit viscous solve that follows, over dt (0: none)
 };
 
 /// This rank's box of the setup's grid (periodic dimensions wrap over the ranks).
@@ -79,6 +82,7 @@ class FluidModel final : public Model {
       : ctx_(setup.ctx), comm_(setup.comm), sub_(fluid_subdomain(setup)), global_(setup.grid.grid<2>()),
         grid_(box_grid(global_, sub_)), halo_(comm_, sub_, grid_.ghost, ctx_, HaloUse::blocking) {
     const io::Config& c = *setup.config;
+    dt_ = StepInput(ctx_);
     nx_ = grid_.cells.n[0], ny_ = grid_.cells.n[1];
     gnx_ = global_.cells.n[0], gny_ = global_.cells.n[1];
     hx_ = grid_.dx[0], hy_ = grid_.dx[1];
@@ -113,6 +117,7 @@ class FluidModel final : public Model {
     bc_.inflow_velocity = T(c.real("model", "inflow_velocity"));
     bc_.parabolic = c.string("model", "inflow_profile") == "parabolic";
     bc_.dye_pattern = init_.dye == "stripes" ? 1 : 0;
+    has_dye_ = init_.dye != "none";  // no initial dye: none flows in either, and d stays 0
     bc_.nx = nx_, bc_.ny = ny_, bc_.hx = T(hx_), bc_.hy = T(hy_);
     bc_.oy = sub_.offset[1], bc_.ny_global = gny_;
     bc0_ = bc_;  // the homogeneous rules of the implicit viscous solve: no lid, no inflow
@@ -194,43 +199,62 @@ class FluidModel final : public Model {
     p_.fill(T(0));
     // Start from a divergence-free field that satisfies the boundary conditions.
     fill_ghosts(u_, v_, d_, true);
-    project(u_, v_, 1.0);
+    dt_.set(1.0), dt_.upload();
+    project(u_, v_);
     p_.fill(T(0));
     fill_ghosts(u_, v_, d_, false);
   }
 
+  /// Advances by dt. A step with no host round trip (explicit viscosity, the transform solver,
+  /// one rank) is recorded once per buffer parity (steps swap buffers) and replayed: one
+  /// launch a step, with dt read from memory.
   void step(double dt) override {
     last_iterations_ = last_viscous_iterations_ = 0;
     last_dt_ = dt;
-    fill_ghosts(u_, v_, d_, false);
-    if (!implicit_) {  // explicit: forward Euler, or Heun in Shu-Osher form
-      stage(u_, v_, d_, u1_, v1_, d1_, {0, 1, dt, dt, 0, 0, 0}, u_, v_);
-      project(u1_, v1_, dt);
-      if (rk2_) {
-        fill_ghosts(u1_, v1_, d1_, false);
-        stage(u1_, v1_, d1_, u2_, v2_, d2_, {0.5, 0.5, 0.5 * dt, 0.5 * dt, 0, 0.5, 0}, u_, v_);
-        project(u2_, v2_, dt);
-      }
-    } else if (!rk2_) {  // (I - dt nu L) u1 = u - dt (adv(u) + grad p), then the increment's projection
-      stage(u_, v_, d_, u1_, v1_, d1_, {0, 1, dt, 0, dt, 0, 0, dt}, u_, v_);
-      solve_viscous(u1_, v1_, d1_, dt);
-      outflow_pressure_face(u1_, dt);
-      project_increment(u1_, v1_, dt, true);
-    } else {  // (I - dt/2 nu L) U = u + dt (nu/2 L u - adv(u) - grad p); then u + dt/2 (F(u) + F(U)), F = nu L - adv - grad p
-      stage(u_, v_, d_, u1_, v1_, d1_, {0, 1, dt, 0.5 * dt, dt, 0, 0.5 * dt, 0.5 * dt}, u_, v_);
-      solve_viscous(u1_, v1_, d1_, 0.5 * dt);
-      outflow_pressure_face(u1_, dt);
-      project_increment(u1_, v1_, dt, false);
-      fill_ghosts(u1_, v1_, d1_, false);
-      stage(u1_, v1_, d1_, u2_, v2_, d2_, {1, 0, 0.5 * dt, 0.5 * dt, 0.5 * dt, 0.5, 0}, cu_, cv_);
-      outflow_pressure_face(u2_, dt);
-      project_increment(u2_, v2_, dt, true);
+    dt_.set(dt);
+    const bool recordable = !implicit_ && solver_->transform() && !comm_.parallel();
+    if (recordable) {
+      Recorded& r = recorded_[parity_];
+      if (!r.valid()) r = record(ctx_, [this] { dt_.upload(), advance(dt_.value()); });  // on the CPU each replay calls this
+      r.replay();
+    } else {
+      dt_.upload();
+      advance(dt);
     }
+    parity_ ^= 1;
     if (rk2_) std::swap(u_, u2_), std::swap(v_, v2_), std::swap(d_, d2_);
     else std::swap(u_, u1_), std::swap(v_, v1_), std::swap(d_, d1_);
   }
 
   bool adaptive_dt() const override { return true; }
+
+  /// The stages of one step from (u_, v_, d_) into (u1_, ...) or (u2_, ...), dt uploaded.
+  void advance(double dt) {
+    fill_ghosts(u_, v_, d_, false);
+    if (!implicit_) {  // explicit: forward Euler, or Heun in Shu-Osher form
+      stage(u_, v_, d_, u1_, v1_, d1_, {0, 1, 1, 1, 0, 0, 0}, u_, v_);
+      project(u1_, v1_);
+      if (rk2_) {
+        fill_ghosts(u1_, v1_, d1_, false);
+        stage(u1_, v1_, d1_, u2_, v2_, d2_, {0.5, 0.5, 0.5, 0.5, 0, 0.5, 0}, u_, v_);
+        project(u2_, v2_);
+      }
+    } else if (!rk2_) {  // (I - dt nu L) u1 = u - dt (adv(u) + grad p), then the increment's projection
+      stage(u_, v_, d_, u1_, v1_, d1_, {0, 1, 1, 0, 1, 0, 0, 1}, u_, v_);
+      solve_viscous(u1_, v1_, d1_, dt);
+      outflow_pressure_face(u1_);
+      project_increment(u1_, v1_, true);
+    } else {  // (I - dt/2 nu L) U = u + dt (nu/2 L u - adv(u) - grad p); then u + dt/2 (F(u) + F(U)), F = nu L - adv - grad p
+      stage(u_, v_, d_, u1_, v1_, d1_, {0, 1, 1, 0.5, 1, 0, 0.5, 0.5}, u_, v_);
+      solve_viscous(u1_, v1_, d1_, 0.5 * dt);
+      outflow_pressure_face(u1_);
+      project_increment(u1_, v1_, false);
+      fill_ghosts(u1_, v1_, d1_, false);
+      stage(u1_, v1_, d1_, u2_, v2_, d2_, {1, 0, 0.5, 0.5, 0.5, 0.5, 0}, cu_, cv_);
+      outflow_pressure_face(u2_);
+      project_increment(u2_, v2_, true);
+    }
+  }
 
   double next_dt(double cfl) override {
     const SpeedPair s = reduce(ctx_, "fluid::face_speeds", box(), FaceSpeeds<T>{u_.view(), v_.view()}, LargerSpeeds{},
@@ -349,13 +373,13 @@ class FluidModel final : public Model {
   /// out0 of MomentumStage; h_carry != 0 also writes the carry fields cu_, cv_.
   void stage(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& d, Field<T, 2>& uo, Field<T, 2>& vo, Field<T, 2>& dout,
              const StageCoefficients& c, const Field<T, 2>& u0, const Field<T, 2>& v0) {
-    const bool carry = c.h_carry != 0;
+    const bool carry = c.f_carry != 0;
     MomentumStage<T> k{u.view(), v.view(), d.view(), u0.view(), v0.view(), d_.view(), uo.view(), vo.view(), dout.view(),
                        carry ? cu_.view() : View<T, 2>{}, carry ? cv_.view() : View<T, 2>{}, p_.view(), links_, T(1 / hx_),
-                       T(1 / hy_), T(1 / (hx_ * hx_)), T(1 / (hy_ * hy_)), T(nu_), T(kappa_), T(last_dt_), T(gamma_), T(c.w),
-                       T(c.a), T(c.c_adv), T(c.c_visc), T(c.c_p), T(c.w_dye), T(c.h_carry),
-                       T(bc_.side[1] == Side::outflow ? c.theta_dt * nu_ : 0.0), carry, nx_, ny_};
-    if (carry || c.c_p != 0) solver_->level().exchange(p_);
+                       T(1 / hy_), T(1 / (hx_ * hx_)), T(1 / (hy_ * hy_)), T(nu_), T(kappa_), T(gamma_), T(c.w), T(c.a),
+                       T(c.w_dye), dt_.device(), c.f_adv, c.f_visc, c.f_p, c.f_carry,
+                       bc_.side[1] == Side::outflow ? c.f_theta : 0.0, nu_, carry, nx_, ny_, has_dye_};
+    if (carry || c.f_p != 0) solver_->level().exchange(p_);
     for_each(ctx_, "fluid::momentum", box(), k);
     fill_ghosts(uo, vo, dout, true);
   }
@@ -378,9 +402,9 @@ class FluidModel final : public Model {
   }
 
   /// Makes (u, v) discretely divergence-free: solve A p = -div(u) / dt, then u -= dt grad p.
-  void project(Field<T, 2>& u, Field<T, 2>& v, double dt) {
-    solve_pressure(u, v, dt, p_, false);
-    apply_projection(u, v, dt, p_);
+  void project(Field<T, 2>& u, Field<T, 2>& v) {
+    solve_pressure(u, v, p_, false);
+    apply_projection(u, v, p_);
   }
 
   /// The incremental form, for a predictor that already carries -dt grad p: u -= dt grad phi,
@@ -388,25 +412,25 @@ class FluidModel final : public Model {
   /// initial guess p, so the tolerance stays relative to the full right-hand side (the
   /// increment's own vanishes at a steady state). p becomes p_new when accumulate (else the
   /// next stage's predictor keeps the old p).
-  void project_increment(Field<T, 2>& u, Field<T, 2>& v, double dt, bool accumulate) {
+  void project_increment(Field<T, 2>& u, Field<T, 2>& v, bool accumulate) {
     phi_ = p_ * 1;
-    solve_pressure(u, v, dt, phi_, true);
+    solve_pressure(u, v, phi_, true);
     phi_ = phi_ - p_;
-    apply_projection(u, v, dt, phi_);
+    apply_projection(u, v, phi_);
     if (accumulate) p_ = p_ + phi_;
   }
 
   /// After an incremental-form predictor (which carries -dt grad p) and its ghost fill.
-  void outflow_pressure_face(Field<T, 2>& u, double dt) {
+  void outflow_pressure_face(Field<T, 2>& u) {
     if (bc_.side[1] != Side::outflow) return;  // (p's ghosts are current: the stage before exchanged them)
     for_each(ctx_, "fluid::outflow_pressure_face", Box<1>{{0}, {ny_}},
-             OutflowPressureFace<T>{u.view(), p_.view(), links_, T(dt / hx_)});
+             OutflowPressureFace<T>{u.view(), p_.view(), links_, dt_.device(), hx_});
   }
 
   /// Solves A q = -div(u) / dt (+ A p_ when plus_old_pressure) from the initial guess in q.
-  void solve_pressure(Field<T, 2>& u, Field<T, 2>& v, double dt, Field<T, 2>& q, bool plus_old_pressure) {
+  void solve_pressure(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& q, bool plus_old_pressure) {
     for_each(ctx_, "fluid::pressure_rhs", box(),
-             PressureRhs<T>{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), T(1 / dt)});
+             PressureRhs<T>{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), dt_.device()});
     if (singular_ && !solver_->transform()) {  // the Neumann problem needs a mean-free right-hand side (the transform drops the mean itself)
       const T mean = T(comm_.sum(double(sum(rhs_))) / double(solver_->level().fluid_cells));
       if (links_.has_links) rhs_ = rhs_ - mean * solver_->level().active;
@@ -452,10 +476,10 @@ class FluidModel final : public Model {
   }
 
   /// u -= dt grad q on every open face.
-  void apply_projection(Field<T, 2>& u, Field<T, 2>& v, double dt, Field<T, 2>& q) {
+  void apply_projection(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& q) {
     solver_->level().exchange(q);
     for_each(ctx_, "fluid::project", Box<2>{{0, 0}, {nx_ + 1, ny_ + 1}},
-             Project<T>{u.view(), v.view(), q.view(), links_, T(dt / hx_), T(dt / hy_)});
+             Project<T>{u.view(), v.view(), q.view(), links_, dt_.device(), hx_, hy_});
   }
 
   Context ctx_;
@@ -469,10 +493,13 @@ class FluidModel final : public Model {
   int max_iterations_ = 1000, last_iterations_ = 0, viscous_max_iterations_ = 1000, last_viscous_iterations_ = 0;
   double viscous_tol_ = 1e-8;
   double last_residual_ = 0, last_dt_ = 0;
-  bool rk2_ = true, implicit_ = false, singular_ = false, outflow_ = false;
+  bool rk2_ = true, implicit_ = false, singular_ = false, outflow_ = false, has_dye_ = true;
   InitialState init_;
   std::string method_;  // the pressure solver's name ("auto" resolved)
   std::string solver_note_;  // why auto chose it, and the transforms
+  StepInput dt_;             // the step's dt, read by the kernels from memory
+  Recorded recorded_[2];     // the recorded step for each buffer parity (recordable steps only)
+  int parity_ = 0;
   BoundarySpec<T> bc_, bc0_;
   solvers::PoissonStencil<T> links_;
   std::unique_ptr<solvers::PoissonSolver<T>> solver_;

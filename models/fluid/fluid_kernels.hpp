@@ -125,10 +125,16 @@ struct MomentumStage {
   View<T, 2> uo, vo, dout, cu, cv;
   View<const T, 2> p;
   solvers::PoissonStencil<T> links;
-  T inv_hx, inv_hy, inv_hx2, inv_hy2, nu, kappa, dt;
-  T gamma, w, a, c_adv, c_visc, c_p, w_dye, h_carry, c_outflow;
+  T inv_hx, inv_hy, inv_hx2, inv_hy2, nu, kappa;
+  T gamma, w, a, w_dye;
+  /// The time step is read from memory (a StepInput), so a recorded step replays with the
+  /// current one; the dt-proportional coefficients are these factors times dt (c_outflow:
+  /// f_outflow dt nu), rounded as the host would round them.
+  const double* dt;
+  double f_adv, f_visc, f_p, f_carry, f_outflow, nu_d;
   bool carry;
   index_t nx, ny;
+  bool dye = true;  ///< false: a run without dye leaves d and dout alone (both stay 0)
 
   SIM_INLINE T adv_u(index_t i, index_t j) const {
     const T c = u(i, j);
@@ -162,13 +168,16 @@ struct MomentumStage {
   }
   SIM_INLINE static T abs_(T x) { return x < T(0) ? -x : x; }
   SIM_INLINE void operator()(index_t i, index_t j) const {
+    const double step = *dt;
+    const T c_adv = T(f_adv * step), c_visc = T(f_visc * step), c_p = T(f_p * step), h_carry = T(f_carry * step);
+    const T c_outflow = T(f_outflow * step * nu_d), dt_dye = T(step);
     const bool pressure = carry || c_p != T(0);
     if (const T link = links.link_x(i, j); link == T(0)) {
       uo(i, j) = T(0);
     } else {
       const T adv = adv_u(i, j), visc = nu * lap(u, i, j), c = u(i, j);
       const T grad = pressure ? link * (links.at(p, i, j) - links.at(p, i - 1, j)) * inv_hx : T(0);
-      uo(i, j) = w * u0(i, j) + a * c - c_adv * adv + c_visc * visc - c_p * grad;
+      uo(i, j) = (w != T(0) ? w * u0(i, j) : T(0)) + a * c - c_adv * adv + c_visc * visc - c_p * grad;
       if (carry) cu(i, j) = c + h_carry * (visc - adv - grad);
       if (c_outflow != T(0) && i == nx - 1) uo(i, j) += c_outflow * inv_hx2 * (u(nx, j) - c);
     }
@@ -177,10 +186,12 @@ struct MomentumStage {
     } else {
       const T adv = adv_v(i, j), visc = nu * lap(v, i, j), c = v(i, j);
       const T grad = pressure ? link * (links.at(p, i, j) - links.at(p, i, j - 1)) * inv_hy : T(0);
-      vo(i, j) = w * v0(i, j) + a * c - c_adv * adv + c_visc * visc - c_p * grad;
+      vo(i, j) = (w != T(0) ? w * v0(i, j) : T(0)) + a * c - c_adv * adv + c_visc * visc - c_p * grad;
       if (carry) cv(i, j) = c + h_carry * (visc - adv - grad);
     }
-    dout(i, j) = links.solid(i, j) ? T(0) : w_dye * d0(i, j) + (T(1) - w_dye) * (d(i, j) + dt * rhs_d(i, j));
+    if (dye)
+      dout(i, j) = links.solid(i, j) ? T(0)
+                                     : (w_dye != T(0) ? w_dye * d0(i, j) : T(0)) + (T(1) - w_dye) * (d(i, j) + dt_dye * rhs_d(i, j));
   }
 };
 
@@ -212,8 +223,10 @@ struct OutflowPressureFace {
   View<T, 2> u;
   View<const T, 2> p;
   solvers::PoissonStencil<T> links;
-  T dt_hx;
+  const double* dt;  ///< read from memory (StepInput)
+  double hx;
   SIM_INLINE void operator()(index_t j) const {
+    const T dt_hx = T(*dt / hx);
     const index_t n = links.nx;
     const T inner = links.link_x(n - 1, j) * (links.at(p, n - 1, j) - links.at(p, n - 2, j));
     const T outer = links.link_x(n, j) * (links.at(p, n, j) - links.at(p, n - 1, j));
@@ -227,8 +240,10 @@ struct PressureRhs {
   View<const T, 2> u, v;
   View<T, 2> b;
   solvers::PoissonStencil<T> links;
-  T inv_hx, inv_hy, inv_dt;
+  T inv_hx, inv_hy;
+  const double* dt;  ///< read from memory (StepInput)
   SIM_INLINE void operator()(index_t i, index_t j) const {
+    const T inv_dt = T(1 / *dt);
     b(i, j) = links.solid(i, j) ? T(0) : -inv_dt * ((u(i + 1, j) - u(i, j)) * inv_hx + (v(i, j + 1) - v(i, j)) * inv_hy);
   }
 };
@@ -251,8 +266,10 @@ struct Project {
   View<T, 2> u, v;
   View<const T, 2> p;
   solvers::PoissonStencil<T> links;
-  T dt_hx, dt_hy;
+  const double* dt;  ///< read from memory (StepInput)
+  double hx, hy;
   SIM_INLINE void operator()(index_t i, index_t j) const {
+    const T dt_hx = T(*dt / hx), dt_hy = T(*dt / hy);
     if (j < links.ny) {
       const T c = links.link_x(i, j);
       if (c != T(0)) u(i, j) -= dt_hx * c * (links.at(p, i, j) - links.at(p, i - 1, j));
