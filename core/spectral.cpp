@@ -83,47 +83,50 @@ struct MultiplyFourier {
   }
 };
 
-/// Z(k1, k2) from V for the cosine basis (see the top of this file); one thread per output.
+/// Z(k1, k2) and Z(n1 - k1, k2) from V for the cosine basis (see the top of this file): the
+/// two share their four multiplied coefficients P. One thread per k1 <= n1 / 2, k2 < h2;
+/// twiddles come from tables tw1 (n1 entries), tw2 (n2): tw(k) = (cos, sin)(pi k / 2n).
 template <class T>
 struct MultiplyCosine {
   const Cplx<T>* v;
   Cplx<T>* z;
   View<const T, 2> m;
+  const Cplx<double>* tw1;
+  const Cplx<double>* tw2;
   index_t n1, n2, h2;
   double scale;
   /// V(a, b) for any a in [0, n1), b in [0, n2) from the half spectrum.
-  SIM_INLINE void spectrum(index_t a, index_t b, double& re, double& im) const {
+  SIM_INLINE Cplx<double> spectrum(index_t a, index_t b) const {
     if (b < h2) {
       const Cplx<T> c = v[a * h2 + b];
-      re = double(c.re), im = double(c.im);
-    } else {
-      const Cplx<T> c = v[((n1 - a) % n1) * h2 + (n2 - b)];
-      re = double(c.re), im = -double(c.im);
+      return {double(c.re), double(c.im)};
     }
+    const Cplx<T> c = v[((n1 - a) % n1) * h2 + (n2 - b)];
+    return {double(c.re), -double(c.im)};
   }
   /// P(a, b) = m(a, b) * dctn(x)(a, b) * scale; 0 at a == n1 or b == n2.
   SIM_INLINE double multiplied(index_t a, index_t b) const {
     if (a == n1 || b == n2) return 0.0;
-    double c1, s1, c2, s2, r1, i1, r2, i2;
-    cos_sin_pi2(double(a) / double(2 * n1), c1, s1);
-    cos_sin_pi2(double(b) / double(2 * n2), c2, s2);
-    spectrum(a, b, r1, i1);
-    spectrum(a, (n2 - b) % n2, r2, i2);
+    const Cplx<double> w1 = tw1[a], w2 = tw2[b], v1 = spectrum(a, b), v2 = spectrum(a, (n2 - b) % n2);
+    const double c1 = w1.re, s1 = w1.im, c2 = w2.re, s2 = w2.im;
     // W2 V(a, b) + conj(W2) V(a, -b), W2 = c2 - i s2
-    const double sr = c2 * r1 + s2 * i1 + c2 * r2 - s2 * i2;
-    const double si = c2 * i1 - s2 * r1 + c2 * i2 + s2 * r2;
+    const double sr = c2 * v1.re + s2 * v1.im + c2 * v2.re - s2 * v2.im;
+    const double si = c2 * v1.im - s2 * v1.re + c2 * v2.im + s2 * v2.re;
     // 2 Re[W1 (sr + i si)], W1 = c1 - i s1
     return 2.0 * (c1 * sr + s1 * si) * double(m(a, b)) * scale;
+  }
+  /// conj(W1(k1) W2(k2)) q, stored at z(k1, k2).
+  SIM_INLINE void store(index_t k1, index_t k2, double qr, double qi) const {
+    const double c1 = tw1[k1].re, s1 = tw1[k1].im, c2 = tw2[k2].re, s2 = tw2[k2].im;
+    const double wr = c1 * c2 - s1 * s2, wi = c1 * s2 + s1 * c2;  // e^{+i pi (k1/2n1 + k2/2n2)}
+    z[k1 * h2 + k2] = Cplx<T>{T(wr * qr - wi * qi), T(wr * qi + wi * qr)};
   }
   SIM_INLINE void operator()(index_t k1, index_t k2) const {
     const index_t a = k1 == 0 ? n1 : n1 - k1, b = k2 == 0 ? n2 : n2 - k2;
     const double p00 = multiplied(k1, k2), p01 = multiplied(k1, b), p10 = multiplied(a, k2), p11 = multiplied(a, b);
-    const double qr = p00 - p11, qi = -p01 - p10;  // P(k1,k2) - i P(k1,-k2) - i P(-k1,k2) - P(-k1,-k2)
-    double c1, s1, c2, s2;
-    cos_sin_pi2(double(k1) / double(2 * n1), c1, s1);
-    cos_sin_pi2(double(k2) / double(2 * n2), c2, s2);
-    const double wr = c1 * c2 - s1 * s2, wi = c1 * s2 + s1 * c2;  // conj(W1 W2) = e^{+i pi (k1/2n1 + k2/2n2)}
-    z[k1 * h2 + k2] = Cplx<T>{T(wr * qr - wi * qi), T(wr * qi + wi * qr)};
+    // Z(k1, k2) ~ P(k1,k2) - i P(k1,-k2) - i P(-k1,k2) - P(-k1,-k2); Z(-k1, k2) swaps the roles of k1 and -k1
+    store(k1, k2, p00 - p11, -p01 - p10);
+    if (a < n1 && a != k1) store(a, k2, p10 - p01, -p11 - p00);
   }
 };
 
@@ -186,6 +189,7 @@ struct SpectralMultiplier<T>::Impl {
   int plan_forward = -1, plan_inverse = -1;
   T* dreal = nullptr;
   Cplx<T>*dv = nullptr, *dz = nullptr;
+  Cplx<double>*tw1 = nullptr, *tw2 = nullptr;  // (cos, sin)(pi k / 2n) per axis
 
   ~Impl() {
     {
@@ -201,6 +205,8 @@ struct SpectralMultiplier<T>::Impl {
     if (dreal) ctx.deallocate(dreal, std::size_t(n1 * n2) * sizeof(T));
     if (dv) ctx.deallocate(dv, std::size_t(n1 * h2) * sizeof(Cplx<T>));
     if (dz) ctx.deallocate(dz, std::size_t(n1 * h2) * sizeof(Cplx<T>));
+    if (tw1) ctx.deallocate(tw1, std::size_t(n1) * sizeof(Cplx<double>));
+    if (tw2) ctx.deallocate(tw2, std::size_t(n2) * sizeof(Cplx<double>));
   }
 
   double scale() const { return basis == Basis2D::cosine ? 1.0 / (4.0 * double(n1 * n2)) : 1.0 / double(n1 * n2); }
@@ -245,7 +251,18 @@ struct SpectralMultiplier<T>::Impl {
 #if SIM_TU_HAS_CUDA
     dreal = static_cast<T*>(ctx.allocate(std::size_t(n1 * n2) * sizeof(T)));
     dv = static_cast<Cplx<T>*>(ctx.allocate(std::size_t(n1 * h2) * sizeof(Cplx<T>)));
-    if (basis == Basis2D::cosine) dz = static_cast<Cplx<T>*>(ctx.allocate(std::size_t(n1 * h2) * sizeof(Cplx<T>)));
+    if (basis == Basis2D::cosine) {
+      dz = static_cast<Cplx<T>*>(ctx.allocate(std::size_t(n1 * h2) * sizeof(Cplx<T>)));
+      auto table = [&](index_t n) {
+        std::vector<Cplx<double>> h(static_cast<std::size_t>(n));
+        for (index_t k = 0; k < n; ++k) cos_sin_pi2(double(k) / double(2 * n), h[std::size_t(k)].re, h[std::size_t(k)].im);
+        auto* d = static_cast<Cplx<double>*>(ctx.allocate(std::size_t(n) * sizeof(Cplx<double>)));
+        SIM_CUDA_CHECK(cudaMemcpy(d, h.data(), std::size_t(n) * sizeof(Cplx<double>), cudaMemcpyHostToDevice));
+        return d;
+      };
+      ctx.synchronize();  // the pool's memory is stream-ordered; the plain copies below are not
+      tw1 = table(n1), tw2 = table(n2);
+    }
     const bool f64 = sizeof(T) == 8;
     cufftHandle h;
     check_cufft2(cufftPlan2d(&h, int(n1), int(n2), f64 ? CUFFT_D2Z : CUFFT_R2C), "Plan2d");
@@ -265,7 +282,8 @@ struct SpectralMultiplier<T>::Impl {
     exec_forward(cufftHandle(plan_forward), dreal, dv);
     Cplx<T>* spectrum_in = dv;
     if (cosine) {
-      for_each(ctx, "fft::spectral_multiply_cosine", half, MultiplyCosine<T>{dv, dz, m.view(), n1, n2, h2, scale()});
+      const Box<2> pairs{{0, 0}, {n1 / 2 + 1, h2}};  // k1 and n1 - k1 together
+      for_each(ctx, "fft::spectral_multiply_cosine", pairs, MultiplyCosine<T>{dv, dz, m.view(), tw1, tw2, n1, n2, h2, scale()});
       spectrum_in = dz;
     } else {
       for_each(ctx, "fft::spectral_multiply_fourier", half, MultiplyFourier<T>{dv, m.view(), h2, T(scale())});

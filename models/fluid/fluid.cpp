@@ -26,6 +26,7 @@
 #include "core/graph.hpp"
 #include "core/halo.hpp"
 #include "core/reduce.hpp"
+#include "core/reduce_async.hpp"
 #include "core/step_input.hpp"
 #include "io/config.hpp"
 #include "models/field_ref.hpp"
@@ -168,6 +169,14 @@ class FluidModel final : public Model {
     const solvers::PoissonLevel<T>& level = solver_->level();
     p_ = level.make_field(), rhs_ = level.make_field(), div_ = level.make_field();
     if (implicit_) phi_ = level.make_field();
+    speeds_ = AsyncReduction<SpeedPair>(ctx_);
+    queue_speeds(u_, v_);  // sizes its scratch space now, not while a step is recorded
+    ctx_.synchronize();
+  }
+
+  /// Queues the reduction of max |u|, max |v| (speeds_).
+  void queue_speeds(const Field<T, 2>& u, const Field<T, 2>& v) {
+    speeds_.queue("fluid::face_speeds", box(), FaceSpeeds<T>{u.view(), v.view()}, LargerSpeeds{}, SpeedPair{0.0, 0.0});
   }
 
   std::vector<FieldRef> fields() override {
@@ -182,6 +191,7 @@ class FluidModel final : public Model {
   }
 
   void initialize() override {
+    speeds_queued_ = false;
     std::vector<T> hu(std::size_t(nx_ * ny_)), hv(hu.size()), hd(hu.size());
     for (index_t i = 0; i < nx_; ++i)
       for (index_t j = 0; j < ny_; ++j) {  // global coordinates (the same bits on any split)
@@ -215,11 +225,17 @@ class FluidModel final : public Model {
     const bool recordable = !implicit_ && solver_->transform() && !comm_.parallel();
     if (recordable) {
       Recorded& r = recorded_[parity_];
-      if (!r.valid()) r = record(ctx_, [this] { dt_.upload(), advance(dt_.value()); });  // on the CPU each replay calls this
+      if (!r.valid())  // on the CPU each replay calls this
+        r = record(ctx_, [this] {
+          dt_.upload(), advance(dt_.value());
+          queue_speeds(rk2_ ? u2_ : u1_, rk2_ ? v2_ : v1_);  // what next_dt() needs, in the same launch
+        });
       r.replay();
+      speeds_queued_ = true;
     } else {
       dt_.upload();
       advance(dt);
+      speeds_queued_ = false;
     }
     parity_ ^= 1;
     if (rk2_) std::swap(u_, u2_), std::swap(v_, v2_), std::swap(d_, d2_);
@@ -257,8 +273,9 @@ class FluidModel final : public Model {
   }
 
   double next_dt(double cfl) override {
-    const SpeedPair s = reduce(ctx_, "fluid::face_speeds", box(), FaceSpeeds<T>{u_.view(), v_.view()}, LargerSpeeds{},
-                               SpeedPair{0.0, 0.0});
+    const SpeedPair s = speeds_queued_ ? speeds_.wait()
+                                       : reduce(ctx_, "fluid::face_speeds", box(), FaceSpeeds<T>{u_.view(), v_.view()},
+                                                LargerSpeeds{}, SpeedPair{0.0, 0.0});
     const double um = std::max(comm_.max(s.u), u_max_hint_), vm = comm_.max(s.v);
     return cfl / (um / hx_ + vm / hy_ + viscous_rate());
   }
@@ -299,6 +316,7 @@ class FluidModel final : public Model {
   }
   void load_state(const std::map<std::string, std::uint64_t>&, const std::map<std::string, double>& reals) override {
     if (reals.count("fluid_last_dt")) last_dt_ = reals.at("fluid_last_dt");
+    speeds_queued_ = false;
   }
 
   /// The pressure solver (for benchmarks and tests).
@@ -498,6 +516,8 @@ class FluidModel final : public Model {
   std::string method_;  // the pressure solver's name ("auto" resolved)
   std::string solver_note_;  // why auto chose it, and the transforms
   StepInput dt_;             // the step's dt, read by the kernels from memory
+  AsyncReduction<SpeedPair> speeds_;  // max |u|, |v| of the state a recorded step leaves
+  bool speeds_queued_ = false;        // speeds_ holds the current state's (else reduce afresh)
   Recorded recorded_[2];     // the recorded step for each buffer parity (recordable steps only)
   int parity_ = 0;
   BoundarySpec<T> bc_, bc0_;

@@ -7,6 +7,7 @@
 #include "core/expr.hpp"
 #include "core/for_each.hpp"
 #include "core/graph.hpp"
+#include "core/reduce_async.hpp"
 #include "tests/support/backends.hpp"
 
 using namespace sim;
@@ -43,4 +44,30 @@ TYPED_TEST(GraphTest, WaitingForTheDeviceIsRefused) {
   const Context ctx = this->ctx;
   EXPECT_THROW(record(ctx, [&] { (void)sum(x); }), Error);
   EXPECT_EQ(sum(x), 200.0) << "the context must stay usable after a refused recording";
+}
+
+namespace {
+struct Value {
+  View<const double, 1> x;
+  SIM_INLINE double operator()(index_t i) const { return x(i); }
+};
+}  // namespace
+
+// An asynchronous reduction recorded with the work before it: each replay leaves the new
+// maximum in host memory, read by one wait.
+TYPED_TEST(GraphTest, AsyncReductionInsideARecording) {
+  auto x = Array<double, 1>::zeros(this->ctx, extents(5000));
+  const Context ctx = this->ctx;
+  View<double, 1> v = x.view();
+  AsyncReduction<double> top(ctx);
+  top.queue("test::max", x.box(), Value{v}, ops::Maximum{}, -1e300);  // sizes the scratch space
+  EXPECT_EQ(top.wait(), 0.0);
+  Recorded step = record(ctx, [&] {
+    for_each(ctx, "test::add_one", x.box(), AddOne{v});
+    top.queue("test::max", x.box(), Value{v}, ops::Maximum{}, -1e300);
+  });
+  for (int r = 1; r <= 3; ++r) {
+    step.replay();
+    EXPECT_EQ(top.wait(), double(r) * 5000.0) << "replay " << r;
+  }
 }

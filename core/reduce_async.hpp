@@ -1,0 +1,81 @@
+#pragma once
+// sim::AsyncReduction<Acc>: a reduction queued on the context's stream whose result lands in
+// host memory when the stream gets there; wait() reads it. Recordable (graph.hpp): a recorded
+// step can end with the reduction its next step needs (the adaptive dt's maximum speed), so
+// the host waits once, for everything, instead of launching a reduction and waiting for it.
+//
+//   sim::AsyncReduction<double> top(ctx);
+//   top.queue("max |u|", box, map, sim::ops::Maximum{}, 0.0);   // asynchronous
+//   ... more work ...
+//   double m = top.wait();                                      // waits for the stream
+//
+// On the CPU queue() reduces at once and wait() returns the value. The GPU's scratch space is
+// sized by the first queue(), which must not run while recording (later ones may).
+#include <cstddef>
+#include <memory>
+
+#include "core/context.hpp"
+#include "core/host_buffer.hpp"
+#include "core/reduce.hpp"
+#if SIM_TU_HAS_CUDA
+#include <cub/device/device_reduce.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include "core/cuda/check.hpp"
+#endif
+
+namespace sim {
+inline namespace SIM_TU_NS {
+
+template <class Acc>
+class AsyncReduction {
+ public:
+  AsyncReduction() = default;
+  /// An empty reduction on ctx.
+  explicit AsyncReduction(const Context& ctx) : ctx_(ctx), host_(ctx, 1) {}
+
+  /// Queues the reduction of map over box with op (init: op's identity).
+  template <int Rank, class Map, class Op>
+  void queue(const char* name, const Box<Rank>& box, const Map& map, const Op& op, Acc init) {
+    if (!ctx_.is_cuda() || box.size() == 0) {
+      host_[0] = reduce(ctx_, name, box, map, op, init);
+      return;
+    }
+#if SIM_TU_HAS_CUDA
+    auto stream = static_cast<cudaStream_t>(ctx_.stream());
+    auto points = thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), gpu::box_point<Acc>(box, map));
+    std::size_t temp = 0;
+    SIM_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, temp, points, static_cast<Acc*>(nullptr), box.size(), op, init, stream));
+    if (!scratch_ || temp + sizeof(Acc) > scratch_bytes_) {  // the first call (not while recording)
+      ctx_.synchronize();
+      scratch_bytes_ = temp + 2 * sizeof(Acc) + 256;
+      const Context owner = ctx_;
+      const std::size_t bytes = scratch_bytes_;
+      scratch_ = std::shared_ptr<void>(ctx_.allocate(bytes), [owner, bytes](void* p) { owner.deallocate(p, bytes); });
+    }
+    Acc* out = static_cast<Acc*>(scratch_.get());
+    void* work = static_cast<char*>(scratch_.get()) + 256;
+    SIM_CUDA_CHECK(cub::DeviceReduce::Reduce(work, temp, points, out, box.size(), op, init, stream));
+    SIM_CUDA_CHECK_LAUNCH(name, stream);
+    SIM_CUDA_CHECK(cudaMemcpyAsync(host_.data(), out, sizeof(Acc), cudaMemcpyDeviceToHost, stream));
+#else
+    throw detail::not_compiled_for_cuda(name);
+#endif
+  }
+
+  /// Waits for the stream and returns the last queued result.
+  Acc wait() const {
+    ctx_.synchronize();
+    return host_[0];
+  }
+
+ private:
+  Context ctx_;
+  HostBuffer<Acc> host_;
+  std::shared_ptr<void> scratch_;
+  std::size_t scratch_bytes_ = 0;
+};
+
+}  // namespace SIM_TU_NS
+}  // namespace sim
