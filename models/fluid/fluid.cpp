@@ -224,14 +224,17 @@ class FluidModel final : public Model {
     dt_.set(dt);
     const bool recordable = !implicit_ && solver_->transform() && !comm_.parallel();
     if (recordable) {
-      Recorded& r = recorded_[parity_];
+      // with an adaptive dt (next_dt() was called) the recording ends with what the next
+      // next_dt() needs, so that one launch and one wait make a step
+      const bool speeds = adaptive_calls_;
+      Recorded& r = recorded_[parity_][speeds];
       if (!r.valid())  // on the CPU each replay calls this
-        r = record(ctx_, [this] {
+        r = record(ctx_, [this, speeds] {
           dt_.upload(), advance(dt_.value());
-          queue_speeds(rk2_ ? u2_ : u1_, rk2_ ? v2_ : v1_);  // what next_dt() needs, in the same launch
+          if (speeds) queue_speeds(rk2_ ? u2_ : u1_, rk2_ ? v2_ : v1_);
         });
       r.replay();
-      speeds_queued_ = true;
+      speeds_queued_ = speeds;
     } else {
       dt_.upload();
       advance(dt);
@@ -273,6 +276,7 @@ class FluidModel final : public Model {
   }
 
   double next_dt(double cfl) override {
+    adaptive_calls_ = true;
     const SpeedPair s = speeds_queued_ ? speeds_.wait()
                                        : reduce(ctx_, "fluid::face_speeds", box(), FaceSpeeds<T>{u_.view(), v_.view()},
                                                 LargerSpeeds{}, SpeedPair{0.0, 0.0});
@@ -518,7 +522,8 @@ class FluidModel final : public Model {
   StepInput dt_;             // the step's dt, read by the kernels from memory
   AsyncReduction<SpeedPair> speeds_;  // max |u|, |v| of the state a recorded step leaves
   bool speeds_queued_ = false;        // speeds_ holds the current state's (else reduce afresh)
-  Recorded recorded_[2];     // the recorded step for each buffer parity (recordable steps only)
+  Recorded recorded_[2][2];  // the recorded step per buffer parity, without and with the speeds (recordable steps only)
+  bool adaptive_calls_ = false;  // next_dt() has been called: queue its speeds at the end of each step
   int parity_ = 0;
   BoundarySpec<T> bc_, bc0_;
   solvers::PoissonStencil<T> links_;
