@@ -368,9 +368,10 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
   try {
     config = io::Config::load(opt.config_path, opt.overrides);
     // plugins first: they may define the model the config names. Paths in the config are
-    // relative to the config file; --plugin paths to the working directory.
+    // relative to the config file; --plugin paths to the working directory. The command line
+    // wins over the file: --plugin replaces the config's [run] plugins.
     const fs::path config_dir = fs::path(opt.config_path).parent_path();
-    for (const std::string& p : config.raw_strings("run", "plugins")) {
+    for (const std::string& p : opt.plugins.empty() ? config.raw_strings("run", "plugins") : std::vector<std::string>{}) {
       const fs::path path = fs::path(p).is_absolute() ? fs::path(p) : config_dir / p;
       try {
         load_plugin(path.string(), registry);
@@ -398,7 +399,9 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
       if (info->parallel == Parallel::none)
         throw config.error_at("run", "model", "model '" + info->name + "' does not run on several ranks yet (this run has " +
                                                   std::to_string(comm.size()) +
-                                                  "); run it with one process (without mpirun)");
+                                                  "); run it with one process (without mpirun), or make the model run decomposed: "
+                                                  "set parallel = sim::Parallel::grid in its ModelInfo and build on this rank's "
+                                                  "box (docs/writing-a-model.md, section 7)");
       if (info->parallel == Parallel::grid) decomposition = decompose(config, plan.grid, comm.size());
       else if (config.is_set("grid", "decomposition"))
         log("note: model '%s' splits its own work over the ranks; grid.decomposition does not apply", info->name.c_str());

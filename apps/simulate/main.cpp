@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
   app.add_flag("--dry-run", opt.dry_run, "validate and print the plan (model, grid, memory, steps, outputs); run nothing");
   app.add_flag("--print-config", opt.print_config, "print the fully resolved config, defaults included");
   app.add_flag("-q,--quiet", opt.quiet, "no progress or summary, errors only");
-  app.add_option("--plugin", opt.plugins, "load models from this shared library (repeatable)")->allow_extra_args(false);
+  app.add_option("--plugin", opt.plugins, "load models from this shared library (repeatable; replaces the config's [run] plugins)")->allow_extra_args(false);
   app.add_option("--stats", opt.stats_path, "write the run's summary (timings, throughput, output cost) as JSON");
   auto* info = app.add_subcommand("info", "print what a snapshot or checkpoint holds");
   info->add_option("file", info_file, "an HDF5 snapshot or checkpoint")->required();
