@@ -65,6 +65,23 @@ std::string format_range(const sim::io::Param& p) {
   return s.str();
 }
 
+/// text as a TOML basic string: quotes, backslashes and control characters escaped, so that
+/// `--output 'a"b'` names the directory a"b and cannot inject TOML.
+std::string toml_string(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') out += '\\', out += char(c);
+    else if (c < 0x20 || c == 0x7f) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\u%04x", unsigned(c));
+      out += b;
+    } else {
+      out += char(c);
+    }
+  }
+  return out + "\"";
+}
+
 void print_models(const sim::ModelRegistry& registry) {
   for (const sim::ModelInfo& m : registry.all()) {
     std::printf("%s: %s\n", m.name.c_str(), m.doc.c_str());
@@ -138,7 +155,7 @@ int main(int argc, char** argv) {
     return sim::exit_bad_input;
   }
   if (!backend.empty()) opt.overrides.push_back("run.backend=" + backend);
-  if (!output.empty()) opt.overrides.push_back("output.directory=\"" + output + "\"");
+  if (!output.empty()) opt.overrides.push_back("output.directory=" + toml_string(output));
   // `--resume key=value`: CLI11 gave the override to --resume as its optional path; hand it back.
   static const std::regex override_form(R"(^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*=.*)");
   if (std::regex_match(resume_path, override_form)) {
