@@ -1,9 +1,12 @@
-// sort and argsort; compiled by nvcc in cuda builds (CUB radix sort in cuda/sort_scan.cuh).
+// sort and argsort; compiled by nvcc in cuda builds (CUB radix sort in cuda/sort_scan.cuh); the
+// cpu backend has its own parallel LSD radix sort over order-preserving unsigned keys.
 #include "core/sort.hpp"
 
 #include <omp.h>
 
 #include <algorithm>
+#include <cstring>
+#include <type_traits>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,49 +20,84 @@ namespace sim {
 
 namespace {
 
-// a < b with NaN after everything (NumPy's order); a strict weak order for floats.
-template <class T>
-inline bool less_nan_last(T a, T b) {
-  if constexpr (std::is_floating_point<T>::value) return a < b || (b != b && a == a);
-  else return a < b;
-}
-
-// Sorts data[0, n) with cmp: the threads sort equal runs, then runs are merged pairwise
-// (std::merge keeps the left run first on ties, so stable run sorts give a stable sort).
-template <class V, class Cmp>
-void parallel_sort(V* data, index_t n, Cmp cmp, bool stable) {
-  const int threads = n < (index_t(1) << 16) ? 1 : omp_get_max_threads();
-  index_t runs = 1;
-  while (runs < threads) runs *= 2;
-  std::vector<index_t> bound(static_cast<std::size_t>(runs + 1));
-  for (index_t r = 0; r <= runs; ++r) bound[r] = n * r / runs;
-#pragma omp parallel for schedule(static) if (runs > 1)
-  for (index_t r = 0; r < runs; ++r) {
-    if (stable)
-      std::stable_sort(data + bound[r], data + bound[r + 1], cmp);
-    else
-      std::sort(data + bound[r], data + bound[r + 1], cmp);
-  }
-  if (runs == 1) return;
-  std::vector<V> tmp(static_cast<std::size_t>(n));
-  V* src = data;
-  V* dst = tmp.data();
-  for (index_t width = 1; width < runs; width *= 2) {
-#pragma omp parallel for schedule(static)
-    for (index_t r = 0; r < runs; r += 2 * width) {
-      const index_t lo = bound[r], mid = bound[std::min(runs, r + width)], hi = bound[std::min(runs, r + 2 * width)];
-      std::merge(src + lo, src + mid, src + mid, src + hi, dst + lo, cmp);
-    }
-    std::swap(src, dst);
-  }
-  if (src != data) std::copy(src, src + n, data);
-}
-
 template <class T>
 struct KeyIndex {
   T key;
   std::int64_t idx;
 };
+
+// ---- cpu radix sort: keys mapped to unsigned integers in the same order, LSD by bytes
+template <class T>
+using ukey_t = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+
+template <class T>
+inline ukey_t<T> to_ukey(T v) {
+  using U = ukey_t<T>;
+  constexpr U sign = U(1) << (8 * sizeof(T) - 1);
+  U u;
+  std::memcpy(&u, &v, sizeof(T));
+  if constexpr (std::is_floating_point<T>::value) return (u & sign) ? ~u : (u | sign);  // NaN (positive) last
+  else if constexpr (std::is_signed<T>::value) return u ^ sign;
+  else return u;
+}
+template <class T>
+inline T from_ukey(ukey_t<T> u) {
+  using U = ukey_t<T>;
+  constexpr U sign = U(1) << (8 * sizeof(T) - 1);
+  if constexpr (std::is_floating_point<T>::value) u = (u & sign) ? (u & ~sign) : ~u;
+  else if constexpr (std::is_signed<T>::value) u ^= sign;
+  T v;
+  std::memcpy(&v, &u, sizeof(T));
+  return v;
+}
+
+// Stable LSD radix sort of items by key(item) (an unsigned integer), one byte per pass: in
+// each pass the threads count the digits of their slices, then scatter each slice after the
+// slices before it. Passes where every key has the same byte (known from one first count
+// of all bytes) are skipped.
+template <class V, class Key>
+void radix_sort_cpu(V* data, index_t n, Key key) {
+  using U = std::decay_t<decltype(key(*data))>;
+  constexpr int bytes = int(sizeof(U));
+  const int threads = n < (index_t(1) << 16) ? 1 : omp_get_max_threads();
+  std::vector<index_t> total(256 * bytes, 0);
+  for (index_t i = 0; i < n; ++i) {
+    const U k = key(data[i]);
+    for (int b = 0; b < bytes; ++b) ++total[b * 256 + ((k >> (8 * b)) & 0xff)];
+  }
+  std::vector<V> tmp(static_cast<std::size_t>(n));
+  std::vector<index_t> offset(static_cast<std::size_t>(threads) * 256);
+  V* src = data;
+  V* dst = tmp.data();
+  for (int b = 0; b < bytes; ++b) {
+    bool trivial = false;
+    for (int d = 0; d < 256 && !trivial; ++d) trivial = total[b * 256 + d] == n;
+    if (trivial) continue;
+    const int shift = 8 * b;
+#pragma omp parallel num_threads(threads)
+    {
+      const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+      const index_t lo = n * t / nt, hi = n * (t + 1) / nt;
+      index_t* o = &offset[static_cast<std::size_t>(t) * 256];
+      for (int d = 0; d < 256; ++d) o[d] = 0;
+      for (index_t i = lo; i < hi; ++i) ++o[(key(src[i]) >> shift) & 0xff];
+#pragma omp barrier
+#pragma omp single
+      {
+        index_t run = 0;
+        for (int d = 0; d < 256; ++d)
+          for (int u = 0; u < nt; ++u) {
+            const index_t c = offset[static_cast<std::size_t>(u) * 256 + d];
+            offset[static_cast<std::size_t>(u) * 256 + d] = run;
+            run += c;
+          }
+      }
+      for (index_t i = lo; i < hi; ++i) dst[o[(key(src[i]) >> shift) & 0xff]++] = src[i];
+    }
+    std::swap(src, dst);
+  }
+  if (src != data) std::copy(src, src + n, data);
+}
 
 // x as a dense device/host buffer: x itself when contiguous, else a packed copy in keep.
 template <class T>
@@ -93,8 +131,12 @@ void sort(const Context& ctx, View<const T, 1> x, View<T, 1> out) {
     throw detail::not_compiled_for_cuda("sim::sort");
 #endif
   } else {
-    if (o != in) std::copy(in, in + n, o);
-    parallel_sort(o, n, [](T a, T b) { return less_nan_last(a, b); }, false);
+    std::vector<ukey_t<T>> keys(static_cast<std::size_t>(n));
+#pragma omp parallel for schedule(static) if (n > (1 << 16))
+    for (index_t i = 0; i < n; ++i) keys[i] = to_ukey(in[i]);
+    radix_sort_cpu(keys.data(), n, [](ukey_t<T> k) { return k; });
+#pragma omp parallel for schedule(static) if (n > (1 << 16))
+    for (index_t i = 0; i < n; ++i) o[i] = from_ukey<T>(keys[i]);
   }
   if (ko.size()) detail::copy<T, 1>(ctx, View<const T, 1>(ko.view()), out);
 }
@@ -116,10 +158,11 @@ void argsort(const Context& ctx, View<const T, 1> x, View<std::int64_t, 1> out) 
     throw detail::not_compiled_for_cuda("sim::argsort");
 #endif
   } else {
-    std::vector<KeyIndex<T>> kv(static_cast<std::size_t>(n));
+    using U = ukey_t<T>;
+    std::vector<KeyIndex<U>> kv(static_cast<std::size_t>(n));
 #pragma omp parallel for schedule(static) if (n > (1 << 16))
-    for (index_t i = 0; i < n; ++i) kv[i] = KeyIndex<T>{in[i], i};
-    parallel_sort(kv.data(), n, [](const KeyIndex<T>& a, const KeyIndex<T>& b) { return less_nan_last(a.key, b.key); }, true);
+    for (index_t i = 0; i < n; ++i) kv[i] = KeyIndex<U>{to_ukey(in[i]), i};
+    radix_sort_cpu(kv.data(), n, [](const KeyIndex<U>& a) { return a.key; });  // LSD radix: stable
 #pragma omp parallel for schedule(static) if (n > (1 << 16))
     for (index_t i = 0; i < n; ++i) o[i] = kv[i].idx;
   }

@@ -1,7 +1,8 @@
 #pragma once
-// Sorting vectors: cub::DeviceRadixSort on the GPU, a parallel merge sort on the CPU
-// threads. NaN sorts last (as NumPy), argsort is stable (ties keep their order, NumPy's
-// kind="stable"). Each allocates its result and is queued without waiting.
+// Sorting vectors: cub::DeviceRadixSort on the GPU, a parallel LSD radix sort on the CPU
+// threads (both order floats by their bits made monotone: NaN sorts last as in NumPy, -0.0
+// just before +0.0). argsort is stable (ties keep their order, NumPy's kind="stable").
+// Each allocates its result and is queued without waiting.
 #include <cstdint>
 
 #include "core/array.hpp"

@@ -114,7 +114,7 @@ void reduce_along(const Context& ctx, const char* name, index_t outer, index_t l
   chunks = std::min<index_t>(chunks, 65535);
   const index_t chunk = std::max<index_t>(1, (len + chunks - 1) / chunks);
   chunks = std::max<index_t>(1, (len + chunk - 1) / chunk);
-  dim3 block(32, 8), grid(unsigned(bx), unsigned(chunks), unsigned(bz));
+  const dim3 block{32, 8, 1}, grid{unsigned(bx), unsigned(chunks), unsigned(bz)};
   if (chunks == 1) {
     reduce_cols_kernel<<<grid, block, 0, stream>>>(outer, len, inner, chunk, map, op, init, fin, out,
                                                    static_cast<Acc*>(nullptr));

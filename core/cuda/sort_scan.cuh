@@ -7,6 +7,7 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/context.hpp"
 #include "core/cuda/check.hpp"
@@ -56,8 +57,17 @@ template <class T, class S>
 void inclusive_sum(const Context& ctx, View<const T, 1> x, S* out) {
   auto stream = static_cast<cudaStream_t>(ctx.stream());
   const index_t n = x.shape.n[0];
-  auto in = thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), ReadAs<T, S>{x});
   std::size_t bytes = 0;
+  if constexpr (std::is_same<T, S>::value) {
+    if (x.contiguous()) {  // a plain pointer: CUB loads whole vectors per thread
+      SIM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, x.ptr, out, n, stream));
+      PoolScratch temp(ctx, bytes);
+      SIM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.ptr, bytes, x.ptr, out, n, stream));
+      SIM_CUDA_CHECK_LAUNCH("sim::cumsum", stream);
+      return;
+    }
+  }
+  auto in = thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), ReadAs<T, S>{x});
   SIM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, n, stream));
   PoolScratch temp(ctx, bytes);
   SIM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.ptr, bytes, in, out, n, stream));

@@ -41,7 +41,7 @@ void transpose(const Context& ctx, View<const T, 2> src, View<T, 2> dst) {
   auto stream = static_cast<cudaStream_t>(ctx.stream());
   const index_t bx = (src.shape.n[1] + transpose_tile - 1) / transpose_tile;
   const index_t by = (src.shape.n[0] + transpose_tile - 1) / transpose_tile;
-  dim3 grid(unsigned(bx), unsigned(by < 65535 ? by : 65535)), block(transpose_tile, transpose_rows);
+  const dim3 grid{unsigned(bx), unsigned(by < 65535 ? by : 65535), 1}, block{transpose_tile, transpose_rows, 1};
   transpose_kernel<T><<<grid, block, 0, stream>>>(src, dst);
   SIM_CUDA_CHECK_LAUNCH("sim::transpose", stream);
 }

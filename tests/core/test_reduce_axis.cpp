@@ -42,7 +42,8 @@ TYPED_TEST(ReduceAxisTest, AllReductionsOddShapesAgainstHost) {
     auto M = Array<double, 2>::from_host(this->ctx, extents(r, c), h);
     for (int axis : {0, 1}) {
       const index_t outer = axis == 0 ? c : r, len = axis == 0 ? r : c;
-      auto at = [&](index_t o, index_t m) { return axis == 0 ? h[m * c + o] : h[o * c + m]; };
+      const index_t cols = c;  // (a lambda may not capture a structured binding in C++17)
+      auto at = [&](index_t o, index_t m) { return axis == 0 ? h[m * cols + o] : h[o * cols + m]; };
       auto s = sim::sum(M, axis).to_host(), mn = amin(M, axis).to_host(), mx = amax(M, axis).to_host();
       auto me = mean(M, axis).to_host(), va = var(M, axis).to_host(), sd = stddev(M, axis, 1.0).to_host();
       auto am = argmin(M, axis).to_host(), ax = argmax(M, axis).to_host();
