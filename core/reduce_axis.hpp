@@ -240,6 +240,14 @@ template <class E>
 Moments whole_moments(const E& e, const Context* ctx, const char* name) {
   auto [c, shape] = operands_of(e, ctx, name);
   const Moments init{0, 0, 0, 0};
+  if (!c->is_cuda() && e.contiguous()) {  // host memory: plain vectorisable loops
+    const index_t n = shape.size();
+    if (n == 0) return init;
+    const double k = static_cast<double>(e.flat(0));
+    Moments m{double(n), 0, 0, k};
+    cpu::shifted_sums(n, [&](index_t t) { return e.flat(t); }, k, m.s, m.s2);
+    return m;
+  }
   if (e.contiguous())
     return reduce(*c, name, Box<1>{{0}, {shape.size()}}, WholeMomentsFlat<E>{e}, MomentsOp{}, init);
   return reduce(*c, name, box_of(shape), WholeMoments<E>{e}, MomentsOp{}, init);
@@ -250,6 +258,8 @@ std::int64_t whole_arg(const E& e, const Context* ctx, const char* name) {
   using T = typename E::value_type;
   auto [c, shape] = operands_of(e, ctx, name);
   if (shape.size() == 0) throw ShapeError(std::string(name) + ": the array is empty, so there is no extreme");
+  if (!c->is_cuda() && e.contiguous())  // host memory: plain vectorisable loops
+    return cpu::arg_extreme<Max, T>(shape.size(), [&](index_t t) { return static_cast<T>(e.flat(t)); });
   ArgAcc<T> r;
   if (e.contiguous())
     r = reduce(*c, name, Box<1>{{0}, {shape.size()}}, WholeArgFlat<T, E>{e}, ArgOp<Max>{}, ArgOp<Max>::template identity<T>());
