@@ -108,7 +108,7 @@ void reduce_along(const Context& ctx, const char* name, index_t outer, index_t l
     return;
   }
   const index_t bx = (inner + 31) / 32, bz = std::min<index_t>(outer, 65535);
-  const index_t target = 8 * sms;
+  const index_t target = 32 * sms;  // several waves of blocks: a partial last wave costs little
   index_t chunks = std::max<index_t>(1, (target + bx * bz - 1) / (bx * bz));
   chunks = std::min<index_t>(chunks, std::max<index_t>(1, len / 64));
   chunks = std::min<index_t>(chunks, 65535);
