@@ -164,7 +164,7 @@ Array<Out, E::rank - 1> along(const Context* ctx, const char* name, const E& e, 
   constexpr int Rank = E::rank;
   static_assert(Rank >= 2,
                 "a reduction along an axis needs a matrix or a 3-D array; for a vector, reduce the whole "
-                "array: sum(v), mean(v), argmax(v)");
+                "array: sum(v), mean(v), argmax(v) (var and stddev take ddof as a double: var(v, 1.0))");
   Operands<Rank> o;
   o.ctx = ctx;
   e.collect(o);
