@@ -53,7 +53,11 @@ namespace {
 
 int log_rank = 0;  // this process's rank: only rank 0 logs
 std::atomic<int> stop_signal{0};  // set by SIGINT/SIGTERM; the loop stops after the current step
-extern "C" void on_stop_signal(int sig) { stop_signal = sig; }
+// the first stop signal counts: a second one (mpirun's SIGTERM after a Ctrl-C, say) does not relabel it
+extern "C" void on_stop_signal(int sig) {
+  int none = 0;
+  stop_signal.compare_exchange_strong(none, sig);
+}
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -657,6 +661,10 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     input_code = exit_bad_input, input_error = std::string("simulate: error: ") + e.what();
   }
   if (const int code = agree_on_input(comm, input_code, input_error); code >= 0) return code;
+  // from here on (files may be written) SIGINT/SIGTERM stop the run after its current step,
+  // with a checkpoint; before, nothing is written and they end the process as usual
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
 
   // ---- 2. the run
   try {
@@ -770,8 +778,6 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     }  // else the model was initialised with the input checks
     if (step >= plan.total_steps && !opt.resume) log("note: the run has 0 steps; writing the initial state only");
 
-    std::signal(SIGINT, on_stop_signal);
-    std::signal(SIGTERM, on_stop_signal);
 
     // the writer thread reads the host buffers: they are declared first, so that on every way
     // out (an error included) the writer is joined before they are freed
@@ -949,7 +955,11 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
       progress.update(step, first, time);
       if (const int sig = int(comm.max(std::int64_t(stop_signal.load())))) {  // any rank's signal stops all
         progress.finish();
-        log("stopped by %s at step %lld; writing a checkpoint", sig == SIGINT ? "SIGINT" : "SIGTERM", (long long)step);
+        log("stopped by %s at step %lld; writing a checkpoint%s", sig == SIGINT ? "SIGINT" : "SIGTERM", (long long)step,
+            comm.parallel() && sig == SIGTERM
+                ? " (under mpirun: OpenMPI's mpirun turns a SIGINT or SIGTERM sent to it into SIGTERM for the ranks "
+                  "and exits 1 itself; signal the ranks instead to see 130/143 from mpirun)"
+                : "");
         writer.wait();
         write_checkpoint();
         return 128 + sig;
