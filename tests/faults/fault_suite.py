@@ -368,7 +368,7 @@ def part_kill(s):
     t0 = time.time()
     run([cfg, "--output", s.scratch("kill_timing") + "/out", "-q"])
     wall = max(time.time() - t0, 0.2)
-    for trial in range(10):
+    for trial in range(int(os.environ.get("SIMKIT_FAULT_KILL_TRIALS", "24"))):
         d = s.scratch(f"kill{trial}")
         out = d + "/out"
         kills = 0
@@ -403,9 +403,9 @@ def part_kill(s):
 
 
 def part_damage(s):
-    models = (("heat", HEAT, dict(steps=30, n=24, out=10, ck=10, keep=3), 14),
-              ("fluid", FLUID, dict(steps=12, n=16, out=4, ck=4, keep=3), 10),
-              ("mcpi", MCPI, dict(steps=30, n=0, out=5, ck=10, keep=3), 10))
+    models = (("heat", HEAT, dict(steps=30, n=24, out=10, ck=10, keep=3), 30),
+              ("fluid", FLUID, dict(steps=12, n=16, out=4, ck=4, keep=3), 20),
+              ("mcpi", MCPI, dict(steps=30, n=0, out=5, ck=10, keep=3), 20))
     for model, template, kw, flips in models:
         cfg, ref = reference(s, "damage_" + model, template, **kw)
         final = f"checkpoint_{kw['steps']:09d}.h5"

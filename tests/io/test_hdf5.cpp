@@ -510,3 +510,27 @@ TEST_F(Hdf5, HugeSparseFieldIsAFileError) {
   EXPECT_THROW(read_field(path, "u"), FileError);
   EXPECT_THROW(describe(path), FileError);
 }
+
+// A field of another element type (here int32) is a FileError naming the dataset: what
+// model.init_file reports, with its key, as bad input.
+TEST_F(Hdf5, FieldOfAnotherTypeIsAFileError) {
+  const GridInfo g = grid_of({3, 4});
+  const auto u = ramp<double>(12, 0.1);
+  const std::string path = at("snap.h5");
+  write_snapshot(path, info_at(1), g, {view_of("u", "", g, u)}, 0);
+  fs::resize_file(path, fs::file_size(path) - 16);
+  {
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    const hsize_t dims[2] = {3, 4};
+    const std::vector<int> values(12, 7);
+    const hid_t space = H5Screate_simple(2, dims, nullptr);
+    const hid_t ds = H5Dcreate2(f, "/fields/n", H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    ASSERT_GE(ds, 0);
+    H5Dwrite(ds, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
+    H5Dclose(ds), H5Sclose(space), H5Fclose(f);
+  }
+  const std::string msg = error_of([&] { read_field(path, "n"); });
+  EXPECT_NE(msg.find("/fields/n"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not float32/float64"), std::string::npos) << msg;
+}
