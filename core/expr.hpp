@@ -26,12 +26,32 @@ struct Node {
 template <class E>
 constexpr bool is_node = std::is_base_of<Node, E>::value;
 
-/// What an expression needs checked before it runs: one shape, one context.
+/// What an expression needs checked before it runs: one shape, one context. A broadcast
+/// operand fixes only some dimensions (known[d]); has_shape says all of them are fixed.
 template <int Rank>
 struct Operands {
   const Context* ctx = nullptr;
   Extents<Rank> shape{};
   bool has_shape = false;
+  bool known[Rank] = {};
+  /// Records that dimension d has extent n; throws ShapeError on a conflict.
+  void need(int d, index_t n, const char* what = "expression") {
+    if (has_shape || known[d]) {
+      if (shape.n[d] != n)
+        throw ShapeError(std::string(what) + " mixes extents " + std::to_string(shape.n[d]) + " and " + std::to_string(n) +
+                         " in dimension " + std::to_string(d) + " (shape " + to_string(shape) + ")");
+      return;
+    }
+    shape.n[d] = n, known[d] = true;
+    bool all = true;
+    for (int e = 0; e < Rank; ++e) all = all && known[e];
+    has_shape = all;
+  }
+  /// Marks every dimension known (a destination's shape).
+  void set(const Extents<Rank>& s) {
+    shape = s, has_shape = true;
+    for (int d = 0; d < Rank; ++d) known[d] = true;
+  }
 };
 
 /// A leaf reading an array or view.
@@ -52,10 +72,65 @@ struct Leaf : Node {
       if (o.ctx && *o.ctx != *ctx) throw BackendError("expression mixes arrays of different contexts (backends)");
       o.ctx = ctx;
     }
-    if (o.has_shape && o.shape != v.shape)
-      throw ShapeError("expression mixes shapes " + to_string(o.shape) + " and " + to_string(v.shape));
-    o.shape = v.shape;
-    o.has_shape = true;
+    static_assert(R == Rank, "an operand's rank differs from its expression's (internal)");
+    bool any_known = false;
+    for (int d = 0; d < Rank; ++d) any_known = any_known || o.known[d];
+    if (any_known)
+      for (int d = 0; d < Rank; ++d)
+        if ((o.has_shape || o.known[d]) && o.shape.n[d] != v.shape.n[d])
+          throw ShapeError("expression mixes shapes " + to_string(o.shape) + " and " + to_string(v.shape));
+    o.set(v.shape);
+  }
+};
+
+/// A lower-rank operand broadcast over the trailing dimensions of a rank-R expression, as
+/// NumPy aligns shapes: a vector of n over an (m, n) matrix is the same row in every row.
+template <class E, int R>
+struct Broadcast : Node {
+  static_assert(E::rank >= 1 && E::rank < R, "broadcast goes from a lower rank to a higher one");
+  using value_type = typename E::value_type;
+  static constexpr int rank = R;
+  static constexpr int off = R - E::rank;
+  E e;
+  template <class... I>
+  SIM_INLINE value_type operator()(I... i) const {
+    const index_t idx[sizeof...(I)] = {index_t(i)...};
+    if constexpr (E::rank == 1) return e(idx[R - 1]);
+    else return e(idx[R - 2], idx[R - 1]);
+  }
+  SIM_INLINE value_type flat(index_t) const { return value_type{}; }  // never called: not contiguous
+  bool contiguous() const { return false; }
+  template <int Q>
+  void collect(Operands<Q>& o) const {
+    Operands<E::rank> sub;
+    sub.ctx = o.ctx;
+    for (int d = 0; d < E::rank; ++d)
+      if (o.has_shape || o.known[off + d]) sub.need(d, o.shape.n[off + d]);
+    e.collect(sub);
+    o.ctx = sub.ctx;
+    for (int d = 0; d < E::rank; ++d)
+      if (sub.has_shape || sub.known[d]) o.need(off + d, sub.shape.n[d]);
+  }
+};
+
+/// A vector standing as the column of a matrix: (i, j) reads v(i) (NumPy's v[:, None]).
+template <class E>
+struct Column : Node {
+  static_assert(E::rank == 1, "as_column takes a vector");
+  using value_type = typename E::value_type;
+  static constexpr int rank = 2;
+  E e;
+  SIM_INLINE value_type operator()(index_t i, index_t) const { return e(i); }
+  SIM_INLINE value_type flat(index_t) const { return value_type{}; }  // never called: not contiguous
+  bool contiguous() const { return false; }
+  template <int Q>
+  void collect(Operands<Q>& o) const {
+    Operands<1> sub;
+    sub.ctx = o.ctx;
+    if (o.has_shape || o.known[0]) sub.need(0, o.shape.n[0]);
+    e.collect(sub);
+    o.ctx = sub.ctx;
+    if (sub.has_shape) o.need(0, sub.shape.n[0]);
   }
 };
 
@@ -184,10 +259,28 @@ template <class A, class B>
 using scalar_type_t = std::conditional_t<std::is_arithmetic<A>::value, typename value_of<B>::type,
                                          typename value_of<A>::type>;
 
+/// A node lifted to rank R: scalars and rank-R nodes as they are, lower ranks broadcast.
+template <int R, class N>
+auto lift(const N& n) {
+  if constexpr (N::rank == 0 || N::rank == R) return n;
+  else return Broadcast<N, R>{{}, n};
+}
+template <int R, class N>
+using lift_t = decltype(lift<R>(std::declval<const N&>()));
+template <class... N>
+constexpr int max_rank() {
+  int r = 0;
+  ((r = N::rank > r ? N::rank : r), ...);
+  return r;
+}
+
 template <class Op, class A, class B>
-Binary<Op, node_t<scalar_type_t<A, B>, A>, node_t<scalar_type_t<A, B>, B>> binary(const A& a, const B& b) {
+auto binary(const A& a, const B& b) {
   using S = scalar_type_t<A, B>;
-  return {{}, node<S>(a), node<S>(b), Op{}};
+  using NA = node_t<S, A>;
+  using NB = node_t<S, B>;
+  constexpr int R = max_rank<NA, NB>();
+  return Binary<Op, lift_t<R, NA>, lift_t<R, NB>>{{}, lift<R>(node<S>(a)), lift<R>(node<S>(b)), Op{}};
 }
 template <class Op, class A>
 Unary<Op, node_t<typename value_of<A>::type, A>> unary(const A& a) {
@@ -214,6 +307,8 @@ SIM_EXPR_BINARY_OP(NotEqual, x != y)
 SIM_EXPR_BINARY_OP(Min, y < x ? y : x)
 SIM_EXPR_BINARY_OP(Max, x < y ? y : x)
 SIM_EXPR_BINARY_OP(Pow, math::pow(math::real_t<decltype(x + y)>(x), math::real_t<decltype(x + y)>(y)))
+SIM_EXPR_BINARY_OP(And, bool(x) && bool(y))
+SIM_EXPR_BINARY_OP(Or, bool(x) || bool(y))
 #undef SIM_EXPR_BINARY_OP
 #define SIM_EXPR_UNARY_OP(NAME, EXPR) \
   struct NAME {                       \
@@ -227,7 +322,42 @@ SIM_EXPR_UNARY_OP(Exp, math::exp(math::real_t<X>(x)))
 SIM_EXPR_UNARY_OP(Log, math::log(math::real_t<X>(x)))
 SIM_EXPR_UNARY_OP(Sqrt, math::sqrt(math::real_t<X>(x)))
 SIM_EXPR_UNARY_OP(Abs, math::abs(x))
+SIM_EXPR_UNARY_OP(Not, !bool(x))
 #undef SIM_EXPR_UNARY_OP
+SIM_INLINE float tanh_(float x) { return ::tanhf(x); }
+SIM_INLINE double tanh_(double x) { return ::tanh(x); }
+SIM_INLINE float floor_(float x) { return ::floorf(x); }
+SIM_INLINE double floor_(double x) { return ::floor(x); }
+SIM_INLINE float fmod_(float x, float y) { return ::fmodf(x, y); }
+SIM_INLINE double fmod_(double x, double y) { return ::fmod(x, y); }
+struct Tanh {
+  template <class X>
+  SIM_INLINE auto operator()(X x) const { return tanh_(math::real_t<X>(x)); }
+};
+struct Floor {  // integers are their own floor
+  template <class X>
+  SIM_INLINE auto operator()(X x) const {
+    if constexpr (std::is_floating_point<X>::value) return floor_(x);
+    else return x;
+  }
+};
+/// x % y with NumPy's (Python's) meaning: the result has the sign of y; integer % 0 gives 0.
+struct Mod {
+  template <class X, class Y>
+  SIM_INLINE auto operator()(X x, Y y) const {
+    using C = decltype(x + y);
+    C r;
+    if constexpr (std::is_floating_point<C>::value) {
+      r = fmod_(C(x), C(y));
+    } else {
+      if (C(y) == C(0)) return C(0);
+      r = C(x) % C(y);
+    }
+    if constexpr (std::is_signed<C>::value)
+      if (r != C(0) && ((r < C(0)) != (C(y) < C(0)))) r += C(y);
+    return r;
+  }
+};
 template <class T>
 struct Cast {
   template <class X>
@@ -270,21 +400,24 @@ const Context& check(const E& e, const Context* dst_ctx, const Extents<Rank>* ds
   static_assert(E::rank == 0 || E::rank == Rank, "expression rank differs from the destination's rank");
   Operands<Rank> o;
   o.ctx = dst_ctx;
-  if (dst_shape) o.shape = *dst_shape, o.has_shape = true;
+  if (dst_shape) o.set(*dst_shape);
   e.collect(o);
   if (!o.ctx)
     throw BackendError("expression has no array that says which context it runs on; pass the context explicitly");
   return *o.ctx;
 }
 
-/// Evaluates e into dst on ctx in one pass.
+/// Evaluates e into dst on ctx in one pass (a lower-rank e is broadcast over dst).
 template <class T, int Rank, class E>
-void evaluate_into(const Context& ctx, View<T, Rank> dst, const E& e) {
+void evaluate_into(const Context& ctx, View<T, Rank> dst, const E& e0) {
+  static_assert(E::rank <= Rank, "expression rank is larger than the destination's rank");
+  const auto e = lift<Rank>(e0);
+  using L = std::decay_t<decltype(e)>;
   check<Rank>(e, &ctx, &dst.shape);
   if (dst.contiguous() && e.contiguous())
-    for_each(ctx, "sim::expr::assign", Box<1>{{0}, {dst.size()}}, FlatAssignFn<T, E>{dst.ptr, e});
+    for_each(ctx, "sim::expr::assign", Box<1>{{0}, {dst.size()}}, FlatAssignFn<T, L>{dst.ptr, e});
   else
-    for_each(ctx, "sim::expr::assign", dst.box(), AssignFn<T, Rank, E>{dst, e});
+    for_each(ctx, "sim::expr::assign", dst.box(), AssignFn<T, Rank, L>{dst, e});
 }
 
 /// f applied to the value of e at each point, as reduce()'s map.
@@ -310,6 +443,7 @@ Acc reduce_expr(const Context* ctx, const char* name, const E& e, F f, Op op) {
   o.ctx = ctx;
   e.collect(o);
   if (!o.ctx) throw BackendError(std::string(name) + ": the expression has no context; pass one explicitly");
+  if (!o.has_shape) throw ShapeError(std::string(name) + ": the expression's shape is not fixed by any operand");
   if (e.contiguous())
     return reduce(*o.ctx, name, Box<1>{{0}, {o.shape.size()}}, FlatMapFn<E, F, Acc>{e, f}, op, Op::template identity<Acc>());
   return reduce(*o.ctx, name, box_of(o.shape), MapFn<E, F, Acc>{e, f}, op, Op::template identity<Acc>());
@@ -365,6 +499,15 @@ SIM_EXPR_BINARY_FN(min, Min)
 SIM_EXPR_BINARY_FN(max, Max)
 /// Elementwise power.
 SIM_EXPR_BINARY_FN(pow, Pow)
+/// Elementwise remainder with the sign of the divisor (NumPy's %, np.mod).
+SIM_EXPR_BINARY_FN(operator%, Mod)
+/// Elementwise logical and / or (true where non-zero); NumPy's logical_and / logical_or.
+SIM_EXPR_BINARY_FN(operator&&, And)
+SIM_EXPR_BINARY_FN(operator||, Or)
+/// Elementwise logical and (np.logical_and).
+SIM_EXPR_BINARY_FN(logical_and, And)
+/// Elementwise logical or (np.logical_or).
+SIM_EXPR_BINARY_FN(logical_or, Or)
 #undef SIM_EXPR_BINARY_FN
 
 #define SIM_EXPR_UNARY_FN(NAME, OP)                                \
@@ -379,7 +522,28 @@ SIM_EXPR_UNARY_FN(exp, Exp)
 SIM_EXPR_UNARY_FN(log, Log)
 SIM_EXPR_UNARY_FN(sqrt, Sqrt)
 SIM_EXPR_UNARY_FN(abs, Abs)
+/// Elementwise hyperbolic tangent.
+SIM_EXPR_UNARY_FN(tanh, Tanh)
+/// Elementwise floor (integers unchanged).
+SIM_EXPR_UNARY_FN(floor, Floor)
+/// Elementwise logical not (np.logical_not); also spelled !x.
+SIM_EXPR_UNARY_FN(logical_not, Not)
+SIM_EXPR_UNARY_FN(operator!, Not)
 #undef SIM_EXPR_UNARY_FN
+
+/// A vector as a row of a matrix expression (NumPy's v[None, :]); a plain vector next to a
+/// matrix broadcasts the same way.
+template <class A, std::enable_if_t<expr::is_operand<A>, int> = 0>
+auto as_row(const A& a) {
+  using N = expr::node_t<typename expr::value_of<A>::type, A>;
+  return expr::Broadcast<N, 2>{{}, expr::node<typename expr::value_of<A>::type>(a)};
+}
+/// A vector as a column of a matrix expression (NumPy's v[:, None]).
+template <class A, std::enable_if_t<expr::is_operand<A>, int> = 0>
+auto as_column(const A& a) {
+  using N = expr::node_t<typename expr::value_of<A>::type, A>;
+  return expr::Column<N>{{}, expr::node<typename expr::value_of<A>::type>(a)};
+}
 
 /// Elementwise conversion to element type T.
 template <class T, class A, std::enable_if_t<expr::is_operand<A>, int> = 0>
@@ -393,14 +557,23 @@ template <class C, class A, class B, std::enable_if_t<expr::is_operand<C>, int> 
 auto where(const C& c, const A& a, const B& b) {
   using S = expr::scalar_type_t<A, B>;
   using Cn = expr::node_t<typename expr::value_of<C>::type, C>;
-  return expr::Select<Cn, expr::node_t<S, A>, expr::node_t<S, B>>{{}, expr::node<typename expr::value_of<C>::type>(c),
-                                                                  expr::node<S>(a), expr::node<S>(b)};
+  using An = expr::node_t<S, A>;
+  using Bn = expr::node_t<S, B>;
+  constexpr int R = expr::max_rank<Cn, An, Bn>();
+  return expr::Select<expr::lift_t<R, Cn>, expr::lift_t<R, An>, expr::lift_t<R, Bn>>{
+      {}, expr::lift<R>(expr::node<typename expr::value_of<C>::type>(c)), expr::lift<R>(expr::node<S>(a)),
+      expr::lift<R>(expr::node<S>(b))};
 }
 
 /// Evaluates an expression into a view on ctx in one pass.
 template <class T, int Rank, class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 void assign(const Context& ctx, View<T, Rank> dst, const E& e) {
   expr::evaluate_into(ctx, dst, expr::node<T>(e));
+}
+/// Sets every element of a view (a slice, a row, a column) to a scalar: NumPy's a[...] = 5.
+template <class T, int Rank, class X, std::enable_if_t<std::is_arithmetic<X>::value, int> = 0>
+void assign(const Context& ctx, View<T, Rank> dst, X value) {
+  detail::fill<T, Rank>(ctx, dst, static_cast<T>(value));
 }
 
 // ---- reductions (each waits for its result)
@@ -459,6 +632,45 @@ expr_value_t<E> norm_max(const E& e, const Context* ctx = nullptr) {
   return expr::reduce_expr<T>(ctx, "sim::norm_max", expr::node<T>(e), expr::AbsVal{}, ops::Maximum{});
 }
 
+// ---- compound assignment: x += e is x = x + e, one fused pass (NumPy's in-place operators)
+#define SIM_EXPR_COMPOUND(OPEQ, OP)                                                                        \
+  template <class T, int Rank, class X,                                                                    \
+            std::enable_if_t<expr::is_operand<X> || std::is_arithmetic<X>::value, int> = 0>                \
+  Array<T, Rank>& OPEQ(Array<T, Rank>& a, const X& x) {                                                    \
+    return a = a OP x;                                                                                     \
+  }                                                                                                        \
+  template <class T, int Rank, class X,                                                                    \
+            std::enable_if_t<expr::is_operand<X> || std::is_arithmetic<X>::value, int> = 0>                \
+  Field<T, Rank>& OPEQ(Field<T, Rank>& a, const X& x) {                                                    \
+    return a = a OP x;                                                                                     \
+  }
+/// x += e, x -= e, x *= e, x /= e, x %= e: evaluate in place in one pass.
+SIM_EXPR_COMPOUND(operator+=, +)
+SIM_EXPR_COMPOUND(operator-=, -)
+SIM_EXPR_COMPOUND(operator*=, *)
+SIM_EXPR_COMPOUND(operator/=, /)
+SIM_EXPR_COMPOUND(operator%=, %)
+#undef SIM_EXPR_COMPOUND
+
+// Expression nodes live in sim::expr: these make the operators and functions on them
+// findable by argument-dependent lookup from any namespace (x * x + y * y outside sim).
+namespace expr {
+using SIM_TU_NS::operator+;
+using SIM_TU_NS::operator-;
+using SIM_TU_NS::operator*;
+using SIM_TU_NS::operator/;
+using SIM_TU_NS::operator%;
+using SIM_TU_NS::operator<;
+using SIM_TU_NS::operator<=;
+using SIM_TU_NS::operator>;
+using SIM_TU_NS::operator>=;
+using SIM_TU_NS::operator==;
+using SIM_TU_NS::operator!=;
+using SIM_TU_NS::operator&&;
+using SIM_TU_NS::operator||;
+using SIM_TU_NS::operator!;
+}  // namespace expr
+
 }  // namespace SIM_TU_NS
 
 template <class T, int Rank>
@@ -475,4 +687,8 @@ Field<T, Rank>& Field<T, Rank>::operator=(const E& expression) {
   return *this;
 }
 
+
 }  // namespace sim
+
+// Reductions along an axis (sum(M, 0) is the column sums), mean/var/std, argmin/argmax.
+#include "core/reduce_axis.hpp"

@@ -87,6 +87,7 @@ void fill_random(Array<T, Rank>& x, T a, T b, const char* name) {
 }
 }  // namespace
 
+namespace detail {
 template <class T, int Rank>
 void fill_uniform(Array<T, Rank>& x, T lo, T hi) {
   static_assert(std::is_floating_point<T>::value, "fill_uniform fills float or double arrays");
@@ -100,6 +101,7 @@ void fill_normal(Array<T, Rank>& x, T mean, T stddev) {
   if (!(stddev >= 0)) throw Error("fill_normal: stddev must be non-negative");
   fill_random<Dist::normal>(x, mean, stddev, "sim::fill_normal");
 }
+}  // namespace detail
 
 template <int Rank>
 void fill_bits(Array<std::uint32_t, Rank>& x) {
@@ -107,8 +109,8 @@ void fill_bits(Array<std::uint32_t, Rank>& x) {
 }
 
 #define SIM_INSTANTIATE_RANDOM(T, R)                          \
-  template void fill_uniform<T, R>(Array<T, R>&, T, T);       \
-  template void fill_normal<T, R>(Array<T, R>&, T, T);
+  template void detail::fill_uniform<T, R>(Array<T, R>&, T, T); \
+  template void detail::fill_normal<T, R>(Array<T, R>&, T, T);
 SIM_INSTANTIATE_RANDOM(float, 1)
 SIM_INSTANTIATE_RANDOM(float, 2)
 SIM_INSTANTIATE_RANDOM(float, 3)

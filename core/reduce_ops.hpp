@@ -14,6 +14,11 @@ using acc_t = std::conditional_t<std::is_floating_point<T>::value, double,
                                  std::conditional_t<std::is_signed<T>::value || std::is_same<T, bool>::value,
                                                     std::int64_t, std::uint64_t>>;
 
+/// Element type of sums that keep an array's type: the float type itself, 64-bit for
+/// integers (as NumPy's sum along an axis and cumsum).
+template <class T>
+using sum_t = std::conditional_t<std::is_floating_point<T>::value, T, acc_t<T>>;
+
 namespace ops {
 struct Plus {
   template <class T>

@@ -397,6 +397,19 @@ void Config::apply_override(const std::string& text) {
   const std::string key = lhs.substr(dot + 1);
   s.items.erase(std::remove_if(s.items.begin(), s.items.end(), [&](const Item& it) { return it.key == key; }),
                 s.items.end());
+  // The command line wins over the file, for the keys that exclude each other too: run.steps
+  // given here replaces the file's end_time (and end_time its steps), run.dt its cfl (and cfl
+  // its dt). Both given on the command line stay an error (check_framework_rules).
+  if (s.name == "run") {
+    static const std::pair<const char*, const char*> exclusive[] = {{"steps", "end_time"}, {"dt", "cfl"}};
+    for (const auto& [a, b] : exclusive) {
+      const std::string other = key == a ? b : key == b ? a : "";
+      if (other.empty()) continue;
+      s.items.erase(std::remove_if(s.items.begin(), s.items.end(),
+                                   [&](const Item& it) { return it.key == other && it.override_text.empty(); }),
+                    s.items.end());
+    }
+  }
   s.items.push_back(Item{key, raw, here, text, true, std::nullopt});
 }
 
@@ -758,6 +771,18 @@ void check_model_name(const Config& c, const std::vector<std::string>& registere
   if (!it || !it->set) {
     for (const auto& s : c.sections_)  // a key outside any section explains better than "missing"
       if (s.name.empty() && !s.items.empty()) throw c.outside_section_error(s.items.front(), framework_schemas());
+    // So does a misspelt [run] header ([runzz], [rnu]): name it and suggest [run].
+    std::vector<std::string> known;
+    for (const auto& schema : framework_schemas()) known.push_back(schema.section);
+    known.push_back("model");
+    for (const auto& s : c.sections_) {
+      if (s.name.empty() || std::find(known.begin(), known.end(), s.name) != known.end()) continue;
+      const bool holds_model = std::any_of(s.items.begin(), s.items.end(), [](const auto& i) { return i.key == "model"; });
+      if (!holds_model && nearest(s.name, known) != "run") continue;
+      const std::string msg = "unknown section [" + s.name + "]; did you mean [run]? ([run] model names the model to run " + list + ")";
+      if (s.loc.file == kCommandLine && !s.items.empty()) throw c.error_at(s.items.front(), s.loc, msg);
+      throw ConfigError(loc_text(s.loc) + ": error: " + msg);
+    }
     throw c.error_at_section("run", "[run] model: required key missing " + list + "; add model = " +
                                         quote(registered.empty() ? "name" : registered.front()) + " under [run]");
   }

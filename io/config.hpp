@@ -43,6 +43,8 @@ class Config {
   /// Parses a TOML file (ConfigError on syntax errors, with line and column) and applies
   /// overrides "section.key=value" (value in TOML syntax; a bare word that is not valid TOML is
   /// taken as a string, so run.backend=cpu works). Does not validate against schemas yet.
+  /// Overrides win over the file, also where keys exclude each other: run.steps=N drops the
+  /// file's end_time (run.end_time=T its steps), run.dt=X its cfl (run.cfl=C its dt).
   static Config load(const std::string& path, const std::vector<std::string>& overrides = {});
   /// Same from a string (file is the name used in messages).
   static Config parse(const std::string& toml_text, const std::string& file,
@@ -128,7 +130,8 @@ std::vector<Schema> framework_schemas();
 void check_framework_rules(const Config& c);
 /// Checks run.model before validate() (the model decides which schema applies): present, a
 /// string, and one of `registered`; the ConfigError lists the registered names and suggests
-/// the nearest.
+/// the nearest. When [run] model is missing because the [run] header is misspelt ([runzz]),
+/// the error names that section, where it is, and suggests [run].
 void check_model_name(const Config& c, const std::vector<std::string>& registered);
 
 }  // namespace sim::io

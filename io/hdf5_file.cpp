@@ -18,6 +18,7 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #if SIMKIT_HAS_MPI
 #include "core/comm_mpi.hpp"
@@ -46,9 +47,16 @@ namespace {
 std::mutex h5_mutex;
 
 // Held for the whole of one public call; also silences HDF5's own printing of errors.
+// HDF5's exit-time cleanup (H5close from atexit) is turned off before the library starts: it
+// closes whatever is still open, and a file whose close failed on a full disk made it crash.
+// simkit closes every file it opens; a file that could not be closed is left to the system.
 struct H5Lock {
   std::lock_guard<std::mutex> guard{h5_mutex};
-  H5Lock() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+  H5Lock() {
+    static const bool no_atexit = [] { return H5dont_atexit() >= 0; }();
+    (void)no_atexit;
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  }
 };
 
 // Owns one HDF5 identifier and closes it with the matching H5?close.
@@ -66,6 +74,8 @@ class Hid {
   }
   ~Hid() { reset(); }
   operator hid_t() const { return id_; }
+  /// Gives the identifier up without closing it.
+  hid_t release() { return std::exchange(id_, hid_t(-1)); }
   /// Closes now; returns the close call's status.
   herr_t reset() {
     const herr_t r = id_ >= 0 && close_ ? close_(id_) : 0;
@@ -89,6 +99,14 @@ std::string h5_detail() {
       },
       &msg);
   H5Eclear2(H5E_DEFAULT);
+  // a failed system call comes as "file write failed: time = ..., errno = 28, error message =
+  // 'No space left on device', ...": keep the system's words
+  const std::size_t at = msg.find("error message = '");
+  if (at != std::string::npos) {
+    const std::size_t from = at + 17, to = msg.find('\'', from);
+    const std::string what = msg.substr(0, std::min(msg.find(':'), msg.find(',')));
+    msg = what + ": " + msg.substr(from, to == std::string::npos ? std::string::npos : to - from);
+  }
   return msg;
 }
 
@@ -100,6 +118,7 @@ struct File {
   // goes through dxpl (collective transfers); root alone writes what is not split
   bool parallel = false, root = true;
   Hid dxpl;
+  bool verified = false;  // read: the whole-file checksum trailer was there and matched
 
   [[noreturn]] void fail(const std::string& what) const {
     const std::string d = h5_detail();
@@ -234,11 +253,185 @@ void sync_path(const std::string& p, bool directory, const std::string& for_path
   ::close(fd);
 }
 
+// ---- whole-file checksum trailer
+//
+// HDF5 checksums its own metadata (v2 object headers, superblock) and Fletcher32 covers each
+// chunk, but some bytes have no check at all: the global heap that holds variable-length
+// strings, the v1 B-trees of chunk indexes, padding. A damaged byte there can make HDF5 read
+// garbage, or crash. So every file simkit writes ends with a trailer, after HDF5's end of
+// file (which HDF5 ignores): 8 bytes "SIMKSUM1" and a 64-bit hash of every byte before it.
+// Readers check it before HDF5 sees the file.
+
+constexpr char trailer_magic[8] = {'S', 'I', 'M', 'K', 'S', 'U', 'M', '1'};
+constexpr std::size_t trailer_size = 16;
+
+// A 64-bit hash over a byte stream fed in pieces: four multiply-xorshift lanes over 8-byte
+// words, then the lanes and the length mixed together. Any changed, missing or added byte
+// changes it (but for a 2^-64 chance).
+class StreamHash {
+ public:
+  void update(const unsigned char* p, std::size_t n) {
+    total_ += n;
+    while (n > 0) {
+      if (fill_ == 0 && n >= 32) {  // fast path: whole blocks straight from the input
+        std::size_t blocks = n / 32;
+        for (std::size_t b = 0; b < blocks; ++b, p += 32) block(p);
+        n -= blocks * 32;
+        continue;
+      }
+      const std::size_t take = std::min(n, std::size_t(32) - fill_);
+      std::memcpy(buf_ + fill_, p, take);
+      fill_ += take, p += take, n -= take;
+      if (fill_ == 32) block(buf_), fill_ = 0;
+    }
+  }
+  std::uint64_t digest() const {
+    std::uint64_t h = total_ * 0x9E3779B97F4A7C15ull;
+    for (std::uint64_t l : lane_) h = mix(h ^ mix(l));
+    for (std::size_t i = 0; i < fill_; ++i) h = mix(h ^ (std::uint64_t(buf_[i]) + 0x100 * (i + 1)));
+    return mix(h ^ fill_);
+  }
+
+ private:
+  static std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser: a bijection
+    x ^= x >> 30, x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27, x *= 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+  }
+  void block(const unsigned char* p) {
+    for (int k = 0; k < 4; ++k) {
+      std::uint64_t w;
+      std::memcpy(&w, p + 8 * k, 8);
+      lane_[k] = mix(lane_[k] ^ w) + 0x632BE59BD9B4E019ull;
+    }
+  }
+  std::uint64_t lane_[4] = {1, 2, 3, 4}, total_ = 0;
+  unsigned char buf_[32] = {};
+  std::size_t fill_ = 0;
+};
+
+// Hash of the first `length` bytes of fd (read from offset 0); false on a read error or short file.
+bool hash_prefix(int fd, std::uint64_t length, std::uint64_t& out) {
+  std::vector<unsigned char> buf(std::size_t(1) << 20);
+  StreamHash h;
+  std::uint64_t done = 0;
+  while (done < length) {
+    const std::size_t want = std::size_t(std::min<std::uint64_t>(buf.size(), length - done));
+    const ssize_t n = ::pread(fd, buf.data(), want, off_t(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    h.update(buf.data(), std::size_t(n));
+    done += std::uint64_t(n);
+  }
+  out = h.digest();
+  return true;
+}
+
+// Appends the trailer to a closed file (written by HDF5 just before).
+void append_trailer(const std::string& file, const std::string& for_path) {
+  const int fd = ::open(file.c_str(), O_RDWR);
+  auto fail = [&](const std::string& what) {
+    const int e = errno;
+    if (fd >= 0) ::close(fd);
+    throw FileError(for_path + ": cannot " + what + " " + file + ": " + std::strerror(e));
+  };
+  if (fd < 0) fail("open");
+  const off_t size = ::lseek(fd, 0, SEEK_END);
+  if (size < 0) fail("size");
+  std::uint64_t digest = 0;
+  if (!hash_prefix(fd, std::uint64_t(size), digest)) fail("read back");
+  unsigned char t[trailer_size];
+  std::memcpy(t, trailer_magic, 8);
+  for (int i = 0; i < 8; ++i) t[8 + i] = static_cast<unsigned char>(digest >> (8 * i));
+  std::size_t done = 0;
+  while (done < trailer_size) {
+    const ssize_t n = ::pwrite(fd, t + done, trailer_size - done, size + off_t(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = ENOSPC;
+      fail("append the checksum to");
+    }
+    done += std::size_t(n);
+  }
+  if (::close(fd) != 0) {
+    const int e = errno;
+    throw FileError(for_path + ": cannot close " + file + ": " + std::strerror(e));
+  }
+}
+
+enum class Trailer { verified, absent };
+
+// Checks a file's trailer: verified, absent (not written by this simkit), or FileError when
+// it is there and does not match (a damaged or truncated file).
+Trailer check_trailer(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) {
+    const int e = errno;
+    throw FileError(path + ": cannot open: " + std::strerror(e));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  const off_t size = ::lseek(fd, 0, SEEK_END);
+  unsigned char t[trailer_size];
+  if (size < off_t(trailer_size) || ::pread(fd, t, trailer_size, size - off_t(trailer_size)) != ssize_t(trailer_size) ||
+      std::memcmp(t, trailer_magic, 8) != 0)
+    return Trailer::absent;
+  std::uint64_t stored = 0, digest = 0;
+  for (int i = 0; i < 8; ++i) stored |= std::uint64_t(t[8 + i]) << (8 * i);
+  if (!hash_prefix(fd, std::uint64_t(size) - trailer_size, digest))
+    throw FileError(path + ": cannot read it to verify its checksum");
+  if (digest != stored)
+    throw FileError(path + ": checksum mismatch: the file was changed or damaged after it was written");
+  return Trailer::verified;
+}
+
 struct Extras {
   const std::map<std::string, std::uint64_t>& counters;
   const std::map<std::string, double>& reals;
   const std::map<std::string, std::string>& strings;
 };
+
+// Closing a file being written, when the disk is full. HDF5 writes its cached metadata while
+// closing; when that fails, H5Fclose fails, yet leaves a dangling identifier behind: closing it
+// again, or HDF5's exit-time cleanup doing so, crashed (rc 139). So: flush first (a flush can
+// be retried); when it fails, give the half-written file's space back (truncate it: it is
+// deleted anyway) and flush again; call H5Fclose once, and only after a flush succeeded. A
+// file that cannot be flushed is left open, never closed (HDF5's exit-time cleanup is off,
+// see H5Lock), so the process can still report the error and exit cleanly.
+bool flush_or_give_back(hid_t id, const std::string& tmp) {
+  if (H5Fflush(id, H5F_SCOPE_LOCAL) >= 0) return true;
+  const int fd = ::open(tmp.c_str(), O_WRONLY);
+  if (fd >= 0) {
+    if (::ftruncate(fd, 0) != 0) { /* nothing more to give back */ }
+    ::close(fd);
+  }
+  return H5Fflush(id, H5F_SCOPE_LOCAL) >= 0;
+}
+
+// Closes a file that failed midway (errors here are secondary: the first one is reported).
+void abandon_file(File& f, const std::string& tmp) {
+  const hid_t id = f.id.release();
+  if (id < 0) return;
+  if (flush_or_give_back(id, tmp)) H5Fclose(id);
+  h5_detail();
+}
+
+// Closes a file being written; FileError (with the file closed where that is safe) when it fails.
+void close_file(File& f, const std::string& tmp) {
+  const hid_t id = f.id.release();
+  if (H5Fflush(id, H5F_SCOPE_LOCAL) >= 0) {
+    if (H5Fclose(id) >= 0) return;
+    f.fail("close " + tmp);
+  }
+  const std::string detail = h5_detail();
+  if (flush_or_give_back(id, tmp)) H5Fclose(id);
+  h5_detail();
+  throw FileError(f.path + ": cannot finish writing " + tmp + " (" +
+                  (detail.empty() ? "HDF5 could not flush it" : "HDF5: " + detail) +
+                  "); is the disk full? Free space, then resume the run (--resume)");
+}
 
 // Writes PATH.tmp completely, closes it, (fsyncs it), renames it to PATH, (fsyncs the directory).
 // A checkpoint (extras != null) gets checksums on every dataset, and the `complete` marker last.
@@ -256,8 +449,8 @@ void write_file(const std::string& path, const RunInfo& info, const GridInfo& gr
   const std::string tmp = path + ".tmp";
   const bool checksum = extras != nullptr;
   const bool parallel = comm.parallel();
+  File f{path, {}, false, true, {}};
   try {
-    File f{path, {}, false, true, {}};
     {
       Hid fapl = f.own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create " + tmp);
       if (parallel) {
@@ -322,8 +515,9 @@ void write_file(const std::string& path, const RunInfo& info, const GridInfo& gr
       const std::int32_t one = 1;
       put_attr(f, f.id, "complete", H5T_STD_I32LE, H5T_NATIVE_INT32, &one);
     }
-    f.ok(f.id.reset(), "close " + tmp);
+    close_file(f, tmp);
     if (comm.rank() == 0) {
+      append_trailer(tmp, path);
       if (extras) sync_path(tmp, false, path);
       std::error_code ec;
       fs::rename(tmp, path, ec);
@@ -335,6 +529,7 @@ void write_file(const std::string& path, const RunInfo& info, const GridInfo& gr
     }
     comm.barrier();  // the file is in place for every rank
   } catch (...) {
+    abandon_file(f, tmp);
     std::error_code ec;
     if (comm.rank() == 0) fs::remove(tmp, ec);
     throw;
@@ -346,8 +541,8 @@ void write_file(const std::string& path, const RunInfo& info, const GridInfo& gr
 void write_timeseries_file(const std::string& path, const RunInfo& info, const std::vector<std::string>& names,
                            const std::vector<std::string>& units, const std::vector<std::vector<double>>& columns) {
   const std::string tmp = path + ".tmp";
+  File f{path, {}, false, true, {}};
   try {
-    File f{path, {}, false, true, {}};
     f.id = f.own(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "create " + tmp);
     put_string_attr(f, f.id, "kind", "diagnostics");
     put_string_attr(f, f.id, "model", info.model);
@@ -365,11 +560,12 @@ void write_timeseries_file(const std::string& path, const RunInfo& info, const s
         put_string_attr(f, ds, "unit", c < units.size() ? units[c] : "");
       }
     }
-    f.ok(f.id.reset(), "close " + tmp);
+    close_file(f, tmp);
     std::error_code ec;
     fs::rename(tmp, path, ec);
     if (ec) throw FileError(path + ": cannot rename " + tmp + " to it: " + ec.message());
   } catch (...) {
+    abandon_file(f, tmp);
     std::error_code ec;
     fs::remove(tmp, ec);
     throw;
@@ -383,6 +579,7 @@ File open_file(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) f.bad("no such file");
   if (!fs::is_regular_file(path, ec)) f.bad("not a regular file");
+  f.verified = check_trailer(path) == Trailer::verified;  // before HDF5 reads a byte of it
   if (H5Fis_hdf5(path.c_str()) <= 0) {
     h5_detail();
     f.bad("not an HDF5 file (empty, truncated at the start, or written by something else)");
@@ -464,12 +661,46 @@ std::vector<std::string> member_names(const File& f, hid_t group, const std::str
   return names;
 }
 
+// A member must be a dataset stored in this file: an external or soft link would read
+// another file (or another object), which no checksum of this one covers.
+void check_stored_here(const File& f, hid_t group, const std::string& name, const std::string& label) {
+  H5L_info_t li;
+  if (H5Lget_info(group, name.c_str(), &li, H5P_DEFAULT) < 0) f.fail("look up '" + label + "'");
+  if (li.type != H5L_TYPE_HARD)
+    f.bad("'" + label + "' is a " + (li.type == H5L_TYPE_EXTERNAL ? "link to another file" : "soft link") +
+          ", not data stored in this file; simkit reads only its own data");
+}
+
+// Nor may a dataset keep its data in external raw files or map other datasets (virtual).
+void check_layout_here(const File& f, hid_t ds, const std::string& label) {
+  Hid dcpl = f.own(H5Dget_create_plist(ds), H5Pclose, "read dataset '" + label + "'");
+  const int external = H5Pget_external_count(dcpl);
+  const H5D_layout_t layout = H5Pget_layout(dcpl);
+  if (external != 0 || layout == H5D_VIRTUAL || layout < 0)
+    f.bad("dataset '" + label + "' keeps its data outside this file (external storage or a virtual dataset); "
+          "simkit reads only its own data");
+}
+
+// Allocates n elements of `size` bytes for a read, or FileError when that cannot be (a damaged
+// or hostile shape asks for more than the machine has).
+void size_for_read(const File& f, std::vector<unsigned char>& bytes, hsize_t n, std::size_t size,
+                   const std::string& label) {
+  if (n > hsize_t(1) << 56) f.bad("dataset '" + label + "' claims " + std::to_string(n) + " elements: damaged or not simkit's");
+  try {
+    bytes.resize(std::size_t(n) * size);
+  } catch (const std::bad_alloc&) {
+    f.bad("dataset '" + label + "' needs " + std::to_string(n * size) + " bytes, more memory than there is");
+  }
+}
+
 // A field's metadata, and its bytes when with_data (HDF5 verifies checksums while reading):
 // all of them, or the box (offset, count) when given (shape stays the dataset's).
 FieldData get_field(const File& f, hid_t group, const std::string& name, bool with_data,
                     const std::vector<std::int64_t>& offset = {}, const std::vector<std::int64_t>& count = {}) {
   const std::string label = "/fields/" + name, what = "read dataset '" + label + "'";
+  check_stored_here(f, group, name, label);
   Hid ds = f.own(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose, what);
+  check_layout_here(f, ds, label);
   Hid type = f.own(H5Dget_type(ds), H5Tclose, what);
   Hid space = f.own(H5Dget_space(ds), H5Sclose, what);
   FieldData d;
@@ -493,10 +724,12 @@ FieldData get_field(const File& f, hid_t group, const std::string& name, bool wi
     for (hsize_t x : c) n *= x;
     Hid mem = f.own(H5Screate_simple(int(c.size()), c.data(), nullptr), H5Sclose, what);
     f.ok(H5Sselect_hyperslab(space, H5S_SELECT_SET, o.data(), nullptr, c.data(), nullptr), what);
-    d.bytes.resize(std::size_t(n) * size);
+    size_for_read(f, d.bytes, n, size, label);
     f.ok(H5Dread(ds, d.is_double ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, mem, space, H5P_DEFAULT, d.bytes.data()), what);
   } else if (with_data) {
-    d.bytes.resize(std::size_t(H5Sget_simple_extent_npoints(space)) * size);
+    const hssize_t n = H5Sget_simple_extent_npoints(space);
+    if (n < 0) f.fail(what);
+    size_for_read(f, d.bytes, hsize_t(n), size, label);
     f.ok(H5Dread(ds, d.is_double ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, d.bytes.data()),
          what);
   }
@@ -510,7 +743,9 @@ void get_values(const File& f, const char* group_name, Map& out, Get get) {
   Hid group = f.own(H5Gopen2(f.id, group_name, H5P_DEFAULT), H5Gclose, std::string("open group '/") + group_name + "'");
   for (const std::string& name : member_names(f, group, std::string("/") + group_name)) {
     const std::string label = std::string("/") + group_name + "/" + name;
+    check_stored_here(f, group, name, label);
     Hid ds = f.own(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose, "open dataset '" + label + "'");
+    check_layout_here(f, ds, label);
     Hid type = f.own(H5Dget_type(ds), H5Tclose, "read dataset '" + label + "'");
     Hid space = f.own(H5Dget_space(ds), H5Sclose, "read dataset '" + label + "'");
     out[name] = get(ds, type, space, label);
@@ -617,6 +852,8 @@ void test_hooks::write_checkpoint_without_marker(const std::string& path, const 
   write_file(path, info, grid, fields, 0, &extras, false, sim::Comm());
 }
 
+void test_hooks::append_checksum(const std::string& path) { append_trailer(path, path); }
+
 void write_timeseries(const std::string& path, const RunInfo& info, const std::vector<std::string>& names,
                       const std::vector<std::string>& units, const std::vector<std::vector<double>>& columns) {
   H5Lock lock;
@@ -648,12 +885,18 @@ Checkpoint read_checkpoint(const std::string& path, const std::vector<std::int64
   if (get_kind(f) != "checkpoint") f.bad("is a snapshot, not a checkpoint: restart from a checkpoint file");
   if (!has_marker(f))
     f.bad("incomplete checkpoint (no 'complete' marker): its writer stopped before finishing; use an older checkpoint");
+  if (!f.verified)
+    f.bad("no whole-file checksum at its end (cut short, or written by a simkit older than this one): "
+          "its every byte cannot be verified; use a newer checkpoint or start the run again");
   FileSummary s = get_summary(f);
+  if (s.info.step < 0) f.bad("attribute 'step' holds " + std::to_string(s.info.step) + ": not a step");
+  for (std::int64_t n : s.grid.cells)
+    if (n < 1) f.bad("attribute 'cells' holds " + std::to_string(n) + ": not a grid");
   Checkpoint c{s.info, s.grid, {}, std::move(s.counters), std::move(s.reals), std::move(s.strings)};
   Hid group = f.own(H5Gopen2(f.id, "fields", H5P_DEFAULT), H5Gclose, "open group '/fields'");
   for (const FieldData& meta : s.fields) {
+    if (meta.shape != c.grid.cells) f.bad("field '" + meta.name + "' does not have the grid's shape");
     c.fields.push_back(get_field(f, group, meta.name, true, offset, count));
-    if (c.fields.back().shape != c.grid.cells) f.bad("field '" + meta.name + "' does not have the grid's shape");
   }
   return c;
 }
@@ -686,6 +929,7 @@ std::string describe(const std::string& path) {
   std::ostringstream o;
   o << path << ": simkit " << s.kind;
   if (s.kind == "checkpoint") o << (has_marker(f) ? " (complete)" : " (INCOMPLETE: no 'complete' marker)");
+  o << "\n  checksum   " << (f.verified ? "whole file verified" : "none (written by an older simkit, or cut short)");
   o << "\n  model      " << r.model << "\n  step       " << r.step << "\n  time       " << num(r.time)
     << "\n  dt         " << num(r.dt) << "\n  grid       " << g.rank << "D, " << shape_text(g.cells)
     << " cells, origin (" << join(g.origin, ", ", num) << "), spacing (" << join(g.spacing, ", ", num)

@@ -100,6 +100,9 @@ struct Checkpoint {
 };
 
 /// Reads and verifies a checkpoint; FileError naming the file and the problem if missing, truncated, corrupt, incomplete or not a checkpoint.
+/// Every byte is verified: the whole-file checksum (a trailer after HDF5's end of file, written by every
+/// write_* here) must be there and match before HDF5 reads the file; external/soft links and data stored
+/// outside the file are refused.
 /// With a box (offset, count per dimension), each field's bytes are that box of it only (a rank's part); shapes stay global.
 Checkpoint read_checkpoint(const std::string& path, const std::vector<std::int64_t>& offset = {},
                            const std::vector<std::int64_t>& count = {});
@@ -119,6 +122,8 @@ void write_checkpoint_without_marker(const std::string& path, const RunInfo& inf
                                      const std::map<std::string, std::uint64_t>& counters,
                                      const std::map<std::string, double>& reals,
                                      const std::map<std::string, std::string>& strings);
+/// For tests only: appends the whole-file checksum trailer to a file (after changing a written one).
+void append_checksum(const std::string& path);
 }  // namespace test_hooks
 
 }  // namespace sim::io

@@ -8,6 +8,8 @@
 // synchronously), checkpoints synchronously.
 #include "models/runner.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -50,7 +53,11 @@ namespace {
 
 int log_rank = 0;  // this process's rank: only rank 0 logs
 std::atomic<int> stop_signal{0};  // set by SIGINT/SIGTERM; the loop stops after the current step
-extern "C" void on_stop_signal(int sig) { stop_signal = sig; }
+// the first stop signal counts: a second one (mpirun's SIGTERM after a Ctrl-C, say) does not relabel it
+extern "C" void on_stop_signal(int sig) {
+  int none = 0;
+  stop_signal.compare_exchange_strong(none, sig);
+}
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -268,6 +275,41 @@ void guard_finite(std::vector<FieldRef>& fields, std::int64_t step, const GridSp
   }
 }
 
+/// The initial state must be finite: a NaN from an init file or from parameters is bad input
+/// (exit 2, nothing written), not a run that "blew up at step 0". Collective.
+void check_initial_state(const io::Config& config, std::vector<FieldRef> fields, const GridSpec& g, const Comm& comm) {
+  for (FieldRef& f : fields) {
+    std::string found = find_non_finite(f, 0, g);
+    if (comm.max(std::int64_t(!found.empty())) == 0) continue;
+    const std::string::size_type at = found.find(" field '");
+    const std::string::size_type end = found.find("; the last good");
+    found = found.substr(at + 1, end == std::string::npos ? std::string::npos : end - at - 1);
+    const bool from_file = config.is_set("model", "init_file") && config.string("model", "init") == "file";
+    throw config.error_at("model", from_file ? "init_file" : "init",
+                          "the initial state is not finite: " + found +
+                              (from_file ? "; expected finite values in the init file: fix the file"
+                                         : "; expected finite initial values: check the [model] parameters"));
+  }
+}
+
+/// One row of diagnostics.csv: exactly `columns` numbers, the first a step count. False when
+/// the row is damaged.
+bool parse_diagnostics_row(const std::string& line, std::size_t columns, std::vector<double>& out) {
+  out.clear();
+  std::size_t at = 0;
+  while (at <= line.size()) {
+    const std::size_t comma = std::min(line.find(',', at), line.size());
+    const std::string cell = line.substr(at, comma - at);
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(cell.c_str(), &end);
+    if (cell.empty() || end != cell.c_str() + cell.size()) return false;
+    out.push_back(v);
+    at = comma + 1;
+  }
+  return out.size() == columns && std::isfinite(out[0]) && out[0] >= 0 && out[0] == std::floor(out[0]);
+}
+
 /// Config changes on resume: model, grid and precision must match; the rest is logged.
 void compare_with_checkpoint(const io::Config& now, const io::Checkpoint& ck, const std::vector<io::Schema>& schemas,
                              const GridSpec& grid, bool float64, const std::string& path) {
@@ -333,6 +375,103 @@ Decomposition decompose(const io::Config& config, const GridSpec& grid, int rank
   }
 }
 
+/// The config file must be a file of sane size: a directory, a device (/dev/zero) or a huge
+/// file is refused before it is read. Throws Error naming the path.
+void check_config_file(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    throw Error(path + ": cannot read the config file (" + std::strerror(errno) + "); check the path");
+  if (S_ISDIR(st.st_mode))
+    throw Error(path + ": is a directory, not a config file; give the path of a .toml file (e.g. configs/heat2d.toml)");
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+    throw Error(path + ": is not a regular file (a device?); give the path of a .toml file");
+  constexpr off_t limit = 16 << 20;
+  if (S_ISREG(st.st_mode) && st.st_size > limit)
+    throw Error(path + ": is " + std::to_string((long long)st.st_size) +
+                " bytes; a config is TOML text of at most 16 MiB: is this the right file?");
+}
+
+/// output.prefix and checkpoint.prefix name files inside output.directory: a plain name.
+void check_prefix(const io::Config& config, const char* section, const std::string& prefix) {
+  std::string why;
+  if (prefix.empty()) why = "is empty";
+  else if (prefix.find('/') != std::string::npos) why = "contains '/'";
+  else if (prefix[0] == '.') why = "starts with '.'";
+  else if (std::any_of(prefix.begin(), prefix.end(), [](char c) { return (unsigned char)c < 0x20 || c == 0x7f; }))
+    why = "contains a control character";
+  if (!why.empty())
+    throw config.error_at(section, "prefix", "'" + prefix + "' " + why +
+                                                 "; expected a plain file name prefix (files are written inside "
+                                                 "output.directory), e.g. \"" + section + "\"; choose the folder with output.directory");
+}
+
+/// Cells of the grid with ghosts, or ConfigError at grid.cells when their count (times 8 bytes
+/// times a few fields) cannot even be addressed: the overflow must not slip past the memory check.
+void check_grid_size(const io::Config& config, const GridSpec& g) {
+  std::int64_t total = 1;
+  for (int d = 0; d < g.rank; ++d) {
+    std::int64_t with_ghosts = 0;
+    if (__builtin_add_overflow(g.cells[d], 2 * std::int64_t(g.ghost), &with_ghosts) ||
+        __builtin_mul_overflow(total, with_ghosts, &total) || total > (std::int64_t(1) << 50))
+      throw config.error_at("grid", "cells", "the grid has more cells than any machine can hold (over 2^50 with "
+                                             "ghosts); expected at most about 10^12 cells in all: lower grid.cells");
+  }
+}
+
+/// A lock on the output directory for the life of the run: a second simulate writing into the
+/// same directory would replace its snapshots and interleave its diagnostics. The lock is an
+/// fcntl lock on DIR/.simulate.lock (which holds the pid of its owner, for the message): the
+/// system drops it when its process ends, however it ends, so a stale file never blocks.
+class DirectoryLock {
+ public:
+  DirectoryLock() = default;
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+  ~DirectoryLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  /// Takes the lock or throws ConfigError at output.directory naming the owner.
+  void acquire(const io::Config& config, const std::string& dir) {
+    const std::string path = dir + "/.simulate.lock";
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0)
+      throw config.error_at("output", "directory", "cannot create the lock file " + path + " (" + std::strerror(errno) +
+                                                        "); choose a writable output.directory or --output");
+    struct flock fl = {};
+    fl.l_type = F_WRLCK, fl.l_whence = SEEK_SET, fl.l_start = 0, fl.l_len = 0;
+    if (::fcntl(fd_, F_SETLK, &fl) != 0) {
+      const int e = errno;
+      char buf[128] = {};
+      const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
+      std::string owner = n > 0 ? std::string(buf, std::size_t(n)) : "";
+      while (!owner.empty() && (owner.back() == '\n' || owner.back() == ' ')) owner.pop_back();
+      ::close(fd_), fd_ = -1;
+      if (e != EACCES && e != EAGAIN)
+        throw config.error_at("output", "directory", "cannot lock " + path + " (" + std::strerror(e) + ")");
+      throw config.error_at("output", "directory",
+                            "the output directory '" + dir + "' is in use by another simulate (" +
+                                (owner.empty() ? std::string("its pid unknown") : owner) +
+                                "); two runs in one directory would overwrite each other's files. Wait for it to end, "
+                                "or give this run another output.directory (--output DIR)");
+    }
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    const std::string text = "pid " + std::to_string(::getpid()) + " on " + host + "\n";
+    if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, text.data(), text.size(), 0) != ssize_t(text.size())) {
+      // the lock holds without the note; only the message to a second run loses the pid
+    }
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+std::string shortest_dt(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
 /// Input checks end here on every rank: returns the exit code when any rank failed (-1 when
 /// none did). A rank's message is printed by rank 0, or by the rank itself when rank 0 had none.
 int agree_on_input(const Comm& comm, int code, const std::string& message) {
@@ -365,12 +504,15 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
   log_rank = comm.rank();
   int input_code = -1;
   std::string input_error;
+  DirectoryLock lock;  // held until the run returns (rank 0)
   try {
+    check_config_file(opt.config_path);
     config = io::Config::load(opt.config_path, opt.overrides);
     // plugins first: they may define the model the config names. Paths in the config are
-    // relative to the config file; --plugin paths to the working directory.
+    // relative to the config file; --plugin paths to the working directory. The command line
+    // wins over the file: --plugin replaces the config's [run] plugins.
     const fs::path config_dir = fs::path(opt.config_path).parent_path();
-    for (const std::string& p : config.raw_strings("run", "plugins")) {
+    for (const std::string& p : opt.plugins.empty() ? config.raw_strings("run", "plugins") : std::vector<std::string>{}) {
       const fs::path path = fs::path(p).is_absolute() ? fs::path(p) : config_dir / p;
       try {
         load_plugin(path.string(), registry);
@@ -390,6 +532,7 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
       return exit_ok;
     }
     plan.grid = grid_from_config(config);
+    check_grid_size(config, plan.grid);
     if (std::find(info->ranks.begin(), info->ranks.end(), plan.grid.rank) == info->ranks.end())
       throw config.error_at("grid", "cells", "model '" + info->name + "' does not run on " +
                                                  std::to_string(plan.grid.rank) + "D grids");
@@ -398,7 +541,9 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
       if (info->parallel == Parallel::none)
         throw config.error_at("run", "model", "model '" + info->name + "' does not run on several ranks yet (this run has " +
                                                   std::to_string(comm.size()) +
-                                                  "); run it with one process (without mpirun)");
+                                                  "); run it with one process (without mpirun), or make the model run decomposed: "
+                                                  "set parallel = sim::Parallel::grid in its ModelInfo and build on this rank's "
+                                                  "box (docs/writing-a-model.md, section 7)");
       if (info->parallel == Parallel::grid) decomposition = decompose(config, plan.grid, comm.size());
       else if (config.is_set("grid", "decomposition"))
         log("note: model '%s' splits its own work over the ranks; grid.decomposition does not apply", info->name.c_str());
@@ -416,6 +561,12 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     plan.checkpoint_every = config.integer("checkpoint", "every");
     plan.checkpoint_minutes = config.real("checkpoint", "every_minutes");
     plan.keep = config.integer("checkpoint", "keep");
+    check_prefix(config, "output", plan.snap_prefix);
+    check_prefix(config, "checkpoint", plan.ckpt_prefix);
+    if (plan.snap_prefix == plan.ckpt_prefix)
+      throw config.error_at("checkpoint", "prefix", "is '" + plan.ckpt_prefix +
+                                                        "', the same as output.prefix: snapshots would be taken for "
+                                                        "checkpoints (and pruned); give them different prefixes");
 
     ContextOptions copts;
     copts.seed = std::uint64_t(config.integer("run", "seed"));
@@ -449,9 +600,18 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     } else {
       plan.dt = model->default_dt(config.real("run", "cfl"));
     }
+    if (!(std::isfinite(plan.dt) && plan.dt > 0))
+      throw config.error_at("run", "dt",
+                            "the time step comes out as " + shortest_dt(plan.dt) +
+                                ": the model's parameters give no stable finite step (is a rate such as "
+                                "model.alpha zero?); expected a finite dt > 0: fix the parameter, or set run.dt");
     if (config.is_set("run", "end_time")) {
       plan.end_time = config.real("run", "end_time");
-      plan.total_steps = std::int64_t(std::ceil(plan.end_time / plan.dt * (1 - 1e-12)));
+      const double steps = std::ceil(plan.end_time / plan.dt * (1 - 1e-12));
+      if (!(steps <= 1e15))  // also NaN; a run of 10^15 steps would take years
+        throw config.error_at("run", "end_time", "needs " + shortest_dt(steps) + " steps of dt = " + shortest_dt(plan.dt) +
+                                                     "; expected at most 10^15 steps: lower run.end_time or raise run.dt");
+      plan.total_steps = std::max<std::int64_t>(1, std::int64_t(steps));
     } else {
       plan.total_steps = config.integer("run", "steps");
     }
@@ -478,6 +638,12 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
       return exit_ok;
     }
 
+    // the initial state is input too (an init file, its values): set it before anything is written
+    if (!opt.resume) {
+      model->initialize();
+      check_initial_state(config, model->fields(), plan.grid, comm);
+    }
+
     // the output directory must be usable before the first step
     std::error_code ec;
     fs::create_directories(plan.out_dir, ec);
@@ -487,6 +653,7 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
       throw config.error_at("output", "directory", "cannot create or write the output directory '" + plan.out_dir +
                                                        "'; choose a writable path with output.directory or --output");
     fs::remove(probe);
+    if (comm.rank() == 0) lock.acquire(config, plan.out_dir);
   } catch (const io::ConfigError& e) {
     input_code = exit_bad_input, input_error = e.what();
   } catch (const io::FileError& e) {
@@ -495,6 +662,10 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     input_code = exit_bad_input, input_error = std::string("simulate: error: ") + e.what();
   }
   if (const int code = agree_on_input(comm, input_code, input_error); code >= 0) return code;
+  // from here on (files may be written) SIGINT/SIGTERM stop the run after its current step,
+  // with a checkpoint; before, nothing is written and they end the process as usual
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
 
   // ---- 2. the run
   try {
@@ -541,9 +712,13 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
       for (const std::string& path : candidates) {
         try {
           ck = io::read_checkpoint(path, box_offset, box_count);
+          for (const char* key : {"step", "rng_seed", "rng_offset"})
+            if (!ck->counters.count(key)) throw io::FileError(path + ": has no counter '" + key + "'");
+          if (!ck->reals.count("time")) throw io::FileError(path + ": has no real 'time'");
           used = path;
           break;
-        } catch (const io::FileError& e) {
+        } catch (const std::exception& e) {  // FileError, or a damaged size that cannot be allocated
+          ck.reset();
           log("checkpoint %s is unusable (%s)%s", path.c_str(), e.what(),
               &path != &candidates.back() ? "; trying the one before it" : "");
         }
@@ -601,16 +776,14 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
       std::sort(series.begin(), series.end(), [](auto& a, auto& b) { return a.step < b.step; });
       comm.barrier();
       log("resumed from %s at step %lld, t = %.6g", used.c_str(), (long long)step, time);
-    } else {
-      model->initialize();
-    }
+    }  // else the model was initialised with the input checks
     if (step >= plan.total_steps && !opt.resume) log("note: the run has 0 steps; writing the initial state only");
 
-    std::signal(SIGINT, on_stop_signal);
-    std::signal(SIGTERM, on_stop_signal);
 
-    BackgroundWriter writer;
+    // the writer thread reads the host buffers: they are declared first, so that on every way
+    // out (an error included) the writer is joined before they are freed
     HostFields host[2] = {HostFields(ctx, out_fields), HostFields(ctx, out_fields)};
+    BackgroundWriter writer;
     int which = 0;
     double output_blocked = 0;
     std::int64_t snapshots = 0, checkpoints = 0;
@@ -628,16 +801,30 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
       for (std::size_t c = 0; c < diag_names.size(); ++c)
         header << (c ? "," : "") << diag_names[c] << (diag_units[c].empty() ? "" : " [" + diag_units[c] + "]");
       header << "\n";
+      header.flush();
+      if (!header) throw Error(diag_path + ": cannot write (" + std::strerror(errno) + "); is the disk full?");
     } else {
-      std::ifstream in(diag_path);  // keep the rows up to the resumed step
+      // keep the rows up to the resumed step; a damaged or cut row (a crash mid-write, a
+      // full disk) is dropped with a note, and so is every row after it
+      std::ifstream in(diag_path);
       std::string line, kept;
+      std::int64_t line_no = 0;
       for (bool first_line = true; std::getline(in, line); first_line = false) {
-        if (!first_line && std::stoll(line.substr(0, line.find(','))) > step) continue;
+        ++line_no;
+        const bool ended = !in.eof();  // a last line without its newline was cut short
+        if (first_line) {
+          kept += line + "\n";
+          continue;
+        }
+        std::vector<double> cells;
+        if (!parse_diagnostics_row(line, diag_cols.size(), cells) || !ended) {
+          log("note: %s line %lld is damaged or cut short (%s); it and the rows after it are dropped", diag_path.c_str(),
+              (long long)line_no, ended ? "not the row of numbers expected" : "no end of line");
+          break;
+        }
+        if (cells[0] > double(step)) continue;
         kept += line + "\n";
-        if (first_line) continue;
-        std::stringstream row(line);
-        std::string cell;
-        for (std::size_t c = 0; c < diag_cols.size() && std::getline(row, cell, ','); ++c) diag_cols[c].push_back(std::stod(cell));
+        for (std::size_t c = 0; c < diag_cols.size(); ++c) diag_cols[c].push_back(cells[c]);
       }
       std::ofstream(diag_path, std::ios::trunc) << kept;
     }
@@ -653,6 +840,8 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
         diag_cols[c].push_back(row[c]);
       }
       out << "\n";
+      out.flush();
+      if (!out) throw Error(diag_path + ": cannot append a row (" + std::strerror(errno) + "); is the disk full?");
       io::RunInfo ri = run_info;
       ri.step = step, ri.time = time;
       io::write_timeseries(plan.out_dir + "/diagnostics.h5", ri, diag_names, diag_units, diag_cols);
@@ -695,9 +884,11 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
     };
     auto write_checkpoint = [&] {
       auto t0 = Clock::now();
-      // on several ranks, a snapshot still being written would hold one rank's HDF5 lock while
-      // its partner waits in this collective write for the other's: finish it first
-      if (comm.parallel()) writer.wait();
+      // the snapshot still being written must be on disk (or its failure reported) before a
+      // checkpoint past it exists: a resume starts after the checkpoint and would never write
+      // that snapshot again. (On several ranks, it would also hold one rank's HDF5 lock while
+      // its partner waits in this collective write for the other's.)
+      writer.wait();
       guard_finite(state_fields, step, plan.grid, comm);
       HostFields h(ctx, state_fields);
       h.copy_from_device();
@@ -765,7 +956,11 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
       progress.update(step, first, time);
       if (const int sig = int(comm.max(std::int64_t(stop_signal.load())))) {  // any rank's signal stops all
         progress.finish();
-        log("stopped by %s at step %lld; writing a checkpoint", sig == SIGINT ? "SIGINT" : "SIGTERM", (long long)step);
+        log("stopped by %s at step %lld; writing a checkpoint%s", sig == SIGINT ? "SIGINT" : "SIGTERM", (long long)step,
+            comm.parallel() && sig == SIGTERM
+                ? " (under mpirun: OpenMPI's mpirun turns a SIGINT or SIGTERM sent to it into SIGTERM for the ranks "
+                  "and exits 1 itself; signal the ranks instead to see 130/143 from mpirun)"
+                : "");
         writer.wait();
         write_checkpoint();
         return 128 + sig;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages simkit builds against, if any is missing. The CUDA toolkit
-# (nvcc, CUB, cuBLAS, cuRAND) is used when present at /usr/local/cuda; without it simkit
-# builds the cpu backend alone. OpenMPI and the parallel HDF5 (beside the serial one) give the
+# (nvcc, CUB, cuBLAS, cuSOLVER, cuRAND) is used when present at /usr/local/cuda; without it simkit
+# builds the cpu backend alone. OpenBLAS and LAPACKE give the cpu backend's matmul/solve/inv
+# (without them simkit builds plain loops instead). OpenMPI and the parallel HDF5 (beside the serial one) give the
 # MPI build (SIMKIT_MPI, `mpirun -np N simulate`); a plain `simulate` never needs them.
 #   scripts/install-deps.sh         what the build and the tools need
 #   scripts/install-deps.sh test    also what only tests need: ParaView and Xvfb for the
@@ -10,6 +11,7 @@
 #                                   out, and that test is then reported as skipped
 set -euo pipefail
 packages=(cmake ninja-build g++ libgtest-dev libtomlplusplus-dev libcli11-dev libfmt-dev libhdf5-dev libfftw3-dev
+          libopenblas-dev liblapacke-dev
           libopenmpi-dev openmpi-bin libhdf5-openmpi-dev
           python3-numpy python3-h5py python3-matplotlib)
 if [ "${1:-}" = test ] && [ -z "${SIMKIT_NO_PARAVIEW:-}" ]; then

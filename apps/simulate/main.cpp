@@ -65,6 +65,23 @@ std::string format_range(const sim::io::Param& p) {
   return s.str();
 }
 
+/// text as a TOML basic string: quotes, backslashes and control characters escaped, so that
+/// `--output 'a"b'` names the directory a"b and cannot inject TOML.
+std::string toml_string(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') out += '\\', out += char(c);
+    else if (c < 0x20 || c == 0x7f) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\u%04x", unsigned(c));
+      out += b;
+    } else {
+      out += char(c);
+    }
+  }
+  return out + "\"";
+}
+
 void print_models(const sim::ModelRegistry& registry) {
   for (const sim::ModelInfo& m : registry.all()) {
     std::printf("%s: %s\n", m.name.c_str(), m.doc.c_str());
@@ -97,7 +114,7 @@ int main(int argc, char** argv) {
   app.add_flag("--dry-run", opt.dry_run, "validate and print the plan (model, grid, memory, steps, outputs); run nothing");
   app.add_flag("--print-config", opt.print_config, "print the fully resolved config, defaults included");
   app.add_flag("-q,--quiet", opt.quiet, "no progress or summary, errors only");
-  app.add_option("--plugin", opt.plugins, "load models from this shared library (repeatable)")->allow_extra_args(false);
+  app.add_option("--plugin", opt.plugins, "load models from this shared library (repeatable; replaces the config's [run] plugins)")->allow_extra_args(false);
   app.add_option("--stats", opt.stats_path, "write the run's summary (timings, throughput, output cost) as JSON");
   auto* info = app.add_subcommand("info", "print what a snapshot or checkpoint holds");
   info->add_option("file", info_file, "an HDF5 snapshot or checkpoint")->required();
@@ -138,7 +155,7 @@ int main(int argc, char** argv) {
     return sim::exit_bad_input;
   }
   if (!backend.empty()) opt.overrides.push_back("run.backend=" + backend);
-  if (!output.empty()) opt.overrides.push_back("output.directory=\"" + output + "\"");
+  if (!output.empty()) opt.overrides.push_back("output.directory=" + toml_string(output));
   // `--resume key=value`: CLI11 gave the override to --resume as its optional path; hand it back.
   static const std::regex override_form(R"(^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*=.*)");
   if (std::regex_match(resume_path, override_form)) {

@@ -1,7 +1,8 @@
 #pragma once
-// Everything a model author needs: the array and grid API, the model interface, the
-// config accessors for the [model] and [boundary] sections, and SIMKIT_PLUGIN to register
-// models from a shared library that `simulate` loads ([run] plugins = [...] or --plugin).
+// Everything a model author needs: the array and grid API (sim::Halo, the ghost exchange of
+// a decomposed model, included), the model interface, the config accessors for the [model]
+// and [boundary] sections, and SIMKIT_PLUGIN to register models from a shared library that
+// `simulate` loads ([run] plugins = [...] or --plugin, which replaces them).
 #include "arrays.hpp"
 #include "grid.hpp"
 #include "random.hpp"

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/boundary.hpp"
 #include "core/diffusion.hpp"
@@ -134,6 +135,7 @@ class HeatModel final : public Model {
       for (const char* prefix : {"/fields/", "fields/"})
         if (init_dataset_.rfind(prefix, 0) == 0) init_dataset_ = init_dataset_.substr(std::string(prefix).size());
       if (init_file_.empty()) throw c.error_at("model", "init_file", "init = \"file\" needs init_file = \"path.h5\"");
+      read_initial_file(c);  // a bad file is bad input: found here, before the run writes anything
     }
     const std::string src = c.string("model", "source");
     if (src != "none") {
@@ -272,14 +274,33 @@ class HeatModel final : public Model {
     return p;
   }
 
-  void load_initial_file() {
-    io::FieldData f = io::read_field(init_file_, init_dataset_);
+  // Reads and checks init_file (exists, HDF5, the dataset, its shape and type, finite values);
+  // ConfigError at model.init_file naming the problem and a fix.
+  void read_initial_file(const io::Config& c) {
+    io::FieldData f;
+    try {
+      f = io::read_field(init_file_, init_dataset_);
+    } catch (const Error& e) {
+      throw c.error_at("model", "init_file", std::string(e.what()) +
+                                                 "; expected a simkit snapshot or checkpoint holding field '" +
+                                                 init_dataset_ + "' (model.init_dataset): fix the path or the name");
+    }
     std::vector<std::int64_t> want;
     for (int d = 0; d < Rank; ++d) want.push_back(global_.cells.n[d]);
     if (f.shape != want)
-      throw Error("initial condition: dataset '" + init_dataset_ + "' in " + init_file_ + " has shape " +
-                  shape_text(f.shape) + " but the grid has " + shape_text(want));
-    const std::vector<double> whole = f.as_double();
+      throw c.error_at("model", "init_file", "dataset '" + init_dataset_ + "' in " + init_file_ + " has shape " +
+                                                 shape_text(f.shape) + " but the grid has " + shape_text(want) +
+                                                 "; set grid.cells to the file's shape or use a file of this grid");
+    init_values_ = f.as_double();
+    for (std::size_t i = 0; i < init_values_.size(); ++i)
+      if (!std::isfinite(init_values_[i]))
+        throw c.error_at("model", "init_file", "dataset '" + init_dataset_ + "' in " + init_file_ + " holds " +
+                                                   (std::isnan(init_values_[i]) ? "NaN" : "Inf") + " at flat index " +
+                                                   std::to_string(i) + "; expected finite values: fix the file");
+  }
+
+  void load_initial_file() {
+    const std::vector<double>& whole = init_values_;
     std::vector<double> d(std::size_t(grid_.size()));
     copy_box(whole.data(), Rank, global_.cells.n, sub_.offset, grid_.cells.n, sizeof(double), d.data());
     std::vector<T> host(d.begin(), d.end());
@@ -345,6 +366,7 @@ class HeatModel final : public Model {
   Halo<T, Rank> halo_;
   Profile<Rank> init_;
   std::string scheme_, init_kind_, init_file_, init_dataset_;
+  std::vector<double> init_values_;  // init = "file": the whole field, read and checked at construction
   double alpha_ = 1, theta_ = 0.5, cg_tol_ = 1e-10;
   int cg_max_ = 1000;
   bool has_source_ = false, has_lbc_ = false;

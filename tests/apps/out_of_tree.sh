@@ -1,26 +1,62 @@
 #!/usr/bin/env bash
-# CTest: install simkit to a temporary prefix, build the Gray-Scott plugin and the array tour
-# out of tree with find_package(simkit), run the plugin through the installed simulate and
-# check that the spots pattern forms.
-#   out_of_tree.sh BUILD_DIR SOURCE_DIR
+# CTest: the README's "Your own model" commands, run as written (install simkit, build the
+# Gray-Scott plugin out of tree with find_package(simkit), run it through the installed
+# simulate with --plugin), and a check that the spots pattern forms; then the array tour built
+# out of tree, and the plugin run as the tutorial does, from its folder with [run] plugins.
+#   out_of_tree.sh BUILD_DIR SOURCE_DIR [HAS_MPI]   (HAS_MPI 1: simkit was built with MPI)
 set -euo pipefail
-build=$1 src=$2
+build=$1 src=$2 has_mpi=${3:-0}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
-cmake -S "$src/examples/gray_scott" -B "$tmp/gs" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
-cmake --build "$tmp/gs" >/dev/null
-cmake -S "$src/examples/host_only" -B "$tmp/tour" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+# The README's block, line by line: HOME is the temporary folder (so ~/simkit lies in it),
+# `build` is this build folder and examples/ a copy of the sources. The simulate line gets a
+# shorter run and its own output folder appended; nothing else is changed.
+work="$tmp/work"
+mkdir -p "$work"
+ln -s "$(cd "$build" && pwd)" "$work/build"
+cp -r "$src/examples" "$work/examples"
+mapfile -t readme < <(awk '/^## Your own model/ { f = 1 } f && /^```sh/ { b = 1; next } b && /^```/ { exit } b' "$src/README.md")
+[ "${#readme[@]}" -eq 3 ] || { echo "README: expected 3 commands under 'Your own model', found ${#readme[@]}" >&2; exit 1; }
+for line in "${readme[@]}"; do
+  cmd=${line%%#*}   # drop the comment
+  echo "README> $cmd"
+  case "$cmd" in
+    *bin/simulate*) (cd "$work" && export HOME="$tmp" && eval "$cmd --output out --quiet run.steps=3000 output.every=1000") ;;
+    *) (cd "$work" && export HOME="$tmp" && eval "$cmd" >/dev/null) ;;
+  esac
+done
+[ -x "$tmp/simkit/bin/simulate" ] && [ -f "$work/gs/libgray_scott.so" ]
+cp "$work/out/diagnostics.csv" "$tmp/readme_diagnostics.csv"
+
+cmake -S "$src/examples/host_only" -B "$tmp/tour" -DCMAKE_PREFIX_PATH="$tmp/simkit" >/dev/null
 cmake --build "$tmp/tour" >/dev/null
 "$tmp/tour/array_tour" auto 100000 | tee "$tmp/tour.txt"
 grep -q "x\[0\] = 50" "$tmp/tour.txt"
-mkdir -p "$tmp/run/build"
-cp "$src/examples/gray_scott/gray_scott.toml" "$tmp/run/"
-cp "$tmp/gs/libgray_scott.so" "$tmp/run/build/"   # where the config's [run] plugins points
-"$tmp/prefix/bin/simulate" "$tmp/run/gray_scott.toml" --output "$tmp/run/out" --quiet \
-  run.steps=3000 output.every=1000
+
+# The tutorial's way (docs/writing-a-model.md): from the example's folder, the plugin built
+# into build/ there and named by the config's [run] plugins.
+ex="$work/examples/gray_scott"
+mkdir -p "$ex/build"
+cp "$work/gs/libgray_scott.so" "$ex/build/"
+(cd "$ex" && "$tmp/simkit/bin/simulate" gray_scott.toml --output out --quiet run.steps=1000 output.every=1000)
+[ -f "$ex/out/diagnostics.csv" ]
+
+# Under mpirun, a model that does not run decomposed is refused with the way to make it run
+# (the plugin does not declare parallel = sim::Parallel::grid).
+if [ "$has_mpi" = 1 ] && mpirun=$(command -v mpirun); then
+  set +e
+  err=$(cd "$work" && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 \
+        "$mpirun" --oversubscribe -np 2 "$tmp/simkit/bin/simulate" examples/gray_scott/gray_scott.toml \
+        --plugin gs/libgray_scott.so --output mpi_out --quiet 2>&1 >/dev/null)
+  code=$?
+  set -e
+  echo "$err" | head -3
+  [ "$code" -eq 2 ] || { echo "mpirun -np 2 with gray_scott: exit $code, expected 2" >&2; exit 1; }
+  echo "$err" | grep -q "parallel = sim::Parallel::grid" || { echo "the refusal does not say how to run decomposed" >&2; exit 1; }
+fi
+
 # columns: step,time,mean_u,mean_v,min_v,max_v,std_v; the pattern: v spreads and stays high
-python3 - "$tmp/run/out/diagnostics.csv" <<'PY'
+python3 - "$tmp/readme_diagnostics.csv" <<'PY'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 head, first, last = rows[0], rows[1], rows[-1]

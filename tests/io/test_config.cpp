@@ -174,6 +174,66 @@ TEST(Config, Overrides) {
   }
 }
 
+// The command line wins over the file, for the keys that exclude each other too (issue 21):
+// `simulate configs/heat2d.toml run.steps=20` was refused because the file sets end_time.
+TEST(Config, CommandLineStopCriterionReplacesTheFiles) {
+  const std::string file = "[run]\nmodel = \"heat\"\nend_time = 0.5\ncfl = 0.4\n\n[model]\ninit = \"constant\"\n";
+  auto checked = [&](const std::vector<std::string>& overrides) {
+    Config c = Config::parse(file, "run.toml", overrides);
+    check_model_name(c, kModels);
+    c.validate(all_schemas());
+    check_framework_rules(c);
+    return c;
+  };
+  Config c = checked({"run.steps=20"});
+  EXPECT_EQ(c.integer("run", "steps"), 20);
+  EXPECT_FALSE(c.is_set("run", "end_time"));
+  EXPECT_EQ(c.real("run", "cfl"), 0.4);  // untouched
+  c = checked({"run.dt=0.01"});
+  EXPECT_EQ(c.real("run", "dt"), 0.01);
+  EXPECT_FALSE(c.is_set("run", "cfl"));
+  EXPECT_EQ(c.real("run", "end_time"), 0.5);
+
+  const std::string steps_file = "[run]\nmodel = \"heat\"\nsteps = 100\ndt = 0.1\n\n[model]\ninit = \"constant\"\n";
+  c = Config::parse(steps_file, "run.toml", {"run.end_time=2.5", "run.cfl=0.5"});
+  c.validate(all_schemas());
+  check_framework_rules(c);
+  EXPECT_EQ(c.real("run", "end_time"), 2.5);
+  EXPECT_FALSE(c.is_set("run", "steps"));
+  EXPECT_FALSE(c.is_set("run", "dt"));
+  EXPECT_EQ(c.where("run", "end_time").file, "command line");
+
+  // Both on the command line: still the user's contradiction.
+  const std::string msg = error_of([&] { checked({"run.steps=20", "run.end_time=1"}); });
+  EXPECT_NE(msg.find("both steps (command line) and end_time are set"), std::string::npos) << msg;
+  // Both in the file, no override: as before.
+  EXPECT_NE(error_of([] { Config c = Config::parse("[run]\nmodel = \"heat\"\nsteps = 1\nend_time = 1\n[model]\ninit = \"constant\"\n", "f.toml");
+                          c.validate(all_schemas()); check_framework_rules(c); })
+                .find("f.toml:4:1: error: [run] end_time: both steps (line 3)"),
+            std::string::npos);
+}
+
+// A misspelt [run] header names the section and suggests [run] (issue 21: it was reported as
+// "[run] model: required key missing").
+TEST(Config, MisspeltRunSectionIsNamed) {
+  const std::string text = "# heat\n[runzz]\nmodel = \"heat\"\nsteps = 10\n\n[model]\ninit = \"constant\"\n";
+  std::string msg = error_of([&] { check_model_name(Config::parse(text, "run.toml"), kModels); });
+  EXPECT_EQ(msg.rfind("run.toml:2:1: error: unknown section [runzz]; did you mean [run]?", 0), 0u) << msg;
+  EXPECT_EQ(msg.find("required key missing"), std::string::npos) << msg;
+  // Without a model key, a name close to "run" still points there.
+  msg = error_of([] { check_model_name(Config::parse("[rnu]\nsteps = 1\n", "r.toml"), kModels); });
+  EXPECT_EQ(msg.rfind("r.toml:1:1: error: unknown section [rnu]; did you mean [run]?", 0), 0u) << msg;
+  // A section far from every name, holding model: the same pointer to [run].
+  msg = error_of([] { check_model_name(Config::parse("[simulation]\nmodel = \"heat\"\n", "s.toml"), kModels); });
+  EXPECT_EQ(msg.rfind("s.toml:1:1: error: unknown section [simulation]; did you mean [run]?", 0), 0u) << msg;
+  // From the command line, located there.
+  msg = error_of([] { check_model_name(Config::parse("", "e.toml", {"runn.model=heat"}), kModels); });
+  EXPECT_NE(msg.find("command line: 'runn.model=heat': error: unknown section [runn]; did you mean [run]?"), std::string::npos) << msg;
+  // Other sections and a truly missing model: unchanged.
+  msg = error_of([] { check_model_name(Config::parse("[grid]\ncells = [4]\n", "g.toml"), kModels); });
+  EXPECT_EQ(msg.rfind("g.toml: error: [run] model: required key missing", 0), 0u) << msg;
+}
+
 TEST(Config, SpecExampleMessages) {
   const std::string head = "[run]\nmodel = \"heat\"\nsteps = 1\n\n[model]\ninit = \"constant\"\nalpha = -1.5\n";
   EXPECT_EQ(error_of([&] { Config::parse(head, "run.toml").validate(all_schemas()); }),

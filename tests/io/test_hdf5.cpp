@@ -1,5 +1,6 @@
 // Snapshots and checkpoints: round trips, summaries, and every way a checkpoint can be bad.
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <sstream>
 #include <thread>
 
 #include "io/hdf5_file.hpp"
@@ -240,9 +242,15 @@ TEST_F(Hdf5, ChecksumCatchesAFlippedByteInFieldData) {
   ASSERT_TRUE(corrupt_at(path, u.data(), 256, 8 * 1000 + 3)) << "field data not found in the file";
   const std::string msg = error_of([&] { read_checkpoint(path); });
   EXPECT_NE(msg.find(path), std::string::npos) << msg;
-  EXPECT_NE(msg.find("Fletcher32"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("/fields/u"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("checksum mismatch"), std::string::npos) << msg;  // the whole-file checksum, first
   EXPECT_THROW(read_field(path, "u"), FileError);
+  // without its whole-file checksum, a checkpoint is refused; the chunk's Fletcher32 still
+  // catches the flip for a plain field read
+  fs::resize_file(path, fs::file_size(path) - 16);
+  EXPECT_NE(error_of([&] { read_checkpoint(path); }).find("no whole-file checksum"), std::string::npos);
+  const std::string field_msg = error_of([&] { read_field(path, "u"); });
+  EXPECT_NE(field_msg.find("Fletcher32"), std::string::npos) << field_msg;
+  EXPECT_NE(field_msg.find("/fields/u"), std::string::npos) << field_msg;
 }
 
 TEST_F(Hdf5, ChecksumCatchesAFlippedByteInACounter) {
@@ -252,7 +260,8 @@ TEST_F(Hdf5, ChecksumCatchesAFlippedByteInACounter) {
   const std::string path = at("ck_000000001.h5");
   write_checkpoint(path, info_at(1), g, {view_of("u", "", g, u)}, {{"rng", magic}}, {}, {});
   ASSERT_TRUE(corrupt_at(path, &magic, sizeof magic, 2));
-  EXPECT_NE(error_of([&] { read_checkpoint(path); }).find("/counters/rng"), std::string::npos);
+  EXPECT_NE(error_of([&] { read_checkpoint(path); }).find("checksum mismatch"), std::string::npos);
+  EXPECT_NE(error_of([&] { read_summary(path); }).find("checksum mismatch"), std::string::npos);
 }
 
 TEST_F(Hdf5, TruncatedEmptyMissingAndForeignFilesAreFileErrors) {
@@ -381,4 +390,147 @@ TEST_F(Hdf5, ConcurrentWritersAndReadersAreSerialised) {
     });
   for (auto& t : threads) t.join();
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 20);
+}
+
+// ---- faults (issue 22, item 4): every byte a checkpoint holds is covered by a check
+
+namespace {
+
+// Everything read_checkpoint returns, as comparable text plus bytes.
+std::string content_of(const Checkpoint& c) {
+  std::ostringstream o;
+  o.precision(17);
+  o << c.info.model << '|' << c.info.step << '|' << c.info.time << '|' << c.info.dt << '|' << c.info.config_toml << '|'
+    << c.info.simkit_version << '|' << c.info.git_commit << '|' << c.info.backend << '|' << c.info.device << '|'
+    << c.info.precision << '|' << c.grid.rank;
+  for (std::size_t d = 0; d < c.grid.cells.size(); ++d) o << ',' << c.grid.cells[d] << ',' << c.grid.origin[d] << ',' << c.grid.spacing[d];
+  for (const FieldData& f : c.fields) {
+    o << '|' << f.name << ',' << f.unit << ',' << f.is_double << ',' << f.shape.size() << ':';
+    o.write(reinterpret_cast<const char*>(f.bytes.data()), std::streamsize(f.bytes.size()));
+  }
+  for (auto& [k, v] : c.counters) o << '|' << k << '=' << v;
+  for (auto& [k, v] : c.reals) o << '|' << k << '=' << v;
+  for (auto& [k, v] : c.strings) o << '|' << k << '=' << v;
+  return o.str();
+}
+
+}  // namespace
+
+// One changed byte anywhere (the global heap of the text attributes included, which has no
+// HDF5 checksum and crashed --resume and info) is refused, or changes nothing that is read.
+TEST_F(Hdf5, EveryChangedByteOfACheckpointIsCaught) {
+  const GridInfo g = grid_of({12, 10});
+  const auto u = ramp<double>(120, 0.3);
+  const auto v = ramp<float>(120, 0.7);
+  const std::string path = at("ck_000000007.h5"), bad = at("bad_000000007.h5");
+  write_checkpoint(path, info_at(7), g, {view_of("u", "K", g, u), view_of("v", "m/s", g, v)},
+                   {{"step", 7}, {"rng_seed", 42}}, {{"time", 0.7}}, {{"scheme", "euler"}});
+  const std::string good = content_of(read_checkpoint(path));
+  const std::vector<char> bytes = slurp(path);
+  int refused = 0, same = 0;
+  spit(bad, bytes);
+  auto poke = [&](std::size_t i, char c) {  // one byte changed in place
+    std::fstream f(bad, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(std::streamoff(i));
+    f.put(c);
+  };
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    poke(i, char(bytes[i] ^ (i % 3 == 0 ? 0x01 : i % 3 == 1 ? 0x80 : 0xff)));
+    try {
+      const std::string got = content_of(read_checkpoint(bad));
+      ASSERT_EQ(got, good) << "byte " << i << " of " << bytes.size() << " changed what the checkpoint holds, unnoticed";
+      ++same;
+    } catch (const FileError&) {
+      ++refused;
+    }
+    // info reads any file; a damaged one is an error (a damaged trailer's magic reads as a
+    // file without a checksum, whose every other byte is intact)
+    if (i % 4 == 0 && i + 16 < bytes.size()) EXPECT_THROW(describe(bad), FileError) << "byte " << i;
+    poke(i, bytes[i]);
+  }
+  EXPECT_EQ(same, 0) << "every byte is covered by the whole-file checksum";
+  // cut short anywhere: refused
+  for (std::size_t n = 0; n < bytes.size(); n += 1 + n / 16) {
+    spit(bad, std::vector<char>(bytes.begin(), bytes.begin() + std::ptrdiff_t(n)));
+    EXPECT_THROW(read_checkpoint(bad), FileError) << "cut at " << n;
+    EXPECT_THROW(describe(bad), FileError) << "cut at " << n;
+  }
+  std::printf("[faults] %zu byte flips (and truncations) tried on a %zu-byte checkpoint: %d refused\n", bytes.size(),
+              bytes.size(), refused);
+}
+
+// A field stored as an external link (or a soft link) reads another file, or another object,
+// that no checksum of this one covers: refused, even when the file's own checksum is right.
+TEST_F(Hdf5, ExternalAndSoftLinksAreRefused) {
+  const GridInfo g = grid_of({6, 5});
+  const auto u = ramp<double>(30, 0.1), w = ramp<double>(30, 0.9);
+  const std::string path = at("ck_000000002.h5"), other = at("other_000000002.h5");
+  write_checkpoint(other, info_at(2), g, {view_of("u", "", g, w)}, {{"step", 2}}, {}, {});
+  for (const H5L_type_t kind : {H5L_TYPE_EXTERNAL, H5L_TYPE_SOFT}) {
+    write_checkpoint(path, info_at(2), g, {view_of("u", "", g, u), view_of("v", "", g, u)}, {{"step", 2}}, {}, {});
+    fs::resize_file(path, fs::file_size(path) - 16);  // the trailer is rewritten below
+    {
+      const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+      ASSERT_GE(f, 0);
+      ASSERT_GE(H5Ldelete(f, "/fields/u", H5P_DEFAULT), 0);
+      if (kind == H5L_TYPE_EXTERNAL)
+        ASSERT_GE(H5Lcreate_external(other.c_str(), "/fields/u", f, "/fields/u", H5P_DEFAULT, H5P_DEFAULT), 0);
+      else
+        ASSERT_GE(H5Lcreate_soft("/fields/v", f, "/fields/u", H5P_DEFAULT, H5P_DEFAULT), 0);
+      H5Fclose(f);
+    }
+    sim::io::test_hooks::append_checksum(path);
+    const std::string msg = error_of([&] { read_checkpoint(path); });
+    EXPECT_NE(msg.find("/fields/u"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(kind == H5L_TYPE_EXTERNAL ? "link to another file" : "soft link"), std::string::npos) << msg;
+    EXPECT_THROW(read_field(path, "u"), FileError);
+  }
+}
+
+// A dataset claiming a huge shape (sparse: nothing stored) is a FileError, not std::bad_alloc.
+TEST_F(Hdf5, HugeSparseFieldIsAFileError) {
+  const GridInfo g = grid_of({4, 4});
+  const auto u = ramp<double>(16, 0.1);
+  const std::string path = at("snap.h5");
+  write_snapshot(path, info_at(1), g, {view_of("u", "", g, u)}, 0);
+  fs::resize_file(path, fs::file_size(path) - 16);
+  {
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    ASSERT_GE(H5Ldelete(f, "/fields/u", H5P_DEFAULT), 0);
+    const hsize_t dims[2] = {hsize_t(1) << 31, hsize_t(1) << 31}, chunk[2] = {1024, 1024};
+    const hid_t space = H5Screate_simple(2, dims, nullptr), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, chunk);
+    const hid_t ds = H5Dcreate2(f, "/fields/u", H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    ASSERT_GE(ds, 0);
+    H5Dclose(ds), H5Pclose(dcpl), H5Sclose(space), H5Fclose(f);
+  }
+  sim::io::test_hooks::append_checksum(path);
+  EXPECT_NO_THROW(read_summary(path));
+  EXPECT_THROW(read_field(path, "u"), FileError);
+  EXPECT_THROW(describe(path), FileError);
+}
+
+// A field of another element type (here int32) is a FileError naming the dataset: what
+// model.init_file reports, with its key, as bad input.
+TEST_F(Hdf5, FieldOfAnotherTypeIsAFileError) {
+  const GridInfo g = grid_of({3, 4});
+  const auto u = ramp<double>(12, 0.1);
+  const std::string path = at("snap.h5");
+  write_snapshot(path, info_at(1), g, {view_of("u", "", g, u)}, 0);
+  fs::resize_file(path, fs::file_size(path) - 16);
+  {
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    const hsize_t dims[2] = {3, 4};
+    const std::vector<int> values(12, 7);
+    const hid_t space = H5Screate_simple(2, dims, nullptr);
+    const hid_t ds = H5Dcreate2(f, "/fields/n", H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    ASSERT_GE(ds, 0);
+    H5Dwrite(ds, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
+    H5Dclose(ds), H5Sclose(space), H5Fclose(f);
+  }
+  const std::string msg = error_of([&] { read_field(path, "n"); });
+  EXPECT_NE(msg.find("/fields/n"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not float32/float64"), std::string::npos) << msg;
 }

@@ -1,0 +1,134 @@
+#pragma once
+// The cuda backend of reductions along one axis (outer x len x inner, the axis in the middle).
+// A contiguous axis (inner == 1): one block per long row, one warp per short row, combined
+// with cub::BlockReduce / cub::WarpReduce. Any other axis: 32 outputs across a warp (coalesced
+// loads), the axis cut into chunks over blocks; the chunk partials are combined in order by a
+// second pass. Fixed orders throughout: the same input gives the same bits on every run.
+#include <cub/block/block_reduce.cuh>
+#include <cub/warp/warp_reduce.cuh>
+
+#include <algorithm>
+
+#include "core/context.hpp"
+#include "core/cuda/check.hpp"
+#include "core/cuda/for_each.cuh"
+#include "core/cuda/reduce.cuh"
+#include "core/types.hpp"
+
+namespace sim::gpu {
+
+constexpr int axis_threads = 256;
+
+template <class Acc, class Out, class Map, class Op, class Fin>
+__global__ void __launch_bounds__(axis_threads)
+    reduce_rows_block_kernel(index_t outer, index_t len, Map map, Op op, Acc init, Fin fin, Out* out) {
+  using Reduce = cub::BlockReduce<Acc, axis_threads>;
+  __shared__ typename Reduce::TempStorage tmp;
+  for (index_t o = blockIdx.x; o < outer; o += gridDim.x) {
+    Acc a = init;
+#pragma unroll 4
+    for (index_t m = threadIdx.x; m < len; m += axis_threads) a = op(a, map(o, m, index_t(0)));
+    const Acc r = Reduce(tmp).Reduce(a, op);
+    if (threadIdx.x == 0) out[o] = fin(r, o, index_t(0), len);
+    __syncthreads();
+  }
+}
+
+template <class Acc, class Out, class Map, class Op, class Fin>
+__global__ void __launch_bounds__(axis_threads)
+    reduce_rows_warp_kernel(index_t outer, index_t len, Map map, Op op, Acc init, Fin fin, Out* out) {
+  using Reduce = cub::WarpReduce<Acc>;
+  constexpr int warps = axis_threads / 32;
+  __shared__ typename Reduce::TempStorage tmp[warps];
+  const int w = threadIdx.x / 32, l = threadIdx.x % 32;
+  for (index_t o = index_t(blockIdx.x) * warps + w; o < outer; o += index_t(gridDim.x) * warps) {
+    Acc a = init;
+    for (index_t m = l; m < len; m += 32) a = op(a, map(o, m, index_t(0)));
+    const Acc r = Reduce(tmp[w]).Reduce(a, op);
+    if (l == 0) out[o] = fin(r, o, index_t(0), len);
+    __syncwarp();
+  }
+}
+
+// blockDim (32, 8): x over 32 consecutive outputs p, y over the axis; blockIdx.y is the chunk
+// of the axis, blockIdx.z (looping) the outer index.
+template <class Acc, class Out, class Map, class Op, class Fin>
+__global__ void __launch_bounds__(axis_threads)
+    reduce_cols_kernel(index_t outer, index_t len, index_t inner, index_t chunk, Map map, Op op, Acc init, Fin fin,
+                       Out* out, Acc* partial) {
+  __shared__ Acc sh[8][33];
+  const index_t p = index_t(blockIdx.x) * 32 + threadIdx.x;
+  const index_t m0 = index_t(blockIdx.y) * chunk, m1 = m0 + chunk < len ? m0 + chunk : len;
+  for (index_t o = blockIdx.z; o < outer; o += gridDim.z) {
+    Acc a = init;
+    if (p < inner) {
+#pragma unroll 4
+      for (index_t m = m0 + threadIdx.y; m < m1; m += 8) a = op(a, map(o, m, p));
+    }
+    sh[threadIdx.y][threadIdx.x] = a;
+    __syncthreads();
+    if (threadIdx.y == 0 && p < inner) {
+      Acc r = sh[0][threadIdx.x];
+      for (int y = 1; y < 8; ++y) r = op(r, sh[y][threadIdx.x]);
+      if (partial)
+        partial[index_t(blockIdx.y) * outer * inner + o * inner + p] = r;
+      else
+        out[o * inner + p] = fin(r, o, p, len);
+    }
+    __syncthreads();
+  }
+}
+
+template <class Acc, class Out, class Op, class Fin>
+__global__ void combine_chunks_kernel(index_t outer, index_t len, index_t inner, index_t chunks, Op op, Acc init,
+                                      Fin fin, Out* out, const Acc* partial) {
+  const index_t n = outer * inner, step = index_t(gridDim.x) * blockDim.x;
+  for (index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x; q < n; q += step) {
+    Acc r = init;
+    for (index_t c = 0; c < chunks; ++c) r = op(r, partial[c * n + q]);
+    const index_t o = q / inner;
+    out[q] = fin(r, o, q - o * inner, len);
+  }
+}
+
+template <class Acc, class Out, class Map, class Op, class Fin>
+void reduce_along(const Context& ctx, const char* name, index_t outer, index_t len, index_t inner, const Map& map,
+                  const Op& op, Acc init, const Fin& fin, Out* out) {
+  auto stream = static_cast<cudaStream_t>(ctx.stream());
+  const index_t sms = std::max(1, ctx.multiprocessor_count());
+  if (inner == 1) {
+    if (len >= 2048) {
+      const unsigned grid = clamp_grid(outer, 1 << 30);
+      reduce_rows_block_kernel<<<grid, axis_threads, 0, stream>>>(outer, len, map, op, init, fin, out);
+    } else {
+      const unsigned grid = clamp_grid((outer + axis_threads / 32 - 1) / (axis_threads / 32), 1 << 30);
+      reduce_rows_warp_kernel<<<grid, axis_threads, 0, stream>>>(outer, len, map, op, init, fin, out);
+    }
+    SIM_CUDA_CHECK_LAUNCH(name, stream);
+    return;
+  }
+  const index_t bx = (inner + 31) / 32, bz = std::min<index_t>(outer, 65535);
+  const index_t target = 32 * sms;  // several waves of blocks: a partial last wave costs little
+  index_t chunks = std::max<index_t>(1, (target + bx * bz - 1) / (bx * bz));
+  chunks = std::min<index_t>(chunks, std::max<index_t>(1, len / 64));
+  chunks = std::min<index_t>(chunks, 65535);
+  const index_t chunk = std::max<index_t>(1, (len + chunks - 1) / chunks);
+  chunks = std::max<index_t>(1, (len + chunk - 1) / chunk);
+  const dim3 block{32, 8, 1}, grid{unsigned(bx), unsigned(chunks), unsigned(bz)};
+  if (chunks == 1) {
+    reduce_cols_kernel<<<grid, block, 0, stream>>>(outer, len, inner, chunk, map, op, init, fin, out,
+                                                   static_cast<Acc*>(nullptr));
+    SIM_CUDA_CHECK_LAUNCH(name, stream);
+    return;
+  }
+  PoolScratch partial(ctx, std::size_t(chunks * outer * inner) * sizeof(Acc));
+  reduce_cols_kernel<<<grid, block, 0, stream>>>(outer, len, inner, chunk, map, op, init, fin, out,
+                                                 static_cast<Acc*>(partial.ptr));
+  SIM_CUDA_CHECK_LAUNCH(name, stream);
+  const index_t n = outer * inner;
+  combine_chunks_kernel<<<clamp_grid((n + 255) / 256, 1 << 30), 256, 0, stream>>>(
+      outer, len, inner, chunks, op, init, fin, out, static_cast<const Acc*>(partial.ptr));
+  SIM_CUDA_CHECK_LAUNCH(name, stream);
+}
+
+}  // namespace sim::gpu

@@ -1,0 +1,500 @@
+// Dense linear algebra. cuda contexts: cuBLAS (64-bit sizes) and cuSOLVER (getrf/getrs);
+// cpu contexts: CBLAS + LAPACKE (OpenBLAS) when CMake found them (SIMKIT_HAS_CBLAS), else a
+// plain OpenMP fallback. Row-major arrays are column-major transposes, so each product is
+// computed as its transpose (C^T = B^T A^T) and no data is moved for it.
+#include "core/linalg.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/transpose.hpp"
+#if SIMKIT_HAS_CUDA
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+#include "core/cuda/check.hpp"
+#endif
+#if SIMKIT_HAS_CBLAS
+#include <cblas.h>
+#include <lapacke.h>
+#endif
+
+namespace sim {
+
+bool cpu_blas_available() { return SIMKIT_HAS_CBLAS != 0; }
+
+namespace {
+
+// One operand as BLAS sees it: rows x cols, stored row-major (trans = false, element (i, j)
+// at p[i * ld + j]) or column-major (trans = true, at p[i + j * ld]).
+template <class T>
+struct Mat {
+  const T* p = nullptr;
+  index_t rows = 0, cols = 0, ld = 1;
+  bool trans = false;
+};
+
+// The layout of v if BLAS can read it in place.
+template <class T>
+bool blas_layout(View<const T, 2> v, Mat<T>& m) {
+  const index_t n0 = v.shape.n[0], n1 = v.shape.n[1];
+  m.p = v.ptr, m.rows = n0, m.cols = n1;
+  if ((n1 <= 1 || v.stride[1] == 1) && (n0 <= 1 || v.stride[0] >= std::max<index_t>(n1, 1))) {
+    m.trans = false, m.ld = n0 <= 1 ? std::max<index_t>(n1, 1) : v.stride[0];
+    return true;
+  }
+  if ((n0 <= 1 || v.stride[0] == 1) && (n1 <= 1 || v.stride[1] >= std::max<index_t>(n0, 1))) {
+    m.trans = true, m.ld = n1 <= 1 ? std::max<index_t>(n0, 1) : v.stride[1];
+    return true;
+  }
+  return false;
+}
+
+// v itself when BLAS can read it, else a packed copy held in `keep`.
+template <class T>
+Mat<T> operand(const Context& ctx, View<const T, 2> v, Array<T, 2>& keep) {
+  Mat<T> m;
+  if (blas_layout(v, m)) return m;
+  keep = Array<T, 2>(ctx, v.shape);
+  detail::copy<T, 2>(ctx, v, keep.view());
+  blas_layout(View<const T, 2>(keep.view()), m);
+  return m;
+}
+
+template <class T>
+void same_context(const char* op, const Context& a, const Context& b) {
+  if (a != b) throw BackendError(std::string(op) + ": arrays live on different contexts");
+}
+
+void check_int(const char* op, index_t n) {
+  if (n > std::numeric_limits<int>::max())
+    throw ShapeError(std::string(op) + ": extent " + std::to_string(n) + " exceeds the 32-bit sizes of the CPU BLAS/LAPACK");
+}
+
+#if SIMKIT_HAS_CUDA
+void cublas_check(cublasStatus_t s, const char* call) {
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw CudaError(std::string("cuBLAS ") + call + " failed: " + cublasGetStatusName(s) + " (" + cublasGetStatusString(s) + ")");
+}
+void cusolver_check(cusolverStatus_t s, const char* call) {
+  if (s != CUSOLVER_STATUS_SUCCESS) throw CudaError(std::string("cuSOLVER ") + call + " failed with status " + std::to_string(int(s)));
+}
+cublasHandle_t blas(const Context& c) { return static_cast<cublasHandle_t>(c.blas_handle()); }
+cublasOperation_t op_of(bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; }
+
+// One cuSOLVER handle per device, created on first use (creating one costs milliseconds);
+// each call binds it to the context's stream.
+cusolverDnHandle_t solver(const Context& ctx) {
+  static std::mutex mutex;
+  static std::map<int, cusolverDnHandle_t> handles;
+  int dev = 0;
+  SIM_CUDA_CHECK(cudaGetDevice(&dev));
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = handles.find(dev);
+  if (it == handles.end()) {
+    cusolverDnHandle_t h;
+    cusolver_check(cusolverDnCreate(&h), "cusolverDnCreate");
+    it = handles.emplace(dev, h).first;
+  }
+  cusolver_check(cusolverDnSetStream(it->second, static_cast<cudaStream_t>(ctx.stream())), "cusolverDnSetStream");
+  return it->second;
+}
+
+void gemm_gpu(const Context& c, cublasOperation_t ta, cublasOperation_t tb, index_t m, index_t n, index_t k, float alpha,
+              const float* a, index_t lda, const float* b, index_t ldb, float beta, float* cp, index_t ldc) {
+  cublas_check(cublasSgemm_64(blas(c), ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, cp, ldc), "Sgemm");
+}
+void gemm_gpu(const Context& c, cublasOperation_t ta, cublasOperation_t tb, index_t m, index_t n, index_t k, double alpha,
+              const double* a, index_t lda, const double* b, index_t ldb, double beta, double* cp, index_t ldc) {
+  cublas_check(cublasDgemm_64(blas(c), ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, cp, ldc), "Dgemm");
+}
+void gemv_gpu(const Context& c, cublasOperation_t t, index_t m, index_t n, float alpha, const float* a, index_t lda,
+              const float* x, index_t incx, float beta, float* y, index_t incy) {
+  cublas_check(cublasSgemv_64(blas(c), t, m, n, &alpha, a, lda, x, incx, &beta, y, incy), "Sgemv");
+}
+void gemv_gpu(const Context& c, cublasOperation_t t, index_t m, index_t n, double alpha, const double* a, index_t lda,
+              const double* x, index_t incx, double beta, double* y, index_t incy) {
+  cublas_check(cublasDgemv_64(blas(c), t, m, n, &alpha, a, lda, x, incx, &beta, y, incy), "Dgemv");
+}
+void scal_gpu(const Context& c, index_t n, float a, float* x, index_t inc) {
+  cublas_check(cublasSscal_64(blas(c), n, &a, x, inc), "Sscal");
+}
+void scal_gpu(const Context& c, index_t n, double a, double* x, index_t inc) {
+  cublas_check(cublasDscal_64(blas(c), n, &a, x, inc), "Dscal");
+}
+int getrf_work(cusolverDnHandle_t h, int n, float* a) {
+  int w = 0;
+  cusolver_check(cusolverDnSgetrf_bufferSize(h, n, n, a, n, &w), "Sgetrf_bufferSize");
+  return w;
+}
+int getrf_work(cusolverDnHandle_t h, int n, double* a) {
+  int w = 0;
+  cusolver_check(cusolverDnDgetrf_bufferSize(h, n, n, a, n, &w), "Dgetrf_bufferSize");
+  return w;
+}
+void getrf(cusolverDnHandle_t h, int n, float* a, float* w, int* ipiv, int* info) {
+  cusolver_check(cusolverDnSgetrf(h, n, n, a, n, w, ipiv, info), "Sgetrf");
+}
+void getrf(cusolverDnHandle_t h, int n, double* a, double* w, int* ipiv, int* info) {
+  cusolver_check(cusolverDnDgetrf(h, n, n, a, n, w, ipiv, info), "Dgetrf");
+}
+void getrs(cusolverDnHandle_t h, cublasOperation_t t, int n, int nrhs, const float* a, const int* ipiv, float* b, int* info) {
+  cusolver_check(cusolverDnSgetrs(h, t, n, nrhs, a, n, ipiv, b, n, info), "Sgetrs");
+}
+void getrs(cusolverDnHandle_t h, cublasOperation_t t, int n, int nrhs, const double* a, const int* ipiv, double* b, int* info) {
+  cusolver_check(cusolverDnDgetrs(h, t, n, nrhs, a, n, ipiv, b, n, info), "Dgetrs");
+}
+#endif
+
+#if SIMKIT_HAS_CBLAS
+CBLAS_TRANSPOSE cop(bool t) { return t ? CblasTrans : CblasNoTrans; }
+void gemm_cpu(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb, float beta,
+              float* c, int ldc) {
+  cblas_sgemm(CblasRowMajor, cop(ta), cop(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+void gemm_cpu(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b, int ldb,
+              double beta, double* c, int ldc) {
+  cblas_dgemm(CblasRowMajor, cop(ta), cop(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+void gemv_cpu(bool t, int m, int n, float alpha, const float* a, int lda, const float* x, int incx, float beta, float* y,
+              int incy) {
+  cblas_sgemv(CblasRowMajor, cop(t), m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+void gemv_cpu(bool t, int m, int n, double alpha, const double* a, int lda, const double* x, int incx, double beta,
+              double* y, int incy) {
+  cblas_dgemv(CblasRowMajor, cop(t), m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+int gesv_cpu(int n, int nrhs, float* a, int* ipiv, float* b, int ldb) {
+  return LAPACKE_sgesv(LAPACK_ROW_MAJOR, n, nrhs, a, n, ipiv, b, ldb);
+}
+int gesv_cpu(int n, int nrhs, double* a, int* ipiv, double* b, int ldb) {
+  return LAPACKE_dgesv(LAPACK_ROW_MAJOR, n, nrhs, a, n, ipiv, b, ldb);
+}
+int inv_cpu(int n, float* a, int* ipiv) {
+  int info = LAPACKE_sgetrf(LAPACK_ROW_MAJOR, n, n, a, n, ipiv);
+  return info != 0 ? info : LAPACKE_sgetri(LAPACK_ROW_MAJOR, n, a, n, ipiv);
+}
+int inv_cpu(int n, double* a, int* ipiv) {
+  int info = LAPACKE_dgetrf(LAPACK_ROW_MAJOR, n, n, a, n, ipiv);
+  return info != 0 ? info : LAPACKE_dgetri(LAPACK_ROW_MAJOR, n, a, n, ipiv);
+}
+#else
+// ---- fallback without a BLAS: straightforward, cache-friendly loops
+template <class T>
+T at(const Mat<T>& a, index_t i, index_t j) { return a.trans ? a.p[i + j * a.ld] : a.p[i * a.ld + j]; }
+template <class T>
+void gemm_fallback(const Mat<T>& a, const Mat<T>& b, T alpha, T beta, View<T, 2> c) {
+  const index_t m = a.rows, k = a.cols, n = b.cols;
+#pragma omp parallel for schedule(static)
+  for (index_t i = 0; i < m; ++i) {
+    std::vector<T> row(static_cast<std::size_t>(n), T(0));
+    for (index_t p = 0; p < k; ++p) {
+      const T aip = at(a, i, p);
+      for (index_t j = 0; j < n; ++j) row[j] += aip * at(b, p, j);
+    }
+    for (index_t j = 0; j < n; ++j) c(i, j) = alpha * row[j] + (beta == T(0) ? T(0) : beta * c(i, j));
+  }
+}
+// LU with partial pivoting of a dense row-major n x n matrix; returns 0 or the 1-based
+// index of the first zero pivot (LAPACK's info).
+template <class T>
+int lu_fallback(index_t n, T* a, std::vector<index_t>& piv) {
+  piv.resize(static_cast<std::size_t>(n));
+  int info = 0;
+  for (index_t c = 0; c < n; ++c) {
+    index_t p = c;
+    for (index_t r = c + 1; r < n; ++r)
+      if (std::fabs(a[r * n + c]) > std::fabs(a[p * n + c])) p = r;
+    piv[c] = p;
+    if (p != c)
+      for (index_t j = 0; j < n; ++j) std::swap(a[c * n + j], a[p * n + j]);
+    if (a[c * n + c] == T(0)) {
+      if (!info) info = int(c + 1);
+      continue;
+    }
+#pragma omp parallel for schedule(static) if ((n - c) * (n - c) > (1 << 14))
+    for (index_t r = c + 1; r < n; ++r) {
+      const T f = a[r * n + c] / a[c * n + c];
+      a[r * n + c] = f;
+      for (index_t j = c + 1; j < n; ++j) a[r * n + j] -= f * a[c * n + j];
+    }
+  }
+  return info;
+}
+// Solves with the factors for nrhs right-hand sides stored row-major in b (n x nrhs).
+template <class T>
+void lu_solve_fallback(index_t n, const T* a, const std::vector<index_t>& piv, T* b, index_t nrhs) {
+  for (index_t c = 0; c < n; ++c)
+    if (piv[c] != c)
+      for (index_t j = 0; j < nrhs; ++j) std::swap(b[c * nrhs + j], b[piv[c] * nrhs + j]);
+#pragma omp parallel for schedule(static) if (nrhs > 1)
+  for (index_t j = 0; j < nrhs; ++j) {
+    for (index_t r = 0; r < n; ++r) {
+      T s = b[r * nrhs + j];
+      for (index_t q = 0; q < r; ++q) s -= a[r * n + q] * b[q * nrhs + j];
+      b[r * nrhs + j] = s;
+    }
+    for (index_t r = n - 1; r >= 0; --r) {
+      T s = b[r * nrhs + j];
+      for (index_t q = r + 1; q < n; ++q) s -= a[r * n + q] * b[q * nrhs + j];
+      b[r * nrhs + j] = s / a[r * n + r];
+    }
+  }
+}
+#endif
+
+template <class T>
+void check_singular(const char* op, index_t info) {
+  if (info > 0)
+    throw LinAlgError(std::string(op) + ": the matrix is singular (pivot " + std::to_string(info) +
+                      " of its LU factorisation is exactly zero)");
+  if (info < 0) throw Error(std::string(op) + ": LAPACK rejected argument " + std::to_string(-info) + " (internal error)");
+}
+
+template <class T>
+void set_identity(const Context& ctx, Array<T, 2>& a) {
+  a.fill(T(0));
+  View<T, 1> d;
+  d.ptr = a.data(), d.shape.n[0] = a.extent(0), d.stride[0] = a.extent(0) + 1;
+  detail::fill<T, 1>(ctx, d, T(1));
+}
+
+// Factorises and solves on the GPU: the row-major copy `a` is A^T to cuSOLVER. With
+// trans = true it solves A X = B for column-major B; with false, A^T X = B.
+#if SIMKIT_HAS_CUDA
+template <class T>
+void lu_solve_gpu(const Context& ctx, const char* op, Array<T, 2>& a, T* b, index_t nrhs, bool trans) {
+  const index_t n = a.extent(0);
+  auto h = solver(ctx);
+  auto stream = static_cast<cudaStream_t>(ctx.stream());
+  const int work = getrf_work(h, int(n), a.data());
+  Array<T, 1> w(ctx, extents(std::max(work, 1)));
+  Array<std::int32_t, 1> ipiv(ctx, extents(std::max<index_t>(n, 1)));
+  Array<std::int32_t, 1> info(ctx, extents(2));
+  getrf(h, int(n), a.data(), w.data(), ipiv.data(), info.data());
+  getrs(h, trans ? CUBLAS_OP_T : CUBLAS_OP_N, int(n), int(nrhs), a.data(), ipiv.data(), b, info.data() + 1);
+  std::int32_t hinfo[2] = {0, 0};
+  SIM_CUDA_CHECK(cudaMemcpyAsync(hinfo, info.data(), sizeof hinfo, cudaMemcpyDeviceToHost, stream));
+  SIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  check_singular<T>(op, hinfo[0]);
+  check_singular<T>(op, hinfo[1]);
+}
+#endif
+
+template <class T>
+void require_square(const char* op, const Array<T, 2>& A) {
+  if (A.extent(0) != A.extent(1)) throw ShapeError(std::string(op) + ": the matrix must be square, not " + to_string(A.shape()));
+}
+
+}  // namespace
+
+template <class T>
+void matmul(const Context& ctx, View<const T, 2> A, View<const T, 2> B, View<T, 2> C, T alpha, T beta) {
+  const index_t m = A.shape.n[0], k = A.shape.n[1], n = B.shape.n[1];
+  if (B.shape.n[0] != k || C.shape.n[0] != m || C.shape.n[1] != n)
+    throw ShapeError("matmul: shapes " + to_string(A.shape) + " @ " + to_string(B.shape) + " -> " + to_string(C.shape) +
+                     " do not fit (A (m, k) @ B (k, n) -> C (m, n))");
+  if (m == 0 || n == 0) return;
+  Array<T, 2> ka, kb, kc;
+  const Mat<T> a = operand(ctx, A, ka), b = operand(ctx, B, kb);
+  // C must be row-major (rows contiguous); otherwise compute into a packed copy.
+  View<T, 2> c = C;
+  const bool packed_c = !((n <= 1 || C.stride[1] == 1) && (m <= 1 || C.stride[0] >= n));
+  if (packed_c) {
+    kc = Array<T, 2>(ctx, C.shape);
+    if (beta != T(0)) detail::copy<T, 2>(ctx, View<const T, 2>(C), kc.view());
+    c = kc.view();
+  }
+  const index_t ldc = m <= 1 ? std::max<index_t>(n, 1) : c.stride[0];
+  if (ctx.is_cuda()) {
+#if SIMKIT_HAS_CUDA
+    // C^T (n x m, column-major) = op(B)^T op(A)^T
+    gemm_gpu(ctx, op_of(b.trans), op_of(a.trans), n, m, k, alpha, b.p, b.ld, a.p, a.ld, beta, c.ptr, ldc);
+#endif
+  } else {
+#if SIMKIT_HAS_CBLAS
+    check_int("matmul", std::max({m, n, k, a.ld, b.ld, ldc}));
+    gemm_cpu(a.trans, b.trans, int(m), int(n), int(k), alpha, a.p, int(a.ld), b.p, int(b.ld), beta, c.ptr, int(ldc));
+#else
+    gemm_fallback(a, b, alpha, beta, c);
+#endif
+  }
+  if (packed_c) detail::copy<T, 2>(ctx, View<const T, 2>(kc.view()), C);
+}
+
+template <class T>
+Array<T, 2> matmul(const Array<T, 2>& A, const Array<T, 2>& B) {
+  same_context<T>("matmul", A.context(), B.context());
+  Array<T, 2> C(A.context(), extents(A.extent(0), B.extent(1)));
+  if (A.extent(1) != B.extent(0))
+    throw ShapeError("matmul: shapes " + to_string(A.shape()) + " @ " + to_string(B.shape()) +
+                     " do not fit (the inner extents differ)");
+  matmul<T>(A.context(), A.view(), B.view(), C.view());
+  return C;
+}
+
+template <class T>
+void matvec(const Context& ctx, View<const T, 2> A, View<const T, 1> x, View<T, 1> y, T alpha, T beta) {
+  const index_t m = A.shape.n[0], n = A.shape.n[1];
+  if (x.shape.n[0] != n || y.shape.n[0] != m)
+    throw ShapeError("matvec: shapes " + to_string(A.shape) + " @ " + to_string(x.shape) + " -> " + to_string(y.shape) +
+                     " do not fit (A (m, n) @ x (n) -> y (m))");
+  if (m == 0) return;
+  Array<T, 2> ka;
+  const Mat<T> a = operand(ctx, A, ka);
+  const index_t incx = n <= 1 ? 1 : x.stride[0], incy = m <= 1 ? 1 : y.stride[0];
+  if (incx < 1 || incy < 1) throw ShapeError("matvec: vectors need positive strides");
+  if (n == 0) {  // an empty sum: y = beta * y (BLAS would return without touching y)
+    if (beta == T(0)) return detail::fill<T, 1>(ctx, y, T(0));
+    if (beta == T(1)) return;
+    if (ctx.is_cuda()) {
+#if SIMKIT_HAS_CUDA
+      scal_gpu(ctx, m, beta, y.ptr, incy);
+#endif
+    } else {
+      for (index_t i = 0; i < m; ++i) y(i) *= beta;
+    }
+    return;
+  }
+  if (ctx.is_cuda()) {
+#if SIMKIT_HAS_CUDA
+    if (a.trans)
+      gemv_gpu(ctx, CUBLAS_OP_N, m, n, alpha, a.p, a.ld, x.ptr, incx, beta, y.ptr, incy);
+    else
+      gemv_gpu(ctx, CUBLAS_OP_T, n, m, alpha, a.p, a.ld, x.ptr, incx, beta, y.ptr, incy);
+#endif
+  } else {
+#if SIMKIT_HAS_CBLAS
+    check_int("matvec", std::max({m, n, a.ld, incx, incy}));
+    if (a.trans)
+      gemv_cpu(true, int(n), int(m), alpha, a.p, int(a.ld), x.ptr, int(incx), beta, y.ptr, int(incy));
+    else
+      gemv_cpu(false, int(m), int(n), alpha, a.p, int(a.ld), x.ptr, int(incx), beta, y.ptr, int(incy));
+#else
+#pragma omp parallel for schedule(static) if (m * n > (1 << 14))
+    for (index_t i = 0; i < m; ++i) {
+      T s = 0;
+      for (index_t j = 0; j < n; ++j) s += at(a, i, j) * x(j);
+      y(i) = alpha * s + (beta == T(0) ? T(0) : beta * y(i));
+    }
+#endif
+  }
+}
+
+template <class T>
+Array<T, 1> matvec(const Array<T, 2>& A, const Array<T, 1>& x) {
+  same_context<T>("matvec", A.context(), x.context());
+  if (A.extent(1) != x.extent(0))
+    throw ShapeError("matvec: shapes " + to_string(A.shape()) + " @ " + to_string(x.shape()) + " do not fit");
+  Array<T, 1> y(A.context(), extents(A.extent(0)));
+  matvec<T>(A.context(), A.view(), x.view(), y.view());
+  return y;
+}
+
+template <class T>
+Array<T, 1> solve(const Array<T, 2>& A, const Array<T, 1>& b) {
+  same_context<T>("solve", A.context(), b.context());
+  require_square("solve", A);
+  const index_t n = A.extent(0);
+  if (b.extent(0) != n)
+    throw ShapeError("solve: A of shape " + to_string(A.shape()) + " and b of shape " + to_string(b.shape()) + " do not fit");
+  const Context& ctx = A.context();
+  Array<T, 1> x = b.clone();
+  if (n == 0) return x;
+  Array<T, 2> a = A.clone();
+  if (ctx.is_cuda()) {
+#if SIMKIT_HAS_CUDA
+    lu_solve_gpu(ctx, "solve", a, x.data(), 1, true);
+#endif
+    return x;
+  }
+#if SIMKIT_HAS_CBLAS
+  check_int("solve", n);
+  std::vector<int> ipiv(static_cast<std::size_t>(n));
+  check_singular<T>("solve", gesv_cpu(int(n), 1, a.data(), ipiv.data(), x.data(), 1));
+#else
+  std::vector<index_t> piv;
+  check_singular<T>("solve", lu_fallback(n, a.data(), piv));
+  lu_solve_fallback(n, a.data(), piv, x.data(), 1);
+#endif
+  return x;
+}
+
+template <class T>
+Array<T, 2> solve(const Array<T, 2>& A, const Array<T, 2>& B) {
+  same_context<T>("solve", A.context(), B.context());
+  require_square("solve", A);
+  const index_t n = A.extent(0), k = B.extent(1);
+  if (B.extent(0) != n)
+    throw ShapeError("solve: A of shape " + to_string(A.shape()) + " and B of shape " + to_string(B.shape()) + " do not fit");
+  const Context& ctx = A.context();
+  if (n == 0 || k == 0) return B.clone();
+  Array<T, 2> a = A.clone();
+  if (ctx.is_cuda()) {
+#if SIMKIT_HAS_CUDA
+    Array<T, 2> bt = transpose(B);  // B column-major
+    lu_solve_gpu(ctx, "solve", a, bt.data(), k, true);
+    return transpose(bt);
+#endif
+  }
+  Array<T, 2> x = B.clone();
+#if SIMKIT_HAS_CBLAS
+  check_int("solve", std::max(n, k));
+  std::vector<int> ipiv(static_cast<std::size_t>(n));
+  check_singular<T>("solve", gesv_cpu(int(n), int(k), a.data(), ipiv.data(), x.data(), int(k)));
+#else
+  std::vector<index_t> piv;
+  check_singular<T>("solve", lu_fallback(n, a.data(), piv));
+  lu_solve_fallback(n, a.data(), piv, x.data(), k);
+#endif
+  return x;
+}
+
+template <class T>
+Array<T, 2> inv(const Array<T, 2>& A) {
+  require_square("inv", A);
+  const index_t n = A.extent(0);
+  const Context& ctx = A.context();
+  if (n == 0) return A.clone();
+  Array<T, 2> a = A.clone();
+  if (ctx.is_cuda()) {
+#if SIMKIT_HAS_CUDA
+    Array<T, 2> x(ctx, A.shape());
+    set_identity(ctx, x);
+    lu_solve_gpu(ctx, "inv", a, x.data(), n, false);  // (A^T)^-1 column-major is A^-1 row-major
+    return x;
+#endif
+  }
+#if SIMKIT_HAS_CBLAS
+  check_int("inv", n);
+  std::vector<int> ipiv(static_cast<std::size_t>(n));
+  check_singular<T>("inv", inv_cpu(int(n), a.data(), ipiv.data()));
+  return a;
+#else
+  Array<T, 2> x(ctx, A.shape());
+  set_identity(ctx, x);
+  std::vector<index_t> piv;
+  check_singular<T>("inv", lu_fallback(n, a.data(), piv));
+  lu_solve_fallback(n, a.data(), piv, x.data(), n);
+  return x;
+#endif
+}
+
+#define SIM_INSTANTIATE_LINALG(T)                                                                         \
+  template void matmul<T>(const Context&, View<const T, 2>, View<const T, 2>, View<T, 2>, T, T);          \
+  template Array<T, 2> matmul<T>(const Array<T, 2>&, const Array<T, 2>&);                                 \
+  template void matvec<T>(const Context&, View<const T, 2>, View<const T, 1>, View<T, 1>, T, T);          \
+  template Array<T, 1> matvec<T>(const Array<T, 2>&, const Array<T, 1>&);                                 \
+  template Array<T, 1> solve<T>(const Array<T, 2>&, const Array<T, 1>&);                                  \
+  template Array<T, 2> solve<T>(const Array<T, 2>&, const Array<T, 2>&);                                  \
+  template Array<T, 2> inv<T>(const Array<T, 2>&);
+SIM_INSTANTIATE_LINALG(float)
+SIM_INSTANTIATE_LINALG(double)
+
+}  // namespace sim

@@ -1,0 +1,165 @@
+// The NumPy-style conveniences on every backend: broadcasting rows and columns in fused
+// expressions, slices and scalar assignment, reshape, compound assignment, ones / arange /
+// linspace / eye, tanh, floor, %, logical and / or / not.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/creation.hpp"
+#include "core/expr.hpp"
+#include "core/slicing.hpp"
+#include "tests/support/backends.hpp"
+
+using namespace sim;
+
+template <class B>
+class ArrayApiTest : public sim_test::OnBackend<B> {};
+SIM_TYPED_TEST_SUITE(ArrayApiTest);
+
+TYPED_TEST(ArrayApiTest, RowAndColumnBroadcastInFusedExpressions) {
+  for (auto [r, c] : {std::array<index_t, 2>{1, 1}, {3, 5}, {17, 300}, {300, 17}}) {
+    std::vector<double> hm(r * c), hrow(c), hcol(r);
+    for (index_t i = 0; i < r * c; ++i) hm[i] = 0.5 * double(i % 13);
+    for (index_t j = 0; j < c; ++j) hrow[j] = 100.0 + double(j);
+    for (index_t i = 0; i < r; ++i) hcol[i] = -double(i);
+    auto M = Array<double, 2>::from_host(this->ctx, extents(r, c), hm);
+    auto row = Array<double, 1>::from_host(this->ctx, extents(c), hrow);
+    auto col = Array<double, 1>::from_host(this->ctx, extents(r), hcol);
+    Array<double, 2> out(this->ctx, M.shape());
+    out = M + row;  // a vector next to a matrix is a row (NumPy's trailing alignment)
+    auto h1 = out.to_host();
+    out = 2 * M - as_row(row) * as_column(col);
+    auto h2 = out.to_host();
+    assign(this->ctx, out.view(), row);  // assigning a vector fills every row
+    auto h3 = out.to_host();
+    for (index_t i = 0; i < r; ++i)
+      for (index_t j = 0; j < c; ++j) {
+        ASSERT_EQ(h1[i * c + j], hm[i * c + j] + hrow[j]);
+        ASSERT_EQ(h2[i * c + j], 2 * hm[i * c + j] - hrow[j] * hcol[i]);
+        ASSERT_EQ(h3[i * c + j], hrow[j]);
+      }
+    EXPECT_NEAR(sim::sum(M - row), sim::sum(M) - r * sim::sum(row), 1e-9);  // reductions broadcast too
+  }
+  auto M = Array<double, 2>::zeros(this->ctx, extents(3, 4));
+  auto wrong = Array<double, 1>::zeros(this->ctx, extents(3));
+  Array<double, 2> out(this->ctx, M.shape());
+  EXPECT_THROW(out = M + wrong, ShapeError);  // a row must match the columns
+  EXPECT_NO_THROW(out = M + as_column(wrong));
+}
+
+TYPED_TEST(ArrayApiTest, SlicesRowsColumnsAndScalarAssignment) {
+  auto a = Array<double, 2>::zeros(this->ctx, extents(6, 7));
+  assign(this->ctx, slice(a, Range{1, 3}, Range{2, 6}), 5.0);  // a[1:3, 2:6] = 5
+  assign(this->ctx, row(a, 5), 1);                              // a[5, :] = 1
+  assign(this->ctx, column(a, 0), -2.0);                        // a[:, 0] = -2
+  assign(this->ctx, diagonal(a), 9);                            // np.fill_diagonal(a, 9)
+  auto h = a.to_host();
+  for (index_t i = 0; i < 6; ++i)
+    for (index_t j = 0; j < 7; ++j) {
+      double e = 0;
+      if (i >= 1 && i < 3 && j >= 2 && j < 6) e = 5;
+      if (i == 5) e = 1;
+      if (j == 0) e = -2;
+      if (i == j) e = 9;
+      ASSERT_EQ(h[i * 7 + j], e) << i << "," << j;
+    }
+  // expressions into slices, and slices in expressions
+  auto b = Array<double, 2>::zeros(this->ctx, extents(6, 7));
+  assign(this->ctx, slice(b, Range{0, 2}, Range{0, 7}), slice(a, Range{4, 6}, Range{0, 7}) * 2);
+  auto hb = b.to_host();
+  for (index_t j = 0; j < 7; ++j) ASSERT_EQ(hb[j], 2 * h[4 * 7 + j]);
+  EXPECT_EQ(sim::sum(this->ctx, column(a, 0)), 9 - 2 * 5);
+  EXPECT_THROW(slice(a, Range{0, 7}, Range{0, 1}), ShapeError);
+  EXPECT_THROW(row(a, 6), ShapeError);
+  // empty slice: nothing happens
+  assign(this->ctx, slice(a, Range{2, 2}, Range{0, 7}), 100.0);
+  EXPECT_EQ(a.to_host(), h);
+}
+
+TYPED_TEST(ArrayApiTest, ReshapeAndTransposedViews) {
+  auto v = arange<std::int32_t>(this->ctx, 0, 12);
+  auto m = reshape(v, extents(3, 4));  // shares memory
+  Array<std::int32_t, 2> t(this->ctx, extents(4, 3));
+  t = transposed(m) * 10;  // strided read in a fused expression
+  auto ht = t.to_host();
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j) ASSERT_EQ(ht[i * 3 + j], 10 * (j * 4 + i));
+  assign(this->ctx, m, m + 1);  // writes through the reshaped view
+  EXPECT_EQ(v.to_host()[11], 12);
+  EXPECT_THROW(reshape(v, extents(5, 2)), ShapeError);
+  EXPECT_THROW(reshape(transposed(m), extents(12)), ShapeError);  // not contiguous
+  EXPECT_EQ(ravel(m).shape.n[0], 12);
+}
+
+TYPED_TEST(ArrayApiTest, CompoundAssignmentTheCupyChain) {
+  const index_t n = 1001;
+  std::vector<double> h(n);
+  for (index_t i = 0; i < n; ++i) h[i] = 0.001 * double(i) - 0.3;
+  auto x = Array<double, 1>::from_host(this->ctx, extents(n), h);
+  x *= 5;
+  x *= x;
+  x += x;
+  auto y = Array<double, 1>::from_host(this->ctx, extents(n), h);
+  x -= y;
+  x /= 2;
+  auto hx = x.to_host();
+  for (index_t i = 0; i < n; ++i) ASSERT_NEAR(hx[i], ((h[i] * 5) * (h[i] * 5) * 2 - h[i]) / 2, 1e-15);
+  auto k = arange<std::int64_t>(this->ctx, -7, 8);
+  k %= 3;  // Python's sign rule: -7 % 3 == 2
+  auto hk = k.to_host();
+  for (std::int64_t i = -7; i < 8; ++i) ASSERT_EQ(hk[i + 7], ((i % 3) + 3) % 3);
+}
+
+TYPED_TEST(ArrayApiTest, CreationFunctions) {
+  EXPECT_EQ(ones<float>(this->ctx, extents(2, 2)).to_host(), (std::vector<float>{1, 1, 1, 1}));
+  EXPECT_EQ(arange<std::int32_t>(this->ctx, 5).to_host(), (std::vector<std::int32_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(arange<std::int32_t>(this->ctx, 10, 0, -3).to_host(), (std::vector<std::int32_t>{10, 7, 4, 1}));
+  EXPECT_EQ(arange<double>(this->ctx, 0.0, 1.0, 0.25).to_host(), (std::vector<double>{0, 0.25, 0.5, 0.75}));
+  EXPECT_EQ(arange<double>(this->ctx, 1.0, 1.0).size(), 0);
+  EXPECT_THROW(arange<double>(this->ctx, 0.0, 1.0, 0.0), Error);
+  EXPECT_EQ(linspace<double>(this->ctx, 0.0, 1.0, 5).to_host(), (std::vector<double>{0, 0.25, 0.5, 0.75, 1.0}));
+  EXPECT_EQ(linspace<double>(this->ctx, 0.0, 1.0, 4, false).to_host(), (std::vector<double>{0, 0.25, 0.5, 0.75}));
+  EXPECT_EQ(linspace<double>(this->ctx, 2.0, 3.0, 1).to_host(), (std::vector<double>{2.0}));
+  EXPECT_EQ(linspace<double>(this->ctx, 2.0, 3.0, 0).size(), 0);
+  auto l = linspace<float>(this->ctx, -1.0f, 0.3f, 1001).to_host();
+  EXPECT_EQ(l.back(), 0.3f);
+  EXPECT_NEAR(l[500], -0.35f, 1e-6f);
+  EXPECT_EQ(eye<double>(this->ctx, 2, 3, 1).to_host(), (std::vector<double>{0, 1, 0, 0, 0, 1}));
+  EXPECT_EQ(eye<std::int32_t>(this->ctx, 3).to_host(), (std::vector<std::int32_t>{1, 0, 0, 0, 1, 0, 0, 0, 1}));
+}
+
+TYPED_TEST(ArrayApiTest, TanhFloorModLogical) {
+  std::vector<float> h = {-2.5f, -1.0f, -0.2f, 0.0f, 0.7f, 3.5f, 7.25f};
+  const index_t n = index_t(h.size());
+  auto x = Array<float, 1>::from_host(this->ctx, extents(n), h);
+  Array<float, 1> r(this->ctx, extents(n));
+  r = tanh(x);
+  auto t = r.to_host();
+  r = floor(x);
+  auto f = r.to_host();
+  r = x % 2.0f;
+  auto m = r.to_host();
+  r = (x > 0.0f) && (x < 5.0f);
+  auto a = r.to_host();
+  r = (x < -1.5f) || !(x < 7.0f);
+  auto o = r.to_host();
+  r = logical_not(x);
+  auto z = r.to_host();
+  for (index_t i = 0; i < n; ++i) {
+    ASSERT_NEAR(t[i], std::tanh(h[i]), 1e-6f);
+    ASSERT_EQ(f[i], std::floor(h[i]));
+    float e = std::fmod(h[i], 2.0f);
+    if (e != 0 && e < 0) e += 2.0f;
+    ASSERT_NEAR(m[i], e, 1e-6f) << h[i];
+    ASSERT_EQ(a[i], (h[i] > 0 && h[i] < 5) ? 1.0f : 0.0f);
+    ASSERT_EQ(o[i], (h[i] < -1.5f || !(h[i] < 7)) ? 1.0f : 0.0f);
+    ASSERT_EQ(z[i], h[i] == 0 ? 1.0f : 0.0f);
+  }
+  EXPECT_EQ(count(logical_and(x > -1.0f, x < 1.0f)), 3);
+  auto k = Array<std::int32_t, 1>::from_host(this->ctx, extents(4), {7, -7, 7, 5});
+  auto d = Array<std::int32_t, 1>::from_host(this->ctx, extents(4), {3, 3, -3, 0});
+  Array<std::int32_t, 1> q(this->ctx, extents(4));
+  q = k % d;  // integer % 0 gives 0 (NumPy gives 0 and warns), not a crash
+  EXPECT_EQ(q.to_host(), (std::vector<std::int32_t>{1, 2, -2, 0}));
+}

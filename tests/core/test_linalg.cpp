@@ -1,0 +1,190 @@
+// Dense linear algebra on every backend against host references: odd shapes, size 0 and 1,
+// transposed and strided views, float and double, singular matrices.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/linalg.hpp"
+#include "core/slicing.hpp"
+#include "core/transpose.hpp"
+#include "tests/support/backends.hpp"
+
+using namespace sim;
+
+template <class B>
+class LinalgTest : public sim_test::OnBackend<B> {};
+SIM_TYPED_TEST_SUITE(LinalgTest);
+
+namespace {
+template <class T>
+std::vector<T> values(index_t n, double seed) {
+  std::vector<T> v(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) v[i] = T(std::sin(seed + 0.731 * double(i)) + 0.25 * std::cos(1.3 * seed * double(i)));
+  return v;
+}
+// host C = A B, row-major, in double
+std::vector<double> host_matmul(const std::vector<double>& a, const std::vector<double>& b, index_t m, index_t k, index_t n) {
+  std::vector<double> c(static_cast<std::size_t>(m * n), 0.0);
+  for (index_t i = 0; i < m; ++i)
+    for (index_t p = 0; p < k; ++p)
+      for (index_t j = 0; j < n; ++j) c[i * n + j] += a[i * k + p] * b[p * n + j];
+  return c;
+}
+template <class T>
+std::vector<double> to_double(const std::vector<T>& v) { return std::vector<double>(v.begin(), v.end()); }
+}  // namespace
+
+TYPED_TEST(LinalgTest, MatmulOddShapesBothPrecisions) {
+  for (auto [m, k, n] : {std::array<index_t, 3>{1, 1, 1}, {3, 5, 7}, {65, 33, 17}, {130, 1, 9}, {1, 300, 1}, {0, 4, 5}, {4, 0, 5}}) {
+    auto ha = values<double>(m * k, 0.1), hb = values<double>(k * n, 0.7);
+    auto ref = host_matmul(ha, hb, m, k, n);
+    auto A = Array<double, 2>::from_host(this->ctx, extents(m, k), ha);
+    auto B = Array<double, 2>::from_host(this->ctx, extents(k, n), hb);
+    auto C = matmul(A, B).to_host();
+    ASSERT_EQ(C.size(), ref.size());
+    for (std::size_t i = 0; i < ref.size(); ++i) ASSERT_NEAR(C[i], ref[i], 1e-12 * (1 + k)) << m << "x" << k << "x" << n << " at " << i;
+    auto fa = values<float>(m * k, 0.1), fb = values<float>(k * n, 0.7);
+    auto reff = host_matmul(to_double(fa), to_double(fb), m, k, n);
+    auto Cf = matmul(Array<float, 2>::from_host(this->ctx, extents(m, k), fa), Array<float, 2>::from_host(this->ctx, extents(k, n), fb)).to_host();
+    for (std::size_t i = 0; i < reff.size(); ++i) ASSERT_NEAR(Cf[i], reff[i], 1e-5 * (1 + k)) << i;
+  }
+}
+
+TYPED_TEST(LinalgTest, MatmulViewsTransposedStridedAndAccumulating) {
+  const index_t m = 37, k = 23, n = 19;
+  auto ha = values<double>(k * m, 0.3), hb = values<double>(k * (2 * n), 0.9), hc = values<double>(m * n, 1.7);
+  auto At = Array<double, 2>::from_host(this->ctx, extents(k, m), ha);     // A = At^T (a transposed view)
+  auto Bw = Array<double, 2>::from_host(this->ctx, extents(k, 2 * n), hb);  // B = every other column (strided)
+  auto C = Array<double, 2>::from_host(this->ctx, extents(m, n), hc);
+  View<const double, 2> bv = slice(Bw.view(), Range{0, k}, Range{0, 2 * n});
+  bv.shape.n[1] = n, bv.stride[1] = 2;
+  matmul<double>(this->ctx, transposed(At.view()), bv, C.view(), 2.0, 0.5);
+  auto hcc = C.to_host();
+  for (index_t i = 0; i < m; ++i)
+    for (index_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (index_t p = 0; p < k; ++p) s += ha[p * m + i] * hb[p * 2 * n + 2 * j];
+      ASSERT_NEAR(hcc[i * n + j], 2.0 * s + 0.5 * hc[i * n + j], 1e-12 * k) << i << "," << j;
+    }
+  // a result written into a non-contiguous view (a transposed destination)
+  Array<double, 2> Ct(this->ctx, extents(n, m));
+  Ct.fill(0.0);
+  matmul<double>(this->ctx, transposed(At.view()), bv, transposed(Ct.view()));
+  auto hct = Ct.to_host();
+  for (index_t i = 0; i < m; ++i)
+    for (index_t j = 0; j < n; ++j) ASSERT_NEAR(hct[j * m + i], (hcc[i * n + j] - 0.5 * hc[i * n + j]) / 2.0, 1e-12 * k);
+  Array<double, 2> bad(this->ctx, extents(m + 1, n));
+  EXPECT_THROW(matmul<double>(this->ctx, transposed(At.view()), bv, bad.view()), ShapeError);
+  EXPECT_THROW(matmul(At, At), ShapeError);
+}
+
+TYPED_TEST(LinalgTest, MatvecRowMajorTransposedAndStrided) {
+  for (auto [m, n] : {std::array<index_t, 2>{1, 1}, {7, 3}, {129, 65}, {0, 3}, {5, 0}}) {
+    auto ha = values<float>(m * n, 0.2), hx = values<float>(2 * n, 0.5);
+    auto A = Array<float, 2>::from_host(this->ctx, extents(m, n), ha);
+    auto X = Array<float, 1>::from_host(this->ctx, extents(2 * n), hx);
+    View<const float, 1> xv = X.view();
+    xv.shape.n[0] = n, xv.stride[0] = 2;  // every other element
+    Array<float, 1> y(this->ctx, extents(m));
+    matvec<float>(this->ctx, A.view(), xv, y.view());
+    auto hy = y.to_host();
+    for (index_t i = 0; i < m; ++i) {
+      double s = 0;
+      for (index_t j = 0; j < n; ++j) s += double(ha[i * n + j]) * hx[2 * j];
+      ASSERT_NEAR(hy[i], s, 1e-5 * (1 + n)) << m << "x" << n << " row " << i;
+    }
+    // transposed: (A^T) z for z of length m
+    auto hz = values<float>(m, 0.8);
+    auto z = Array<float, 1>::from_host(this->ctx, extents(m), hz);
+    Array<float, 1> w(this->ctx, extents(n));
+    matvec<float>(this->ctx, transposed(A.view()), z.view(), w.view());
+    auto hw = w.to_host();
+    for (index_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (index_t i = 0; i < m; ++i) s += double(ha[i * n + j]) * hz[i];
+      ASSERT_NEAR(hw[j], s, 1e-5 * (1 + m)) << j;
+    }
+  }
+  auto A = Array<double, 2>::full(this->ctx, extents(4, 3), 1.0);
+  auto x = Array<double, 1>::full(this->ctx, extents(3), 2.0);
+  auto y = matvec(A, x).to_host();
+  for (double v : y) EXPECT_EQ(v, 6.0);
+  EXPECT_THROW(matvec(A, Array<double, 1>::full(this->ctx, extents(4), 1.0)), ShapeError);
+}
+
+template <class T>
+void check_solve_inv(const Context& ctx, index_t n, double tol) {
+  auto ha = values<T>(n * n, 0.4);
+  for (index_t i = 0; i < n; ++i) ha[i * n + i] += T(n);  // well conditioned
+  auto hb = values<T>(n, 0.9), hB = values<T>(n * 3, 1.1);
+  auto A = Array<T, 2>::from_host(ctx, extents(n, n), ha);
+  auto x = solve(A, Array<T, 1>::from_host(ctx, extents(n), hb)).to_host();
+  for (index_t i = 0; i < n; ++i) {  // residual A x - b
+    double r = -double(hb[i]);
+    for (index_t j = 0; j < n; ++j) r += double(ha[i * n + j]) * x[j];
+    ASSERT_NEAR(r, 0.0, tol * n) << "solve n=" << n << " row " << i;
+  }
+  auto X = solve(A, Array<T, 2>::from_host(ctx, extents(n, 3), hB)).to_host();
+  for (index_t i = 0; i < n; ++i)
+    for (index_t c = 0; c < 3; ++c) {
+      double r = -double(hB[i * 3 + c]);
+      for (index_t j = 0; j < n; ++j) r += double(ha[i * n + j]) * X[j * 3 + c];
+      ASSERT_NEAR(r, 0.0, tol * n) << "solve(3 rhs) n=" << n << " row " << i << " col " << c;
+    }
+  auto Ai = inv(A).to_host();
+  for (index_t i = 0; i < n; ++i)
+    for (index_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (index_t p = 0; p < n; ++p) s += double(ha[i * n + p]) * Ai[p * n + j];
+      ASSERT_NEAR(s, i == j ? 1.0 : 0.0, tol * n) << "inv n=" << n << " at " << i << "," << j;
+    }
+}
+
+TYPED_TEST(LinalgTest, SolveAndInvAgainstResiduals) {
+  for (index_t n : {1, 2, 17, 100}) {
+    check_solve_inv<double>(this->ctx, n, 1e-12);
+    check_solve_inv<float>(this->ctx, n, 2e-5);
+  }
+  // a matrix that needs row exchanges: [[0, 1], [1, 0]]
+  auto P = Array<double, 2>::from_host(this->ctx, extents(2, 2), {0, 1, 1, 0});
+  auto x = solve(P, Array<double, 1>::from_host(this->ctx, extents(2), {3, 4})).to_host();
+  EXPECT_DOUBLE_EQ(x[0], 4);
+  EXPECT_DOUBLE_EQ(x[1], 3);
+  auto empty = Array<double, 2>(this->ctx, extents(0, 0));
+  EXPECT_EQ(inv(empty).size(), 0);
+}
+
+TYPED_TEST(LinalgTest, SingularAndNonSquareThrow) {
+  auto S = Array<double, 2>::from_host(this->ctx, extents(3, 3), {1, 2, 3, 2, 4, 6, 1, 1, 1});
+  EXPECT_THROW(inv(S), LinAlgError);  // row 2 is twice row 1: an exactly zero pivot
+  auto Z = Array<double, 2>::zeros(this->ctx, extents(3, 3));
+  EXPECT_THROW(inv(Z), LinAlgError);
+  EXPECT_THROW(solve(Z, Array<double, 1>::full(this->ctx, extents(3), 1.0)), LinAlgError);
+  auto R = Array<double, 2>::zeros(this->ctx, extents(3, 4));
+  EXPECT_THROW(inv(R), ShapeError);
+  EXPECT_THROW(solve(R, Array<double, 1>::full(this->ctx, extents(3), 1.0)), ShapeError);
+}
+
+TYPED_TEST(LinalgTest, TransposeCopyOddShapesAndViews) {
+  for (auto [r, c] : {std::array<index_t, 2>{1, 1}, {1, 77}, {77, 1}, {33, 65}, {300, 257}, {0, 5}}) {
+    std::vector<std::int32_t> h(static_cast<std::size_t>(r * c));
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = std::int32_t(i * 7 + 3);
+    auto a = Array<std::int32_t, 2>::from_host(this->ctx, extents(r, c), h);
+    auto t = transpose(a);
+    ASSERT_EQ(t.extent(0), c);
+    ASSERT_EQ(t.extent(1), r);
+    auto ht = t.to_host();
+    for (index_t i = 0; i < r; ++i)
+      for (index_t j = 0; j < c; ++j) ASSERT_EQ(ht[j * r + i], h[i * c + j]) << r << "x" << c;
+  }
+  // a strided source (a sub-block) into a strided destination
+  auto a = Array<double, 2>::from_host(this->ctx, extents(40, 50), values<double>(2000, 0.3));
+  auto ha = a.to_host();
+  auto d = Array<double, 2>::zeros(this->ctx, extents(60, 60));
+  transpose<double>(this->ctx, slice(a.view(), Range{5, 36}, Range{3, 48}), slice(d.view(), Range{10, 55}, Range{20, 51}));
+  auto hd = d.to_host();
+  for (index_t i = 0; i < 31; ++i)
+    for (index_t j = 0; j < 45; ++j) ASSERT_EQ(hd[(10 + j) * 60 + 20 + i], ha[(5 + i) * 50 + 3 + j]);
+  EXPECT_EQ(hd[0], 0.0);
+}

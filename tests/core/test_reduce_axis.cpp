@@ -1,0 +1,196 @@
+// Reductions along an axis and statistics on every backend against host references: the
+// sum(M, 0) that once returned the total, odd shapes, size 0 and 1, strided views, rank 3,
+// expressions, NaN in argmax.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "core/expr.hpp"
+#include "core/slicing.hpp"
+#include "tests/support/backends.hpp"
+
+using namespace sim;
+
+template <class B>
+class ReduceAxisTest : public sim_test::OnBackend<B> {};
+SIM_TYPED_TEST_SUITE(ReduceAxisTest);
+
+namespace {
+std::vector<double> wavy(index_t n, double seed) {
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) v[i] = std::sin(seed + 0.37 * double(i)) * 3 + 0.1 * double(i % 7);
+  return v;
+}
+}  // namespace
+
+TYPED_TEST(ReduceAxisTest, SumAlongAxisIsNotTheTotal) {
+  auto M = Array<double, 2>::from_host(this->ctx, extents(2, 3), {1, 2, 3, 4, 5, 6});
+  auto c = sim::sum(M, 0);  // the column sums, as NumPy's M.sum(axis=0)
+  static_assert(std::is_same<decltype(c), Array<double, 1>>::value, "sum(M, 0) is an array");
+  EXPECT_EQ(c.to_host(), (std::vector<double>{5, 7, 9}));
+  EXPECT_EQ(sim::sum(M, 1).to_host(), (std::vector<double>{6, 15}));
+  EXPECT_EQ(sim::sum(M, -1).to_host(), (std::vector<double>{6, 15}));
+  EXPECT_EQ(sim::sum(M), 21.0);  // the total is still sum(M)
+  EXPECT_THROW(sim::sum(M, 2), ShapeError);
+}
+
+TYPED_TEST(ReduceAxisTest, AllReductionsOddShapesAgainstHost) {
+  for (auto [r, c] : {std::array<index_t, 2>{1, 1}, {1, 2500}, {2500, 1}, {7, 3}, {33, 4097}, {3001, 5}, {65, 129}}) {
+    auto h = wavy(r * c, 0.3 * r);
+    auto M = Array<double, 2>::from_host(this->ctx, extents(r, c), h);
+    for (int axis : {0, 1}) {
+      const index_t outer = axis == 0 ? c : r, len = axis == 0 ? r : c;
+      const index_t cols = c;  // (a lambda may not capture a structured binding in C++17)
+      auto at = [&](index_t o, index_t m) { return axis == 0 ? h[m * cols + o] : h[o * cols + m]; };
+      auto s = sim::sum(M, axis).to_host(), mn = amin(M, axis).to_host(), mx = amax(M, axis).to_host();
+      auto me = mean(M, axis).to_host(), va = var(M, axis).to_host(), sd = stddev(M, axis, 1.0).to_host();
+      auto am = argmin(M, axis).to_host(), ax = argmax(M, axis).to_host();
+      ASSERT_EQ(index_t(s.size()), outer);
+      for (index_t o = 0; o < outer; ++o) {
+        double ss = 0, lo = at(o, 0), hi = at(o, 0);
+        index_t ilo = 0, ihi = 0;
+        for (index_t m = 0; m < len; ++m) {
+          ss += at(o, m);
+          if (at(o, m) < lo) lo = at(o, m), ilo = m;
+          if (at(o, m) > hi) hi = at(o, m), ihi = m;
+        }
+        const double mu = ss / len;
+        double q = 0;
+        for (index_t m = 0; m < len; ++m) q += (at(o, m) - mu) * (at(o, m) - mu);
+        const std::string where = std::to_string(r) + "x" + std::to_string(c) + " axis " + std::to_string(axis) + " out " + std::to_string(o);
+        ASSERT_NEAR(s[o], ss, 1e-11 * len) << where;
+        ASSERT_EQ(mn[o], lo) << where;
+        ASSERT_EQ(mx[o], hi) << where;
+        ASSERT_EQ(am[o], ilo) << where;
+        ASSERT_EQ(ax[o], ihi) << where;
+        ASSERT_NEAR(me[o], mu, 1e-12 * (1 + std::fabs(mu))) << where;
+        ASSERT_NEAR(va[o], q / len, 1e-11 * (1 + q / len)) << where;
+        if (len > 1) {
+          ASSERT_NEAR(sd[o], std::sqrt(q / (len - 1)), 1e-11) << where;
+        }
+      }
+    }
+  }
+}
+
+TYPED_TEST(ReduceAxisTest, FloatIntAndExpressionsAndViews) {
+  const index_t r = 45, c = 70;
+  std::vector<float> hf(r * c);
+  std::vector<std::int32_t> hi(r * c);
+  for (index_t i = 0; i < r * c; ++i) hf[i] = float(std::cos(0.1 * i)), hi[i] = std::int32_t((i * 37) % 101) - 50;
+  auto F = Array<float, 2>::from_host(this->ctx, extents(r, c), hf);
+  auto I = Array<std::int32_t, 2>::from_host(this->ctx, extents(r, c), hi);
+  auto sq = sim::sum(F * F, 1);  // fused: one read of F
+  static_assert(std::is_same<decltype(sq), Array<float, 1>>::value, "float sums stay float");
+  auto si = sim::sum(I, 0);
+  static_assert(std::is_same<decltype(si), Array<std::int64_t, 1>>::value, "integer sums are 64-bit");
+  auto mi = mean(I, 0);
+  static_assert(std::is_same<decltype(mi), Array<double, 1>>::value, "integer means are double");
+  auto hsq = sq.to_host();
+  auto hsi = si.to_host();
+  for (index_t i = 0; i < r; ++i) {
+    double s = 0;
+    for (index_t j = 0; j < c; ++j) s += double(hf[i * c + j]) * hf[i * c + j];
+    ASSERT_NEAR(hsq[i], s, 1e-4);
+  }
+  for (index_t j = 0; j < c; ++j) {
+    std::int64_t s = 0;
+    for (index_t i = 0; i < r; ++i) s += hi[i * c + j];
+    ASSERT_EQ(hsi[j], s);
+  }
+  // a strided view (every other column of a block) along both axes; views need the context
+  View<const float, 2> v = slice(F.view(), Range{3, 40}, Range{1, 69});
+  v.shape.n[1] = 34, v.stride[1] = 2;
+  auto v0 = sim::sum(this->ctx, v, 0).to_host(), v1 = sim::sum(this->ctx, v, 1).to_host();
+  for (index_t j = 0; j < 34; ++j) {
+    double s = 0;
+    for (index_t i = 0; i < 37; ++i) s += hf[(3 + i) * c + 1 + 2 * j];
+    ASSERT_NEAR(v0[j], s, 1e-4);
+  }
+  for (index_t i = 0; i < 37; ++i) {
+    double s = 0;
+    for (index_t j = 0; j < 34; ++j) s += hf[(3 + i) * c + 1 + 2 * j];
+    ASSERT_NEAR(v1[i], s, 1e-4);
+  }
+}
+
+TYPED_TEST(ReduceAxisTest, Rank3EveryAxis) {
+  const index_t a = 5, b = 6, c = 7;
+  auto h = wavy(a * b * c, 1.0);
+  auto X = Array<double, 3>::from_host(this->ctx, extents(a, b, c), h);
+  const index_t n[3] = {a, b, c};
+  for (int axis = 0; axis < 3; ++axis) {
+    auto s = sim::sum(X, axis);
+    auto m = argmax(X, axis);
+    auto hs = s.to_host();
+    auto hm = m.to_host();
+    EXPECT_EQ(s.extent(0), n[axis == 0 ? 1 : 0]);
+    EXPECT_EQ(s.extent(1), n[axis == 2 ? 1 : 2]);
+    std::size_t q = 0;
+    for (index_t i = 0; i < a; ++i)
+      for (index_t j = 0; j < b; ++j)
+        for (index_t k = 0; k < c; ++k) {
+          index_t idx[3] = {i, j, k};
+          if (idx[axis] != 0) continue;
+          double ss = 0, best = -1e300;
+          index_t arg = 0;
+          for (index_t t = 0; t < n[axis]; ++t) {
+            idx[axis] = t;
+            const double v = h[(idx[0] * b + idx[1]) * c + idx[2]];
+            ss += v;
+            if (v > best) best = v, arg = t;
+          }
+          ASSERT_NEAR(hs[q], ss, 1e-12) << "axis " << axis;
+          ASSERT_EQ(hm[q], arg) << "axis " << axis;
+          ++q;
+        }
+    EXPECT_EQ(q, hs.size());
+  }
+}
+
+TYPED_TEST(ReduceAxisTest, EmptyAxesAndArrays) {
+  auto E = Array<double, 2>(this->ctx, extents(0, 4));
+  EXPECT_EQ(sim::sum(E, 0).to_host(), (std::vector<double>{0, 0, 0, 0}));
+  EXPECT_EQ(sim::sum(E, 1).size(), 0);
+  EXPECT_TRUE(std::isnan(mean(E, 0).to_host()[0]));
+  EXPECT_THROW(amax(E, 0), ShapeError);
+  EXPECT_THROW(argmax(E, 0), ShapeError);
+  EXPECT_THROW(argmax(E), ShapeError);
+  EXPECT_TRUE(std::isnan(mean(E)));
+}
+
+TYPED_TEST(ReduceAxisTest, WholeArrayStatistics) {
+  const index_t n = 100003;
+  std::vector<float> h(n);
+  for (index_t i = 0; i < n; ++i) h[i] = 1000.0f + float(std::sin(0.01 * i));  // mean >> spread
+  auto x = Array<float, 1>::from_host(this->ctx, extents(n), h);
+  double s = 0;
+  for (float v : h) s += v;
+  const double mu = s / n;
+  double q = 0;
+  for (float v : h) q += (v - mu) * (v - mu);
+  EXPECT_NEAR(mean(x), mu, 1e-9 * mu);
+  EXPECT_NEAR(var(x), q / n, 1e-9 * (q / n));
+  EXPECT_NEAR(stddev(x, 1.0), std::sqrt(q / (n - 1)), 1e-9);
+  auto [m2, s2] = mean_std(x);
+  EXPECT_NEAR(m2, mu, 1e-9 * mu);
+  EXPECT_NEAR(s2, std::sqrt(q / n), 1e-9);
+  // argmin/argmax: first of ties, NaN wins (NumPy), flat index in a matrix
+  std::vector<double> t = {3, 9, 1, 9, 1, 2};
+  auto T2 = Array<double, 2>::from_host(this->ctx, extents(2, 3), t);
+  EXPECT_EQ(argmax(T2), 1);
+  EXPECT_EQ(argmin(T2), 2);
+  EXPECT_EQ(argmax(-T2), 2);  // an expression
+  t[4] = std::numeric_limits<double>::quiet_NaN();
+  T2.copy_from_host(t);
+  EXPECT_EQ(argmax(T2), 4);
+  EXPECT_EQ(argmin(T2), 4);
+  EXPECT_EQ(argmax(T2, 1).to_host(), (std::vector<std::int64_t>{1, 1}));
+  // a strided view's flat index counts in the view
+  View<const double, 2> tv = T2.view();
+  tv = slice(tv, Range{0, 2}, Range{0, 1});  // [[3], [9]]
+  EXPECT_EQ(argmax(this->ctx, tv), 1);
+  EXPECT_EQ(argmin(this->ctx, tv), 0);
+}

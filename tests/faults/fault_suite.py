@@ -1,0 +1,529 @@
+#!/usr/bin/env python3
+"""Fault injection against `simulate` (CPU backend): what docs/faults.md promises, tried.
+
+    fault_suite.py PART      PART: errors | plugins | disk_full | kill | damage | writers | all
+
+Every case must end with its documented exit code and a message, never with a crash (a
+signal, exit 134/135/136/139, "terminate called"), and every snapshot and checkpoint left on
+disk must be valid (`simulate info` reads it); where a run is resumed, its snapshots and final
+state must be those of an uninterrupted run, bit for bit (the per-field digests of `info`).
+Each part prints how many cases it tried. Environment: SIMKIT_SIMULATE (the binary),
+SIMKIT_FAULT_PRELOAD (the ENOSPC shim, enospc_preload.c), SIMKIT_FAKE_PLUGIN (a plugin .so),
+SIMKIT_FAULT_SEED (random choices; default 22), SIMKIT_FAULT_KEEP=1 keeps the scratch folder,
+SIMKIT_FAULT_BACKEND (cpu; cuda runs the same cases on the GPU).
+"""
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SIMULATE = os.environ.get("SIMKIT_SIMULATE", "simulate")
+PRELOAD = os.environ.get("SIMKIT_FAULT_PRELOAD", "")
+FAKE_PLUGIN = os.environ.get("SIMKIT_FAKE_PLUGIN", "")
+RNG = random.Random(int(os.environ.get("SIMKIT_FAULT_SEED", "22")))
+BACKEND = os.environ.get("SIMKIT_FAULT_BACKEND", "cpu")  # "cuda": the kill and damage parts on a GPU
+CRASH_CODES = {134, 135, 136, 137, 139}
+
+HEAT_T = """[run]
+model = "heat"
+backend = "{backend}"
+steps = {steps}
+[grid]
+cells = [{n}, {n}]
+[model]
+init = "gaussian"
+amplitude = 1.0
+width = 0.1
+[boundary]
+default = "dirichlet"
+default_value = 0.0
+[output]
+every = {out}
+[checkpoint]
+every = {ck}
+keep = {keep}
+"""
+
+FLUID_T = """[run]
+model = "fluid"
+backend = "{backend}"
+steps = {steps}
+[grid]
+cells = [{n}, {n}]
+length = [1.0, 1.0]
+[model]
+viscosity = 0.01
+lid_velocity = 1.0
+pressure_solver = "mg_cg"
+[output]
+every = {out}
+[checkpoint]
+every = {ck}
+keep = {keep}
+"""
+
+MCPI_T = """[run]
+model = "mcpi"
+backend = "{backend}"
+steps = {steps}
+seed = 7
+[model]
+batch = 20000
+[output]
+every = {out}
+[checkpoint]
+every = {ck}
+keep = {keep}
+"""
+
+HEAT, FLUID, MCPI = (t.replace("{backend}", BACKEND) for t in (HEAT_T, FLUID_T, MCPI_T))
+
+
+class Suite:
+    def __init__(self, part, root):
+        self.part, self.root = part, root
+        self.cases = 0
+        self.failures = []
+
+    def case(self, name, ok, detail=""):
+        self.cases += 1
+        if not ok:
+            self.failures.append(f"{name}: {detail}")
+            print(f"FAIL {self.part}/{name}: {detail}", flush=True)
+
+    def scratch(self, name):
+        d = os.path.join(self.root, name)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        return d
+
+
+def run(args, timeout=120, env=None, cwd=None):
+    """Runs simulate; returns (rc, stderr). A signal gives -SIG."""
+    e = dict(os.environ, OMP_NUM_THREADS="2")
+    e.update(env or {})
+    try:
+        p = subprocess.run([SIMULATE] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, env=e, cwd=cwd)
+    except subprocess.TimeoutExpired:
+        return -999, "timed out"
+    return p.returncode, p.stderr.decode(errors="replace")
+
+
+def crashed(rc, err):
+    return rc < 0 or rc in CRASH_CODES or "terminate called" in err or "Segmentation" in err
+
+
+def info(path):
+    """The comparable content of a file per `simulate info`: digests and counters/reals/strings lines."""
+    p = subprocess.run([SIMULATE, "info", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    if p.returncode != 0:
+        return None, p.returncode, p.stderr.decode(errors="replace")
+    keep = []
+    for line in p.stdout.decode(errors="replace").splitlines():
+        if "digest" in line:
+            keep.append(line.split()[0] + " " + line.split("digest")[1].strip())
+        elif line.startswith("  ") and " = " in line and not line.startswith("  |"):
+            keep.append(line.strip())
+    return "\n".join(keep), 0, ""
+
+
+def outputs(d):
+    return sorted(f for f in os.listdir(d) if re.match(r"(snapshot|checkpoint)_\d+\.h5$", f))
+
+
+def check_outputs_valid(s, name, d, killed=False):
+    """Every snapshot and checkpoint on disk is readable and verified; no temporary left behind
+    (but by a kill -9: the next run removes those)."""
+    for f in outputs(d):
+        content, rc, err = info(os.path.join(d, f))
+        s.case(f"{name}:{f} valid", content is not None and not crashed(rc, err), f"info rc {rc}: {err.strip()[:300]}")
+    if not killed:
+        tmps = [f for f in os.listdir(d) if f.endswith(".tmp")]
+        s.case(f"{name}: no temporary left", not tmps, f"left {tmps}")
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def reference(s, name, template, **kw):
+    """An uninterrupted run: its directory and {file: content}."""
+    d = s.scratch(name + "_ref")
+    cfg = write(os.path.join(d, "run.toml"), template.format(**kw))
+    rc, err = run([cfg, "--output", d + "/out", "-q"])
+    if rc != 0:
+        raise SystemExit(f"reference run {name} failed (rc {rc}): {err}")
+    return cfg, {f: info(os.path.join(d, "out", f))[0] for f in outputs(d + "/out")}
+
+
+def same_as_reference(s, name, d, ref, snapshots_only=False):
+    """The run in d has every snapshot of the reference, bit for bit, and its final checkpoint."""
+    have = set(outputs(d))
+    for f, content in ref.items():
+        if f.startswith("checkpoint") and (snapshots_only or f != max(k for k in ref if k.startswith("checkpoint"))):
+            continue
+        if f not in have:
+            s.case(f"{name}: {f} present", False, "missing: a snapshot or checkpoint was lost")
+            continue
+        got = info(os.path.join(d, f))[0]
+        s.case(f"{name}: {f} identical", got == content, f"differs from the uninterrupted run:\n{got}\nvs\n{content}")
+
+
+# ---------------------------------------------------------------- errors: items 1, 5, 7, 8, 9
+
+
+def part_errors(s):
+    d = s.scratch("errors")
+    heat = write(os.path.join(d, "heat.toml"), HEAT.format(steps=20, n=32, out=5, ck=10, keep=2))
+
+    def bad_input(name, args, words, out=None, timeout=60):
+        out = out or os.path.join(d, "out_" + re.sub(r"\W", "_", name))
+        rc, err = run(args + ["--output", out, "-q"] if "--output" not in args else args, timeout=timeout)
+        ok = rc == 2 and all(w in err for w in words) and not crashed(rc, err)
+        s.case(name, ok, f"rc {rc}, expected 2 and {words} in: {err.strip()[:400]}")
+        s.case(name + ": nothing written", not os.path.exists(out), f"{out} was created")
+
+    # item 1: a run that fails while a snapshot is being written (rc 139 before)
+    for i in range(4):
+        out = os.path.join(d, f"blowup{i}")
+        rc, err = run([heat, "--output", out, "-q", "grid.cells=[512,512]", "model.amplitude=1e308",
+                       "output.every=1", "output.compression=9", "run.steps=5"])
+        s.case(f"failure during a snapshot write #{i}", rc == 1 and "blew up" in err, f"rc {rc}: {err.strip()[:300]}")
+        s.case(f"failure during a snapshot write #{i}: snapshot 0 kept", os.path.exists(out + "/snapshot_000000000.h5"),
+               str(os.listdir(out)) if os.path.isdir(out) else "no directory")
+        if os.path.isdir(out):
+            check_outputs_valid(s, f"blowup{i}", out)
+
+    # item 5: overflow is bad input, not a silent success or a crash
+    timed = write(os.path.join(d, "timed.toml"), HEAT.format(steps=20, n=32, out=5, ck=10, keep=2).replace(
+        "steps = 20", "end_time = 0.001"))
+    bad_input("end_time 1e300", [timed, "run.end_time=1e300"], ["end_time", "steps"])
+    rc, err = run([timed, "run.end_time=1e300", "--dry-run"])
+    s.case("end_time 1e300 --dry-run", rc == 2 and "-9223372036854775808" not in err, f"rc {rc}: {err[:300]}")
+    bad_input("alpha 0 with end_time", [timed, "model.alpha=0.0"], ["dt", "alpha"])
+    bad_input("cells 2^63-1", [heat, "grid.cells=[9223372036854775807,2]"], ["grid", "cells"])
+    bad_input("cells product overflows", [heat, "grid.cells=[3037000500,3037000500]"], ["cells"])
+    bad_input("cells 2^40 (beyond memory)", [heat, "grid.cells=[1048576,1048576]"], ["memory"])
+
+    # item 7: paths stay inside output.directory; --output is not TOML text
+    evil = os.path.join(d, "nest1", "nest2")
+    os.makedirs(evil, exist_ok=True)
+    bad_input("output.prefix ../../evil", [heat, 'output.prefix="../../evil"', "--output", evil + "/o"], ["output", "prefix"],
+              out=evil + "/o")
+    s.case("output.prefix ../../evil: nothing two levels up",
+           not [f for f in os.listdir(d) if f.startswith("evil")], str(os.listdir(d)))
+    bad_input("absolute checkpoint.prefix", [heat, f'checkpoint.prefix="{d}/abs"'], ["checkpoint", "prefix"])
+    bad_input("checkpoint.prefix a/b", [heat, 'checkpoint.prefix="a/b"'], ["checkpoint", "prefix"])
+    bad_input("same prefixes", [heat, 'checkpoint.prefix="snapshot"'], ["prefix"])
+    quote = os.path.join(d, 'quo"te\\back')
+    rc, err = run([heat, "--output", quote, "-q"])
+    s.case("--output with a quote and a backslash", rc == 0 and os.path.exists(quote + "/snapshot_000000020.h5"),
+           f"rc {rc}: {err[:300]}; {os.listdir(d)}")
+
+    # item 8: every init_file problem is bad input (exit 2, nothing written)
+    snap = os.path.join(d, "blowup0", "snapshot_000000000.h5")  # 512 x 512, valid
+    text = write(os.path.join(d, "text.h5"), "not hdf5\n")
+    init = ["model.init=\"file\""]
+    bad_input("init_file missing", [heat] + init + [f'model.init_file="{d}/nope.h5"'], ["init_file", "no such file"])
+    bad_input("init_file not HDF5", [heat] + init + [f'model.init_file="{text}"'], ["init_file", "not an HDF5 file"])
+    bad_input("init_file wrong dataset", [heat] + init + [f'model.init_file="{snap}"', 'model.init_dataset="w"'],
+              ["init_file", "no field 'w'"])
+    bad_input("init_file wrong shape", [heat] + init + [f'model.init_file="{snap}"'], ["init_file", "shape"])
+    # a NaN inside the file: a snapshot of a constant field with one value replaced, its checksum trailer cut off
+    const = os.path.join(d, "const")
+    rc, err = run([heat, "--output", const, "-q", "model.init=\"constant\"", "model.init_value=0.123456789",
+                   "run.steps=1", "checkpoint.every=0"])
+    raw = bytearray(open(const + "/snapshot_000000000.h5", "rb").read())
+    import struct
+    at = raw.find(struct.pack("<d", 0.123456789))
+    s.case("NaN file prepared", rc == 0 and at > 0, f"rc {rc} {err[:200]}")
+    raw[at:at + 8] = struct.pack("<d", float("nan"))
+    nan_file = os.path.join(d, "nan.h5")
+    open(nan_file, "wb").write(raw[:-16] if raw[-16:-8] == b"SIMKSUM1" else raw)  # its checksum would refuse it
+    bad_input("init_file holds NaN", [heat] + init + [f'model.init_file="{nan_file}"'], ["init_file", "NaN"])
+    rc, err = run([heat, "--output", d + "/out_nan", "-q"] + init + [f'model.init_file="{nan_file}"'])
+    s.case("init_file NaN is not a blow-up", "blew up" not in err and "lower run.dt" not in err.lower(), err[:300])
+    bad_input("initial state Inf", [heat, "model.amplitude=1e308", "model.init_value=1e308"], ["initial state", "Inf"])
+
+    # item 9: configs that are not files; diagnostics.csv damaged
+    t0 = time.time()
+    bad_input("config /dev/zero", ["/dev/zero"], ["/dev/zero", "not a regular file"], timeout=20)
+    s.case("config /dev/zero: quick", time.time() - t0 < 10, f"{time.time() - t0:.1f} s")
+    bad_input("config is a directory", [d], [d, "is a directory"])
+    for kind, edit in (("damaged row", lambda t: t.replace("\n10,", "\n1x,", 1)), ("cut last row", lambda t: t[:-7])):
+        out = os.path.join(d, "diag_" + kind.replace(" ", "_"))
+        rc, err = run([heat, "--output", out, "-q", "run.steps=12", "checkpoint.every=12"])
+        path = out + "/diagnostics.csv"
+        text = open(path).read()
+        open(path, "w").write(edit(text))
+        rc, err = run([heat, "--output", out, "--resume", "-q", "run.steps=20"])
+        rows = [r for r in open(path).read().splitlines()[1:]]
+        ok = rc == 0 and "diagnostics.csv" in err and all(re.match(r"^\d+(,[^,]+)+$", r) for r in rows)
+        s.case(f"diagnostics.csv {kind}: resume with a note", ok, f"rc {rc}: {err[:300]} rows {rows}")
+        steps = [int(r.split(",")[0]) if r.split(",")[0].isdigit() else -1 for r in rows]
+        s.case(f"diagnostics.csv {kind}: rows in order", steps == sorted(steps) and steps[-1] == 20, str(steps))
+
+
+# ---------------------------------------------------------------- plugins: item 9
+
+
+def part_plugins(s):
+    d = s.scratch("plugins")
+    if not FAKE_PLUGIN or not os.path.exists(FAKE_PLUGIN):
+        raise SystemExit("SIMKIT_FAKE_PLUGIN is not set to a built plugin")
+    whole = open(FAKE_PLUGIN, "rb").read()
+    cuts = sorted({0, 1, 16, 63, 64, 200, 1000} | {int(len(whole) * f) for f in (0.1, 0.25, 0.5, 0.75, 0.9, 0.99)}
+                  | {len(whole) - 1})
+    heat = write(os.path.join(d, "heat.toml"), HEAT.format(steps=2, n=16, out=1, ck=0, keep=1))
+    for n in cuts:
+        so = os.path.join(d, f"cut_{n}.so")
+        open(so, "wb").write(whole[:n])
+        rc, err = run(["models", "--plugin", so])
+        s.case(f"plugin cut at {n} of {len(whole)} bytes", rc == 2 and so in err and not crashed(rc, err),
+               f"rc {rc}: {err[:300]}")
+    for name, data in (("text.so", b"hello, not a library\n"), ("zeros.so", bytes(4096)),
+                       ("elf_header_only.so", whole[:64] + bytes(100))):
+        so = os.path.join(d, name)
+        open(so, "wb").write(data)
+        rc, err = run(["models", "--plugin", so])
+        s.case(f"plugin {name}", rc == 2 and so in err and not crashed(rc, err), f"rc {rc}: {err[:300]}")
+    rc, err = run(["models", "--plugin", d])
+    s.case("plugin is a directory", rc == 2 and not crashed(rc, err), f"rc {rc}: {err[:300]}")
+    so = os.path.join(d, f"cut_{cuts[len(cuts) // 2]}.so")
+    out = os.path.join(d, "out")
+    rc, err = run([heat, "--plugin", so, "--output", out, "-q"])
+    s.case("run with a cut plugin", rc == 2 and not os.path.exists(out), f"rc {rc}: {err[:300]}")
+
+
+# ---------------------------------------------------------------- disk full: items 2, 3
+
+
+def tmpfs_ok():
+    if shutil.which("unshare") is None:
+        return False
+    p = subprocess.run(["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt && umount /mnt"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return p.returncode == 0
+
+
+def part_disk_full(s):
+    kw = dict(steps=60, n=48, out=5, ck=10, keep=2)
+    cfg, ref = reference(s, "disk", HEAT, **kw)
+    total = sum(os.path.getsize(os.path.join(s.root, "disk_ref", "out", f)) for f in os.listdir(s.root + "/disk_ref/out"))
+    cases = []
+    if PRELOAD and os.path.exists(PRELOAD):
+        for frac in (0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.2):
+            cases.append(("shim", int(total * frac) + RNG.randrange(0, 3000)))
+    else:
+        print("faults.disk_full: no SIMKIT_FAULT_PRELOAD: the injected-failure cases are skipped")
+    if tmpfs_ok():
+        for kib in (64, 128, 256, 512, 1024):
+            cases.append(("tmpfs", kib))
+    else:
+        print("faults.disk_full: cannot mount a tmpfs here (not root, no unshare): the tmpfs cases are skipped")
+    if not cases:
+        raise SystemExit("faults.disk_full: neither the ENOSPC shim nor a tmpfs is available")
+    for kind, size in cases:
+        name = f"{kind}{size}"
+        d = s.scratch("disk_" + name)
+        out = d + "/out"
+        if kind == "shim":
+            rc, err = run([cfg, "--output", out, "-q"], env={"LD_PRELOAD": PRELOAD, "SIMKIT_FAULT_DISK_BYTES": str(size)})
+        else:  # a small tmpfs in a mount namespace of its own; the output is copied out before it goes
+            mnt = d + "/mnt"
+            os.makedirs(mnt)
+            script = (f"mount -t tmpfs -o size={size}k tmpfs '{mnt}' && '{SIMULATE}' '{cfg}' --output '{mnt}/out' -q "
+                      f"2>'{d}/err'; rc=$?; cp -a '{mnt}/out' '{out}' 2>/dev/null; exit $rc")
+            p = subprocess.run(["unshare", "-m", "sh", "-c", script], env=dict(os.environ, OMP_NUM_THREADS="2"),
+                               timeout=120)
+            rc, err = p.returncode, open(d + "/err").read() if os.path.exists(d + "/err") else ""
+        full = rc != 0
+        s.case(f"{name}: ends cleanly", not crashed(rc, err) and rc in (0, 1, 2), f"rc {rc}: {err[-400:]}")
+        if full:
+            s.case(f"{name}: says why", "error" in err and ("space" in err or "disk" in err or "cannot" in err),
+                   f"rc {rc}: {err[-400:]}")
+        if not os.path.isdir(out):
+            continue
+        check_outputs_valid(s, name, out)
+        # space again: the resumed (or restarted) run writes every snapshot of the uninterrupted run
+        if full:
+            rc2, err2 = run([cfg, "--output", out, "--resume", "-q"])
+            if rc2 == 2 and "no checkpoint" in err2:
+                rc2, err2 = run([cfg, "--output", out, "-q"])
+            s.case(f"{name}: resumed with space", rc2 == 0, f"rc {rc2}: {err2[-300:]}")
+        same_as_reference(s, name, out, ref)
+
+
+# ---------------------------------------------------------------- kill -9 and signals
+
+
+def part_kill(s):
+    kw = dict(steps=400, n=96, out=20, ck=40, keep=3)
+    cfg, ref = reference(s, "kill", HEAT, **kw)
+    t0 = time.time()
+    run([cfg, "--output", s.scratch("kill_timing") + "/out", "-q"])
+    wall = max(time.time() - t0, 0.2)
+    for trial in range(int(os.environ.get("SIMKIT_FAULT_KILL_TRIALS", "24"))):
+        d = s.scratch(f"kill{trial}")
+        out = d + "/out"
+        kills = 0
+        for attempt in range(6):  # kill -9 at random moments until a run gets to the end
+            resume = ["--resume"] if any(f.startswith("checkpoint") for f in (os.listdir(out) if os.path.isdir(out) else [])) else []
+            p = subprocess.Popen([SIMULATE, cfg, "--output", out, "-q"] + resume, stderr=subprocess.PIPE,
+                                 env=dict(os.environ, OMP_NUM_THREADS="2"))
+            sig = None
+            if attempt < 3:
+                time.sleep(RNG.uniform(0.02, wall))
+                sig = signal.SIGKILL if trial % 4 else RNG.choice([signal.SIGTERM, signal.SIGINT])
+                if p.poll() is None:
+                    p.send_signal(sig)
+                    kills += 1
+            err = p.communicate(timeout=120)[1].decode(errors="replace")
+            rc = p.returncode
+            if sig in (signal.SIGTERM, signal.SIGINT) and rc != 0:
+                # 130/143 with a checkpoint; or, sent before the run has checked its input (and
+                # written nothing), the signal's default action
+                s.case(f"kill{trial}.{attempt}: {sig.name} exit code",
+                       (rc == 128 + sig.value and "checkpoint" in err) or rc == -sig.value, f"rc {rc}: {err[-300:]}")
+            elif rc not in (0, -9):
+                s.case(f"kill{trial}.{attempt}: ends cleanly", False, f"rc {rc}: {err[-300:]}")
+            check_outputs_valid(s, f"kill{trial}.{attempt}", out, killed=rc == -9)
+            if rc == 0:
+                break
+        s.case(f"kill{trial}: finished", rc == 0, f"after {kills} kills, rc {rc}")
+        same_as_reference(s, f"kill{trial} ({kills} kills)", out, ref)
+
+
+# ---------------------------------------------------------------- damaged checkpoints, every model
+
+
+def part_damage(s):
+    models = (("heat", HEAT, dict(steps=30, n=24, out=10, ck=10, keep=3), 30),
+              ("fluid", FLUID, dict(steps=12, n=16, out=4, ck=4, keep=3), 20),
+              ("mcpi", MCPI, dict(steps=30, n=0, out=5, ck=10, keep=3), 20))
+    for model, template, kw, flips in models:
+        cfg, ref = reference(s, "damage_" + model, template, **kw)
+        final = f"checkpoint_{kw['steps']:09d}.h5"
+        # a run stopped after its second-to-last checkpoint's step: the newest checkpoint then gets damaged
+        base = s.scratch(f"damage_{model}_base")
+        rc, err = run([cfg, "--output", base + "/out", "-q", f"run.steps={kw['steps'] - kw['ck']}"])
+        if rc != 0:
+            raise SystemExit(f"{model}: base run failed: {err}")
+        newest = sorted(f for f in os.listdir(base + "/out") if f.startswith("checkpoint_"))[-1]
+        raw = open(os.path.join(base, "out", newest), "rb").read()
+        damages = []
+        for w in (model.encode(), b"float64", b"[run]", b"GCOL", b"TREE", b"FRHP", b"OHDR", b"SIMKSUM1"):
+            at = raw.find(w)
+            if at >= 0:
+                damages.append((f"flip in '{w.decode()}'", ("flip", at + len(w) // 2)))
+        for _ in range(flips):
+            damages.append(("random flip", ("flip", RNG.randrange(len(raw)))))
+        for frac in (0.0, 0.3, 0.9, 0.999):
+            damages.append((f"cut to {frac:.0%}", ("cut", int(len(raw) * frac))))
+        damages.append(("trailer cut off", ("cut", len(raw) - 16)))
+        damages.append(("a snapshot in its place", ("snapshot", 0)))
+        for label, (how, at) in damages:
+            name = f"{model}: {label} @{at}"
+            d = s.scratch("damage_case")
+            shutil.copytree(base + "/out", d + "/out")
+            path = os.path.join(d, "out", newest)
+            data = bytearray(raw)
+            if how == "flip":
+                data[at] ^= 1 << RNG.randrange(8)
+            elif how == "cut":
+                data = data[:at]
+            else:
+                snaps = sorted(f for f in os.listdir(d + "/out") if f.startswith("snapshot_"))
+                data = bytearray(open(os.path.join(d, "out", snaps[-1]), "rb").read()) if snaps else bytearray()
+            open(path, "wb").write(bytes(data))
+            _, irc, ierr = info(path)
+            if label in ("trailer cut off", "flip in 'SIMKSUM1'"):  # every other byte intact: readable, flagged
+                p = subprocess.run([SIMULATE, "info", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                s.case(name + ": info flags no checksum", p.returncode == 0 and b"checksum   none" in p.stdout,
+                       f"rc {p.returncode}: {p.stderr[:300]}")
+            else:
+                s.case(name + ": info refuses", not crashed(irc, ierr) and (irc == 2 or how == "snapshot"),
+                       f"rc {irc}: {ierr[:300]}")
+            rc, err = run([cfg, "--output", d + "/out", "--resume"])
+            ok = rc == 0 and "unusable" in err and "trying the one before it" in err
+            s.case(name + ": resume falls back", ok and not crashed(rc, err), f"rc {rc}: {err[-500:]}")
+            if rc == 0:
+                got = info(os.path.join(d, "out", final))[0]
+                s.case(name + ": final state as uninterrupted", got == ref.get(final), f"{got}\nvs\n{ref.get(final)}")
+
+
+# ---------------------------------------------------------------- two writers: item 6
+
+
+def part_writers(s):
+    d = s.scratch("writers")
+    cfg = write(os.path.join(d, "run.toml"), HEAT.format(steps=10 ** 7, n=128, out=50, ck=100, keep=2))
+    out = d + "/out"
+    a = subprocess.Popen([SIMULATE, cfg, "--output", out, "-q"], stderr=subprocess.PIPE,
+                         env=dict(os.environ, OMP_NUM_THREADS="1"))
+    deadline = time.time() + 30
+    while not os.path.exists(out + "/snapshot_000000000.h5") and time.time() < deadline and a.poll() is None:
+        time.sleep(0.02)
+    for i in range(3):
+        rc, err = run([cfg, "--output", out, "-q"])
+        s.case(f"second writer #{i} refused", rc == 2 and f"pid {a.pid}" in err and "in use" in err,
+               f"rc {rc} (first still running: {a.poll() is None}): {err[:300]}")
+    rc, err = run([cfg, "--output", out, "--resume", "-q"])
+    s.case("a resume into a running run's directory refused", rc == 2 and "in use" in err, f"rc {rc}: {err[:300]}")
+    a.send_signal(signal.SIGTERM)  # the first run is long: stop it, as a user would
+    err = a.communicate(timeout=300)[1].decode(errors="replace")
+    s.case("first writer unharmed", a.returncode == 143 and "stopped by SIGTERM" in err, f"rc {a.returncode}: {err[-300:]}")
+    rows = open(out + "/diagnostics.csv").read().splitlines()[1:]
+    steps = [int(r.split(",")[0]) if r.split(",")[0].isdigit() else -1 for r in rows]
+    s.case("diagnostics.csv not interleaved", len(steps) > 1 and steps == list(range(0, 50 * len(steps), 50)), str(steps))
+    check_outputs_valid(s, "writers", out)
+    # a stale lock: its process is gone (kill -9), or the file names a pid that does not exist
+    b = subprocess.Popen([SIMULATE, cfg, "--output", d + "/stale", "-q"], stderr=subprocess.DEVNULL)
+    time.sleep(0.3)
+    b.kill()
+    b.wait()
+    s.case("stale lock file left by kill -9", os.path.exists(d + "/stale/.simulate.lock"), "no lock file")
+    rc, err = run([cfg, "--output", d + "/stale", "-q", "run.steps=20"])
+    s.case("stale lock (process gone) does not block", rc == 0, f"rc {rc}: {err[:300]}")
+    os.makedirs(d + "/bogus")
+    write(d + "/bogus/.simulate.lock", "pid 999999 on nowhere\n")
+    rc, err = run([cfg, "--output", d + "/bogus", "-q", "run.steps=20"])
+    s.case("lock file of a dead pid does not block", rc == 0, f"rc {rc}: {err[:300]}")
+
+
+PARTS = {"errors": part_errors, "plugins": part_plugins, "disk_full": part_disk_full, "kill": part_kill,
+         "damage": part_damage, "writers": part_writers}
+
+
+def main():
+    want = sys.argv[1:] or ["all"]
+    parts = list(PARTS) if want == ["all"] else want
+    root = tempfile.mkdtemp(prefix="simkit_faults_")
+    total, failed = 0, 0
+    try:
+        for part in parts:
+            s = Suite(part, root)
+            t0 = time.time()
+            PARTS[part](s)
+            total += s.cases
+            failed += len(s.failures)
+            print(f"faults.{part}: {s.cases} cases tried, {len(s.failures)} failed ({time.time() - t0:.1f} s)", flush=True)
+    finally:
+        if os.environ.get("SIMKIT_FAULT_KEEP") != "1":
+            shutil.rmtree(root, ignore_errors=True)
+        else:
+            print("scratch kept in", root)
+    if len(parts) > 1:
+        print(f"faults: {total} cases tried, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
