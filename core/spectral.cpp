@@ -227,9 +227,16 @@ struct SpectralMultiplier<T>::Impl {
 
   void run_cpu(View<const T, 2> in, View<T, 2> out) {
     std::lock_guard<std::mutex> lock(mutex);
-    const T s = T(scale());
     for (index_t i = 0; i < n1; ++i)
       for (index_t j = 0; j < n2; ++j) real[std::size_t(i * n2 + j)] = in(i, j);
+    run_cpu_staged();
+    for (index_t i = 0; i < n1; ++i)
+      for (index_t j = 0; j < n2; ++j) out(i, j) = real[std::size_t(i * n2 + j)];
+  }
+
+  /// The transform, multiplication and inverse on real, in place.
+  void run_cpu_staged() {
+    const T s = T(scale());
     Fftw2<T>::run(forward);
     const View<const T, 2> mv = m.view();
     if (basis == Basis2D::cosine) {
@@ -243,8 +250,6 @@ struct SpectralMultiplier<T>::Impl {
         }
     }
     Fftw2<T>::run(inverse);
-    for (index_t i = 0; i < n1; ++i)
-      for (index_t j = 0; j < n2; ++j) out(i, j) = real[std::size_t(i * n2 + j)];
   }
 
   void plan_cuda() {
@@ -277,8 +282,20 @@ struct SpectralMultiplier<T>::Impl {
   void run_cuda(View<const T, 2> in, View<T, 2> out) {
 #if SIM_TU_HAS_CUDA
     const bool cosine = basis == Basis2D::cosine;
-    const Box<2> all{{0, 0}, {n1, n2}}, half{{0, 0}, {n1, h2}};
+    const Box<2> all{{0, 0}, {n1, n2}};
     for_each(ctx, "fft::spectral_gather", all, GatherSpectral<T>{in, dreal, n1, n2, cosine});
+    run_cuda_staged();
+    for_each(ctx, "fft::spectral_scatter", all, ScatterSpectral<T>{dreal, out, n1, n2, cosine});
+#else
+    (void)in, (void)out;
+#endif
+  }
+
+  /// The transform, multiplication and inverse on dreal, in place.
+  void run_cuda_staged() {
+#if SIM_TU_HAS_CUDA
+    const bool cosine = basis == Basis2D::cosine;
+    const Box<2> half{{0, 0}, {n1, h2}};
     exec_forward(cufftHandle(plan_forward), dreal, dv);
     Cplx<T>* spectrum_in = dv;
     if (cosine) {
@@ -289,9 +306,6 @@ struct SpectralMultiplier<T>::Impl {
       for_each(ctx, "fft::spectral_multiply_fourier", half, MultiplyFourier<T>{dv, m.view(), h2, T(scale())});
     }
     exec_inverse(cufftHandle(plan_inverse), spectrum_in, dreal);
-    for_each(ctx, "fft::spectral_scatter", all, ScatterSpectral<T>{dreal, out, n1, n2, cosine});
-#else
-    (void)in, (void)out;
 #endif
   }
 };
@@ -321,6 +335,21 @@ void SpectralMultiplier<T>::operator()(View<const T, 2> in, View<T, 2> out) cons
                      " -> " + to_string(out.shape));
   if (impl_->ctx.is_cuda()) impl_->run_cuda(in, out);
   else impl_->run_cpu(in, out);
+}
+
+template <class T>
+StagedView<T> SpectralMultiplier<T>::staged() const {
+  if (!impl_) throw Error("fft::SpectralMultiplier used before it was planned");
+  const Impl& im = *impl_;
+  if (im.ctx.is_cuda()) return StagedView<T>{im.dreal, im.n1, im.n2, im.basis == Basis2D::cosine};
+  return StagedView<T>{const_cast<T*>(im.real.data()), im.n1, im.n2, false};
+}
+
+template <class T>
+void SpectralMultiplier<T>::apply_staged() const {
+  if (!impl_) throw Error("fft::SpectralMultiplier used before it was planned");
+  if (impl_->ctx.is_cuda()) impl_->run_cuda_staged();
+  else impl_->run_cpu_staged();
 }
 
 template class SpectralMultiplier<float>;

@@ -13,11 +13,29 @@
 #include <memory>
 
 #include "core/array.hpp"
+#include "core/macros.hpp"
 
 namespace sim::fft {
 
 /// The basis a SpectralMultiplier works in.
 enum class Basis2D { cosine, fourier };
+
+/// The buffer a SpectralMultiplier transforms, addressed by the input's own (i, j): a
+/// kernel can write its output there directly (fusing the gather into it) and read the result
+/// back from it (fusing the scatter). Storage may be permuted (Makhoul's order on the GPU's
+/// cosine basis); operator() hides that. Trivially copyable.
+template <class T>
+struct StagedView {
+  T* data = nullptr;
+  index_t n1 = 0, n2 = 0;
+  bool permuted = false;
+  /// Where index j of n is stored.
+  SIM_INLINE static index_t position(index_t j, index_t n, bool permuted) {
+    return permuted ? ((j & 1) ? n - 1 - j / 2 : j / 2) : j;
+  }
+  /// Element (i, j), 0 <= i < n1, 0 <= j < n2.
+  SIM_INLINE T& operator()(index_t i, index_t j) const { return data[position(i, n1, permuted) * n2 + position(j, n2, permuted)]; }
+};
 
 template <class T>
 class SpectralMultiplier {
@@ -31,6 +49,10 @@ class SpectralMultiplier {
   SpectralMultiplier(const Context& ctx, Basis2D basis, const Extents<2>& shape, const Array<T, 2>& m);
   /// out = the operator applied to in (both of the planned shape; out may be in).
   void operator()(View<const T, 2> in, View<T, 2> out) const;
+  /// The staged buffer (see StagedView): fill it, apply_staged(), read the result from it.
+  StagedView<T> staged() const;
+  /// The operator applied to the staged buffer in place (asynchronous on the GPU).
+  void apply_staged() const;
   /// The multiplier's shape for a basis and array shape.
   static Extents<2> multiplier_shape(Basis2D basis, const Extents<2>& shape) {
     return basis == Basis2D::cosine ? shape : extents(shape.n[0], shape.n[1] / 2 + 1);

@@ -133,6 +133,9 @@ class Model {
   virtual double next_dt(double cfl) { return default_dt(cfl); }
   /// Lines on the choices the model made from its config (solver and why), for --dry-run and the run header.
   virtual std::vector<std::string> plan_notes() const { return {}; }
+  /// Bytes one step reads and writes in memory, counting each kernel's whole-field passes, for
+  /// the run summary's achieved bandwidth against the device copy rate (0: not declared).
+  virtual double bytes_per_step() const { return 0; }
   /// Cells updated per step (for the cell-updates/s figure).
   virtual double cell_updates_per_step() const = 0;
   /// Model-internal state beyond the fields, for checkpoints.

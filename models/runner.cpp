@@ -30,6 +30,7 @@
 #include <utility>
 
 #include "core/comm.hpp"
+#include "core/copy_rate.hpp"
 #include "core/decomposition.hpp"
 #include "core/error.hpp"
 #include "core/host_buffer.hpp"
@@ -984,6 +985,11 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
       log("done: %lld steps to t = %.6g in %s (%.3g ms/step, %scell/s)", (long long)done, time,
           human_time(compute_wall).c_str(), done ? 1e3 * compute_wall / double(done) : 0.0,
           si(compute_wall > 0 ? double(done) * model->cell_updates_per_step() / compute_wall : 0).c_str());
+      if (const double bytes = model->bytes_per_step(); bytes > 0 && compute_wall > 0 && done > 0) {
+        const double achieved = bytes * double(done) / compute_wall, copy = device_copy_rate(ctx);
+        log("bandwidth: %sB/s achieved over the loop (output included), %.0f%% of this device's copy rate (%sB/s)",
+            si(achieved).c_str(), 100 * achieved / copy, si(copy).c_str());
+      }
       log("output: %lld snapshots, %lld checkpoints; the loop waited %s for output, the writer thread worked %s",
           (long long)snapshots, (long long)checkpoints, human_time(output_blocked).c_str(),
           human_time(writer.busy_seconds()).c_str());

@@ -120,6 +120,10 @@ class TransformPoisson {
     bx_(s, x.view());
   }
 
+  /// The fused 2D operator when the sides allow one (walls or periodic all round), else null:
+  /// a caller may stage b into it and read the solution back itself (StagedView).
+  const fft::SpectralMultiplier<T>* fused() const { return fused_.get(); }
+
   /// The transforms used, e.g. "DCT-II/III x DCT-II/III".
   std::string description() const { return std::string(x_axis_.label()) + " x " + y_axis_.label(); }
 

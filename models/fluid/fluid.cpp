@@ -311,6 +311,16 @@ class FluidModel final : public Model {
 
   double cell_updates_per_step() const override { return double(gnx_ * gny_); }
 
+  /// Whole-field passes of a recordable step (explicit viscosity, transform solver): momentum
+  /// 4 (+2 with dye), pressure right-hand side 3, transform solve 10 (gather 2, forward FFT 2,
+  /// multiply 2, inverse FFT 2, scatter 2), projection 5; twice with rk2. The iterative solvers'
+  /// traffic depends on their iterations: not declared.
+  double bytes_per_step() const override {
+    if (implicit_ || !solver_->transform()) return 0;
+    const double passes = (has_dye_ ? 24 : 22) * (rk2_ ? 2 : 1);
+    return passes * double(gnx_ * gny_) * double(sizeof(T));
+  }
+
   std::vector<std::string> plan_notes() const override {
     return {"pressure solver " + method_ + (solver_note_.empty() ? "" : ": " + solver_note_)};
   }
@@ -425,6 +435,16 @@ class FluidModel final : public Model {
 
   /// Makes (u, v) discretely divergence-free: solve A p = -div(u) / dt, then u -= dt grad p.
   void project(Field<T, 2>& u, Field<T, 2>& v) {
+    if (const fft::SpectralMultiplier<T>* fused = fused_solver()) {  // gather and scatter inside our own kernels
+      const fft::StagedView<T> s = fused->staged();
+      for_each(ctx_, "fluid::pressure_rhs_staged", box(),
+               PressureRhsStaged<T>{u.view(), v.view(), rhs_.view(), s, T(1 / hx_), T(1 / hy_), dt_.device()});
+      fused->apply_staged();
+      for_each(ctx_, "fluid::project_staged", Box<2>{{0, 0}, {nx_ + 1, ny_ + 1}},
+               ProjectStaged<T>{u.view(), v.view(), p_.view(), s, links_, dt_.device(), hx_, hy_});
+      last_iterations_ = 0, last_residual_ = std::nan("");
+      return;
+    }
     solve_pressure(u, v, p_, false);
     apply_projection(u, v, p_);
   }
@@ -484,6 +504,12 @@ class FluidModel final : public Model {
                       tol_, st.iterations, st.residual, other);
       throw Error(msg);
     }
+  }
+
+  /// The fused 2D transform solve when the pressure solver has one (one rank, walls or periodic all round).
+  const fft::SpectralMultiplier<T>* fused_solver() const {
+    const solvers::TransformPoisson<T>* t = solver_->transform();
+    return t && !comm_.parallel() ? t->fused() : nullptr;
   }
 
   /// ||rhs - A p|| / ||rhs|| of the last pressure solve, which left its solution in p (the

@@ -6,6 +6,7 @@
 // side shared with another rank (Side::internal) is left to the ghost exchange, and the
 // high faces u(nx, j), v(i, ny) of such a side are the neighbour's low faces.
 #include "core/grid.hpp"
+#include "core/spectral.hpp"
 #include "solvers/poisson.hpp"
 
 namespace sim::fluid {
@@ -245,6 +246,58 @@ struct PressureRhs {
   SIM_INLINE void operator()(index_t i, index_t j) const {
     const T inv_dt = T(1 / *dt);
     b(i, j) = links.solid(i, j) ? T(0) : -inv_dt * ((u(i + 1, j) - u(i, j)) * inv_hx + (v(i, j + 1) - v(i, j)) * inv_hy);
+  }
+};
+
+/// PressureRhs that also stages b for the fused transform solve (no obstacles there).
+template <class T>
+struct PressureRhsStaged {
+  View<const T, 2> u, v;
+  View<T, 2> b;
+  fft::StagedView<T> staged;
+  T inv_hx, inv_hy;
+  const double* dt;  ///< read from memory (StepInput)
+  SIM_INLINE void operator()(index_t i, index_t j) const {
+    const T value = -T(1 / *dt) * ((u(i + 1, j) - u(i, j)) * inv_hx + (v(i, j + 1) - v(i, j)) * inv_hy);
+    b(i, j) = value;
+    staged(i, j) = value;
+  }
+};
+
+/// Project with p read from the fused solve's staged result, which it also stores into p
+/// (cells i < nx, j < ny): the scatter fused into the projection. One rank, no obstacles:
+/// outside the box p wraps on periodic sides and is unused on walls (link 0).
+template <class T>
+struct ProjectStaged {
+  View<T, 2> u, v, p;
+  fft::StagedView<T> staged;
+  solvers::PoissonStencil<T> links;
+  const double* dt;  ///< read from memory (StepInput)
+  double hx, hy;
+  SIM_INLINE T at(index_t i, index_t j) const {
+    const index_t nx = links.nx, ny = links.ny;
+    if (i < 0 || i >= nx) {
+      if (!links.periodic_x) return T(0);
+      i = i < 0 ? i + nx : i - nx;
+    }
+    if (j < 0 || j >= ny) {
+      if (!links.periodic_y) return T(0);
+      j = j < 0 ? j + ny : j - ny;
+    }
+    return staged(i, j);
+  }
+  SIM_INLINE void operator()(index_t i, index_t j) const {
+    const T dt_hx = T(*dt / hx), dt_hy = T(*dt / hy);
+    const T c = at(i, j);
+    if (j < links.ny) {
+      const T l = links.link_x(i, j);
+      if (l != T(0)) u(i, j) -= dt_hx * l * (c - at(i - 1, j));
+    }
+    if (i < links.nx) {
+      const T l = links.link_y(i, j);
+      if (l != T(0)) v(i, j) -= dt_hy * l * (c - at(i, j - 1));
+    }
+    if (i < links.nx && j < links.ny) p(i, j) = c;
   }
 };
 

@@ -222,6 +222,12 @@ class HeatModel final : public Model {
   }
 
   double cell_updates_per_step() const override { return double(global_.size()); }
+  /// Explicit schemes: each stage reads the field and writes the next (2 passes; rk2 has two
+  /// stages). The implicit schemes' CG traffic depends on its iterations: not declared.
+  double bytes_per_step() const override {
+    if (implicit()) return 0;
+    return (scheme_ == "rk2" ? 4.0 : 2.0) * double(global_.size()) * double(sizeof(T));
+  }
 
  private:
   bool implicit() const { return scheme_ == "crank_nicolson" || scheme_ == "backward_euler"; }
