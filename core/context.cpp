@@ -242,7 +242,15 @@ void Context::deallocate(void* p, std::size_t bytes) const {
   im.count_free(bytes);
 #if SIMKIT_HAS_CUDA
   if (im.backend == Backend::cuda) {
-    SIM_CUDA_CHECK(cudaFreeAsync(p, im.stream));
+    const cudaError_t code = cudaFreeAsync(p, im.stream);
+    // a free while a recording (graph.hpp) is being abandoned after an error: the allocation
+    // belonged to the discarded graph; never throw from here (destructors call this)
+    if (code == cudaErrorStreamCaptureInvalidated || code == cudaErrorStreamCaptureUnsupported ||
+        code == cudaErrorStreamCaptureImplicit) {
+      cudaGetLastError();
+      return;
+    }
+    SIM_CUDA_CHECK(code);
     return;
   }
 #endif

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -295,7 +296,9 @@ TEST(Config, Nearest) {
 
 // ---- the bad-config corpus
 
-std::filesystem::path corpus_dir() {
+std::filesystem::path corpus_dir() {  // SIMKIT_SOURCE_DIR: the sources moved (the GPU machine's copy)
+  if (const char* root = std::getenv("SIMKIT_SOURCE_DIR"); root && *root)
+    return std::filesystem::path(root) / "tests" / "data" / "bad_configs";
   return std::filesystem::path(__FILE__).parent_path().parent_path() / "data" / "bad_configs";
 }
 
