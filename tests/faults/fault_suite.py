@@ -133,6 +133,8 @@ def info(path):
 
 
 def outputs(d):
+    if not os.path.isdir(d):  # killed before it made its output directory (a GPU run starts slower)
+        return []
     return sorted(f for f in os.listdir(d) if re.match(r"(snapshot|checkpoint)_\d+\.h5$", f))
 
 
