@@ -486,7 +486,9 @@ def part_writers(s):
     check_outputs_valid(s, "writers", out)
     # a stale lock: its process is gone (kill -9), or the file names a pid that does not exist
     b = subprocess.Popen([SIMULATE, cfg, "--output", d + "/stale", "-q"], stderr=subprocess.DEVNULL)
-    time.sleep(0.3)
+    deadline = time.time() + 30
+    while not os.path.exists(d + "/stale/snapshot_000000000.h5") and time.time() < deadline and b.poll() is None:
+        time.sleep(0.02)
     b.kill()
     b.wait()
     s.case("stale lock file left by kill -9", os.path.exists(d + "/stale/.simulate.lock"), "no lock file")
