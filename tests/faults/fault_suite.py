@@ -375,7 +375,8 @@ def part_kill(s):
         out = d + "/out"
         kills = 0
         for attempt in range(6):  # kill -9 at random moments until a run gets to the end
-            resume = ["--resume"] if any(f.startswith("checkpoint") for f in (os.listdir(out) if os.path.isdir(out) else [])) else []
+            have = outputs(out) if os.path.isdir(out) else []  # complete files only: a kill leaves *.tmp
+            resume = ["--resume"] if any(f.startswith("checkpoint_") for f in have) else []
             p = subprocess.Popen([SIMULATE, cfg, "--output", out, "-q"] + resume, stderr=subprocess.PIPE,
                                  env=dict(os.environ, OMP_NUM_THREADS="2"))
             sig = None
