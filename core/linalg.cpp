@@ -45,6 +45,10 @@ template <class T>
 bool blas_layout(View<const T, 2> v, Mat<T>& m) {
   const index_t n0 = v.shape.n[0], n1 = v.shape.n[1];
   m.p = v.ptr, m.rows = n0, m.cols = n1;
+  if (n0 == 0 || n1 == 0) {  // nothing is read: any valid leading dimension
+    m.trans = false, m.ld = std::max<index_t>(n1, 1);
+    return true;
+  }
   if ((n1 <= 1 || v.stride[1] == 1) && (n0 <= 1 || v.stride[0] >= std::max<index_t>(n1, 1))) {
     m.trans = false, m.ld = n0 <= 1 ? std::max<index_t>(n1, 1) : v.stride[0];
     return true;

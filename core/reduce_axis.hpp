@@ -248,6 +248,10 @@ Moments whole_moments(const E& e, const Context* ctx, const char* name) {
     cpu::shifted_sums(n, [&](index_t t) { return e.flat(t); }, k, m.s, m.s2);
     return m;
   }
+#if SIM_TU_HAS_CUDA
+  if (c->is_cuda() && e.contiguous())
+    return shape.size() == 0 ? init : gpu::reduce_flat(*c, name, shape.size(), WholeMomentsFlat<E>{e}, MomentsOp{}, init);
+#endif
   if (e.contiguous())
     return reduce(*c, name, Box<1>{{0}, {shape.size()}}, WholeMomentsFlat<E>{e}, MomentsOp{}, init);
   return reduce(*c, name, box_of(shape), WholeMoments<E>{e}, MomentsOp{}, init);
@@ -261,6 +265,10 @@ std::int64_t whole_arg(const E& e, const Context* ctx, const char* name) {
   if (!c->is_cuda() && e.contiguous())  // host memory: plain vectorisable loops
     return cpu::arg_extreme<Max, T>(shape.size(), [&](index_t t) { return static_cast<T>(e.flat(t)); });
   ArgAcc<T> r;
+#if SIM_TU_HAS_CUDA
+  if (c->is_cuda() && e.contiguous())
+    return gpu::reduce_flat(*c, name, shape.size(), WholeArgFlat<T, E>{e}, ArgOp<Max>{}, ArgOp<Max>::template identity<T>()).idx;
+#endif
   if (e.contiguous())
     r = reduce(*c, name, Box<1>{{0}, {shape.size()}}, WholeArgFlat<T, E>{e}, ArgOp<Max>{}, ArgOp<Max>::template identity<T>());
   else

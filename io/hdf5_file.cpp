@@ -929,7 +929,7 @@ std::string describe(const std::string& path) {
   std::ostringstream o;
   o << path << ": simkit " << s.kind;
   if (s.kind == "checkpoint") o << (has_marker(f) ? " (complete)" : " (INCOMPLETE: no 'complete' marker)");
-  o << "\n  checksum   " << (f.verified ? "whole file verified" : "none (written by an older simkit, or cut short)");
+  o << "\n  checksum   " << (f.verified ? "whole file verified" : "none (written by an older simkit, changed since through HDF5, or cut short)");
   o << "\n  model      " << r.model << "\n  step       " << r.step << "\n  time       " << num(r.time)
     << "\n  dt         " << num(r.dt) << "\n  grid       " << g.rank << "D, " << shape_text(g.cells)
     << " cells, origin (" << join(g.origin, ", ", num) << "), spacing (" << join(g.spacing, ", ", num)

@@ -131,4 +131,50 @@ void reduce_along(const Context& ctx, const char* name, index_t outer, index_t l
   SIM_CUDA_CHECK_LAUNCH(name, stream);
 }
 
+// ---- whole contiguous ranges: map(t) for t < n combined with op. Each of a fixed number of
+// blocks (4 per SM) strides over the range with independent loads in flight, reduces with
+// cub::BlockReduce and writes its partial; one block then combines the partials in order.
+// (cub::DeviceReduce sizes its loads by the accumulator, 16-32 bytes for argmax and moments,
+// and so keeps fewer loads in flight.)
+template <class Acc, class Map, class Op>
+__global__ void __launch_bounds__(axis_threads)
+    reduce_flat_kernel(index_t n, Map map, Op op, Acc init, Acc* partial) {
+  using Reduce = cub::BlockReduce<Acc, axis_threads>;
+  __shared__ typename Reduce::TempStorage tmp;
+  Acc a = init;
+  const index_t step = index_t(gridDim.x) * axis_threads;
+#pragma unroll 4
+  for (index_t t = index_t(blockIdx.x) * axis_threads + threadIdx.x; t < n; t += step) a = op(a, map(t));
+  const Acc r = Reduce(tmp).Reduce(a, op);
+  if (threadIdx.x == 0) partial[blockIdx.x] = r;
+}
+
+template <class Acc, class Op>
+__global__ void __launch_bounds__(axis_threads) reduce_partials_kernel(index_t count, Op op, Acc init, Acc* partial) {
+  using Reduce = cub::BlockReduce<Acc, axis_threads>;
+  __shared__ typename Reduce::TempStorage tmp;
+  Acc a = init;
+  for (index_t t = threadIdx.x; t < count; t += axis_threads) a = op(a, partial[t]);
+  const Acc r = Reduce(tmp).Reduce(a, op);
+  if (threadIdx.x == 0) partial[count] = r;
+}
+
+/// op-combination of map(0), ..., map(n - 1); waits for the result.
+template <class Acc, class Map, class Op>
+Acc reduce_flat(const Context& ctx, const char* name, index_t n, const Map& map, const Op& op, Acc init) {
+  auto stream = static_cast<cudaStream_t>(ctx.stream());
+  const index_t blocks = std::max<index_t>(1, std::min<index_t>(4 * std::max(1, ctx.multiprocessor_count()),
+                                                                (n + axis_threads - 1) / axis_threads));
+  PoolScratch partial(ctx, std::size_t(blocks + 1) * sizeof(Acc));
+  auto* p = static_cast<Acc*>(partial.ptr);
+  reduce_flat_kernel<<<unsigned(blocks), axis_threads, 0, stream>>>(n, map, op, init, p);
+  SIM_CUDA_CHECK_LAUNCH(name, stream);
+  reduce_partials_kernel<<<1, axis_threads, 0, stream>>>(blocks, op, init, p);
+  SIM_CUDA_CHECK_LAUNCH(name, stream);
+  Acc result;
+  SIM_CUDA_CHECK(cudaMemcpyAsync(&result, p + blocks, sizeof(Acc), cudaMemcpyDeviceToHost, stream));
+  SIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return result;
+}
+
 }  // namespace sim::gpu

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/context.hpp"
+#include "core/error.hpp"
 
 namespace from_cupy {
 
@@ -48,7 +49,13 @@ inline Options parse(int argc, char** argv, const char* usage, long long default
 
 /// The context for --backend; says which device it is.
 inline sim::Context context(const Options& o) {
-  auto ctx = sim::Context::create(o.backend);
+  sim::Context ctx;
+  try {
+    ctx = sim::Context::create(o.backend);
+  } catch (const sim::Error& e) {  // no GPU for --backend cuda, or an unknown name
+    std::fprintf(stderr, "error: %s\n", e.what());
+    std::exit(2);
+  }
   std::printf("backend: %s (%s)\n", sim::backend_name(ctx.backend()), ctx.device_name().c_str());
   return ctx;
 }

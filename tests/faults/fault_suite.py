@@ -377,7 +377,8 @@ def part_kill(s):
         out = d + "/out"
         kills = 0
         for attempt in range(6):  # kill -9 at random moments until a run gets to the end
-            resume = ["--resume"] if any(f.startswith("checkpoint") for f in (os.listdir(out) if os.path.isdir(out) else [])) else []
+            have = outputs(out) if os.path.isdir(out) else []  # complete files only: a kill leaves *.tmp
+            resume = ["--resume"] if any(f.startswith("checkpoint_") for f in have) else []
             p = subprocess.Popen([SIMULATE, cfg, "--output", out, "-q"] + resume, stderr=subprocess.PIPE,
                                  env=dict(os.environ, OMP_NUM_THREADS="2"))
             sig = None
@@ -488,7 +489,9 @@ def part_writers(s):
     check_outputs_valid(s, "writers", out)
     # a stale lock: its process is gone (kill -9), or the file names a pid that does not exist
     b = subprocess.Popen([SIMULATE, cfg, "--output", d + "/stale", "-q"], stderr=subprocess.DEVNULL)
-    time.sleep(0.3)
+    deadline = time.time() + 30
+    while not os.path.exists(d + "/stale/snapshot_000000000.h5") and time.time() < deadline and b.poll() is None:
+        time.sleep(0.02)
     b.kill()
     b.wait()
     s.case("stale lock file left by kill -9", os.path.exists(d + "/stale/.simulate.lock"), "no lock file")
