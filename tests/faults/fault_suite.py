@@ -145,7 +145,7 @@ def check_outputs_valid(s, name, d, killed=False):
         content, rc, err = info(os.path.join(d, f))
         s.case(f"{name}:{f} valid", content is not None and not crashed(rc, err), f"info rc {rc}: {err.strip()[:300]}")
     if not killed:
-        tmps = [f for f in os.listdir(d) if f.endswith(".tmp")]
+        tmps = [f for f in os.listdir(d) if f.endswith(".tmp")] if os.path.isdir(d) else []
         s.case(f"{name}: no temporary left", not tmps, f"left {tmps}")
 
 
