@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/fft_common.hpp"
 #include "core/for_each.hpp"
 #if SIM_TU_HAS_CUDA
 #include <cufft.h>
@@ -25,14 +26,15 @@
 
 namespace sim::fft {
 
-namespace detail {
-/// Guards FFTW's planner, which is not thread-safe (shared with spectral.cpp).
-std::mutex& fftw_planner_mutex() {
+std::mutex& detail::fftw_planner_mutex() {
   static std::mutex m;
   return m;
 }
-}  // namespace detail
+using detail::cos_sin_pi;
 using detail::fftw_planner_mutex;
+using detail::makhoul;
+template <class T>
+using Cx = detail::Complex<T>;
 
 const char* name(Kind kind) {
   switch (kind) {
@@ -64,20 +66,6 @@ index_t normalisation(Kind kind, index_t n) { return kind == Kind::r2hc || kind 
 
 namespace {
 
-/// A complex number as cuFFT stores it.
-template <class T>
-struct Cx {
-  T re, im;
-};
-
-/// cos(pi x) and sin(pi x) in double.
-SIM_INLINE void cos_sin_pi(double x, double& c, double& s) {
-#if defined(__CUDA_ARCH__)
-  sincospi(x, &s, &c);
-#else
-  c = std::cos(M_PI * x), s = std::sin(M_PI * x);
-#endif
-}
 
 /// Where element (idx) of an array sits in a work buffer laid out (outer, L, inner), with the
 /// axis index replaced by m.
@@ -124,7 +112,7 @@ struct GatherReal {
     index_t m = j;
     if (kind != Kind::r2hc) {
       if (kind == Kind::dst2 && (j & 1)) x = -x;
-      m = (j & 1) ? n - 1 - j / 2 : j / 2;
+      m = makhoul(j, n);
     }
     work[lay.offset(idx, m, n)] = x;
   }
@@ -202,7 +190,7 @@ struct ScatterFromReal {
       at(out, idx) = work[lay.offset(idx, k, n)];
       return;
     }
-    const index_t m = (k & 1) ? n - 1 - k / 2 : k / 2;
+    const index_t m = makhoul(k, n);
     const T z = work[lay.offset(idx, m, n)];
     at(out, idx) = (kind == Kind::dst3 && (k & 1)) ? -z : z;
   }

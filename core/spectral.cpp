@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/fft_common.hpp"
 #include "core/for_each.hpp"
 #if SIM_TU_HAS_CUDA
 #include <cufft.h>
@@ -23,27 +24,11 @@
 #endif
 
 namespace sim::fft {
-namespace detail {
-std::mutex& fftw_planner_mutex();  // fft.cpp
-}
-
 namespace {
 
+using detail::makhoul;
 template <class T>
-struct Cplx {
-  T re, im;
-};
-
-SIM_INLINE void cos_sin_pi2(double x, double& c, double& s) {
-#if defined(__CUDA_ARCH__)
-  sincospi(x, &s, &c);
-#else
-  c = std::cos(M_PI * x), s = std::sin(M_PI * x);
-#endif
-}
-
-/// Position of index j in Makhoul's order (evens ascending, then odds descending).
-SIM_INLINE index_t makhoul(index_t j, index_t n) { return (j & 1) ? n - 1 - j / 2 : j / 2; }
+using Cplx = detail::Complex<T>;
 
 template <class T>
 struct GatherSpectral {
@@ -260,7 +245,7 @@ struct SpectralMultiplier<T>::Impl {
       dz = static_cast<Cplx<T>*>(ctx.allocate(std::size_t(n1 * h2) * sizeof(Cplx<T>)));
       auto table = [&](index_t n) {
         std::vector<Cplx<double>> h(static_cast<std::size_t>(n));
-        for (index_t k = 0; k < n; ++k) cos_sin_pi2(double(k) / double(2 * n), h[std::size_t(k)].re, h[std::size_t(k)].im);
+        for (index_t k = 0; k < n; ++k) detail::cos_sin_pi(double(k) / double(2 * n), h[std::size_t(k)].re, h[std::size_t(k)].im);
         auto* d = static_cast<Cplx<double>*>(ctx.allocate(std::size_t(n) * sizeof(Cplx<double>)));
         SIM_CUDA_CHECK(cudaMemcpy(d, h.data(), std::size_t(n) * sizeof(Cplx<double>), cudaMemcpyHostToDevice));
         return d;

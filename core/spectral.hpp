@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "core/array.hpp"
+#include "core/fft_common.hpp"
 #include "core/macros.hpp"
 
 namespace sim::fft {
@@ -30,9 +31,7 @@ struct StagedView {
   index_t n1 = 0, n2 = 0;
   bool permuted = false;
   /// Where index j of n is stored.
-  SIM_INLINE static index_t position(index_t j, index_t n, bool permuted) {
-    return permuted ? ((j & 1) ? n - 1 - j / 2 : j / 2) : j;
-  }
+  SIM_INLINE static index_t position(index_t j, index_t n, bool permuted) { return permuted ? detail::makhoul(j, n) : j; }
   /// Element (i, j), 0 <= i < n1, 0 <= j < n2.
   SIM_INLINE T& operator()(index_t i, index_t j) const { return data[position(i, n1, permuted) * n2 + position(j, n2, permuted)]; }
 };
