@@ -58,8 +58,9 @@ struct PoissonStencil {
   /// True when cell (i, j) has an identity row (solid).
   SIM_INLINE bool solid(index_t i, index_t j) const { return has_links && active(i, j) == T(0); }
   /// p at (i, j) where i or j may be one outside the box: the ghost on a shared side, wrapped
-  /// when periodic, else 0.
-  SIM_INLINE T at(const View<const T, 2>& p, index_t i, index_t j) const {
+  /// when periodic, else 0. p is a view or anything indexed as one (a fft::StagedView).
+  template <class P>
+  SIM_INLINE T at(const P& p, index_t i, index_t j) const {
     if ((i < 0 || i >= nx) && !halo_x[i < 0 ? 0 : 1]) {
       if (!periodic_x) return T(0);
       i = i < 0 ? i + nx : i - nx;

@@ -222,7 +222,7 @@ class FluidModel final : public Model {
     last_iterations_ = last_viscous_iterations_ = 0;
     last_dt_ = dt;
     dt_.set(dt);
-    const bool recordable = !implicit_ && solver_->transform() && !comm_.parallel();
+    const bool recordable = !implicit_ && solver_->transform();  // (one rank: the transform solver refuses several)
     if (recordable) {
       // with an adaptive dt (next_dt() was called) the recording ends with what the next
       // next_dt() needs, so that one launch and one wait make a step
@@ -438,10 +438,10 @@ class FluidModel final : public Model {
     if (const fft::SpectralMultiplier<T>* fused = fused_solver()) {  // gather and scatter inside our own kernels
       const fft::StagedView<T> s = fused->staged();
       for_each(ctx_, "fluid::pressure_rhs_staged", box(),
-               PressureRhsStaged<T>{u.view(), v.view(), rhs_.view(), s, T(1 / hx_), T(1 / hy_), dt_.device()});
+               PressureRhs<T>{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), dt_.device(), s});
       fused->apply_staged();
       for_each(ctx_, "fluid::project_staged", Box<2>{{0, 0}, {nx_ + 1, ny_ + 1}},
-               ProjectStaged<T>{u.view(), v.view(), p_.view(), s, links_, dt_.device(), hx_, hy_});
+               Project<T, fft::StagedView<T>>{u.view(), v.view(), s, links_, dt_.device(), hx_, hy_, p_.view()});
       last_iterations_ = 0, last_residual_ = std::nan("");
       return;
     }
@@ -507,9 +507,9 @@ class FluidModel final : public Model {
   }
 
   /// The fused 2D transform solve when the pressure solver has one (one rank, walls or periodic all round).
-  const fft::SpectralMultiplier<T>* fused_solver() const {
+  const fft::SpectralMultiplier<T>* fused_solver() const {  // (the transform solver exists on one rank only)
     const solvers::TransformPoisson<T>* t = solver_->transform();
-    return t && !comm_.parallel() ? t->fused() : nullptr;
+    return t ? t->fused() : nullptr;
   }
 
   /// ||rhs - A p|| / ||rhs|| of the last pressure solve, which left its solution in p (the

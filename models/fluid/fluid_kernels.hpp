@@ -242,62 +242,13 @@ struct PressureRhs {
   View<T, 2> b;
   solvers::PoissonStencil<T> links;
   T inv_hx, inv_hy;
-  const double* dt;  ///< read from memory (StepInput)
+  const double* dt;                  ///< read from memory (StepInput)
+  fft::StagedView<T> staged{};       ///< when set, b is also written here: the fused transform solve's gather
   SIM_INLINE void operator()(index_t i, index_t j) const {
     const T inv_dt = T(1 / *dt);
-    b(i, j) = links.solid(i, j) ? T(0) : -inv_dt * ((u(i + 1, j) - u(i, j)) * inv_hx + (v(i, j + 1) - v(i, j)) * inv_hy);
-  }
-};
-
-/// PressureRhs that also stages b for the fused transform solve (no obstacles there).
-template <class T>
-struct PressureRhsStaged {
-  View<const T, 2> u, v;
-  View<T, 2> b;
-  fft::StagedView<T> staged;
-  T inv_hx, inv_hy;
-  const double* dt;  ///< read from memory (StepInput)
-  SIM_INLINE void operator()(index_t i, index_t j) const {
-    const T value = -T(1 / *dt) * ((u(i + 1, j) - u(i, j)) * inv_hx + (v(i, j + 1) - v(i, j)) * inv_hy);
+    const T value = links.solid(i, j) ? T(0) : -inv_dt * ((u(i + 1, j) - u(i, j)) * inv_hx + (v(i, j + 1) - v(i, j)) * inv_hy);
     b(i, j) = value;
-    staged(i, j) = value;
-  }
-};
-
-/// Project with p read from the fused solve's staged result, which it also stores into p
-/// (cells i < nx, j < ny): the scatter fused into the projection. One rank, no obstacles:
-/// outside the box p wraps on periodic sides and is unused on walls (link 0).
-template <class T>
-struct ProjectStaged {
-  View<T, 2> u, v, p;
-  fft::StagedView<T> staged;
-  solvers::PoissonStencil<T> links;
-  const double* dt;  ///< read from memory (StepInput)
-  double hx, hy;
-  SIM_INLINE T at(index_t i, index_t j) const {
-    const index_t nx = links.nx, ny = links.ny;
-    if (i < 0 || i >= nx) {
-      if (!links.periodic_x) return T(0);
-      i = i < 0 ? i + nx : i - nx;
-    }
-    if (j < 0 || j >= ny) {
-      if (!links.periodic_y) return T(0);
-      j = j < 0 ? j + ny : j - ny;
-    }
-    return staged(i, j);
-  }
-  SIM_INLINE void operator()(index_t i, index_t j) const {
-    const T dt_hx = T(*dt / hx), dt_hy = T(*dt / hy);
-    const T c = at(i, j);
-    if (j < links.ny) {
-      const T l = links.link_x(i, j);
-      if (l != T(0)) u(i, j) -= dt_hx * l * (c - at(i - 1, j));
-    }
-    if (i < links.nx) {
-      const T l = links.link_y(i, j);
-      if (l != T(0)) v(i, j) -= dt_hy * l * (c - at(i, j - 1));
-    }
-    if (i < links.nx && j < links.ny) p(i, j) = c;
+    if (staged.data) staged(i, j) = value;
   }
 };
 
@@ -314,14 +265,18 @@ struct Divergence {
 };
 
 /// u -= dt c grad p on every open face, over the box [0, nx] x [0, ny] (u for j < ny, v for i < nx).
-template <class T>
+/// p is a field's view, or the fused transform solve's staged result, which `store` (when set)
+/// then receives on the cells: the solve's scatter fused into the projection.
+template <class T, class P = View<const T, 2>>
 struct Project {
   View<T, 2> u, v;
-  View<const T, 2> p;
+  P p;
   solvers::PoissonStencil<T> links;
   const double* dt;  ///< read from memory (StepInput)
   double hx, hy;
+  View<T, 2> store{};
   SIM_INLINE void operator()(index_t i, index_t j) const {
+    if (store.ptr && i < links.nx && j < links.ny) store(i, j) = p(i, j);
     const T dt_hx = T(*dt / hx), dt_hy = T(*dt / hy);
     if (j < links.ny) {
       const T c = links.link_x(i, j);
