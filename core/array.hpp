@@ -1,6 +1,7 @@
 #pragma once
 // Array<T, Rank>: owns a dense row-major block of memory on one context's backend.
 // Move-only (copies are explicit: clone(), copy_from()); view() gives the kernel handle.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -15,10 +16,10 @@
 
 namespace sim {
 
-/// The element types an Array may hold.
+/// The element types an Array may hold (bool: one byte per element, 0 or 1, as NumPy's bool_).
 template <class T>
 constexpr bool is_element_type =
-    std::is_same<T, float>::value || std::is_same<T, double>::value || std::is_same<T, std::int32_t>::value ||
+    std::is_same<T, bool>::value || std::is_same<T, float>::value || std::is_same<T, double>::value || std::is_same<T, std::int32_t>::value ||
     std::is_same<T, std::int64_t>::value || std::is_same<T, std::uint32_t>::value ||
     std::is_same<T, std::uint64_t>::value;
 
@@ -48,7 +49,7 @@ bool copy_from_host_async(const T* host, View<T, Rank> v, void* stream);
 template <class T, int Rank>
 class Array {
   static_assert(is_element_type<T>,
-                "Array element type must be float, double, int32_t, int64_t, uint32_t or uint64_t");
+                "Array element type must be bool, float, double, int32_t, int64_t, uint32_t or uint64_t");
 
  public:
   using value_type = T;
@@ -121,17 +122,30 @@ class Array {
   /// Sets every element to value.
   void fill(T value) { detail::fill(ctx_, view_, value); }
   /// Copies the elements to a host vector (row-major); waits for the copy.
+  /// (For bool the result is a std::vector<bool>, filled through a byte buffer.)
   std::vector<T> to_host() const {
-    std::vector<T> host(static_cast<std::size_t>(size()));
-    detail::copy_to_host<T, Rank>(ctx_, view_, host.data());
-    return host;
+    if constexpr (std::is_same<T, bool>::value) {
+      std::unique_ptr<bool[]> bytes(new bool[static_cast<std::size_t>(size())]);
+      detail::copy_to_host<T, Rank>(ctx_, view_, bytes.get());
+      return std::vector<bool>(bytes.get(), bytes.get() + size());
+    } else {
+      std::vector<T> host(static_cast<std::size_t>(size()));
+      detail::copy_to_host<T, Rank>(ctx_, view_, host.data());
+      return host;
+    }
   }
   /// Copies a host vector (row-major, size() elements) into the array; waits for the copy.
   void copy_from_host(const std::vector<T>& host) {
     if (static_cast<index_t>(host.size()) != size())
       throw ShapeError("copy_from_host: " + std::to_string(host.size()) + " host elements for an array of shape " +
                        to_string(shape()) + " (" + std::to_string(size()) + " elements)");
-    detail::copy_from_host<T, Rank>(ctx_, host.data(), view_);
+    if constexpr (std::is_same<T, bool>::value) {
+      std::unique_ptr<bool[]> bytes(new bool[host.size()]);
+      std::copy(host.begin(), host.end(), bytes.get());
+      detail::copy_from_host<T, Rank>(ctx_, bytes.get(), view_);
+    } else {
+      detail::copy_from_host<T, Rank>(ctx_, host.data(), view_);
+    }
   }
   /// Copies the elements into a host buffer of size() elements (pinned on cuda); waits.
   template <class Buffer>

@@ -310,6 +310,33 @@ SIM_EXPR_BINARY_OP(Pow, math::pow(math::real_t<decltype(x + y)>(x), math::real_t
 SIM_EXPR_BINARY_OP(And, bool(x) && bool(y))
 SIM_EXPR_BINARY_OP(Or, bool(x) || bool(y))
 #undef SIM_EXPR_BINARY_OP
+/// &, |, ^ and ~ as NumPy has them: logical on bool operands (a bool result), bitwise on
+/// integers; floating-point operands do not compile (NumPy raises TypeError).
+template <class X, class Y>
+constexpr bool bitwise_ok = std::is_integral<X>::value && std::is_integral<Y>::value;
+#define SIM_EXPR_BITWISE_OP(NAME, OP)                                                                 \
+  struct NAME {                                                                                       \
+    template <class X, class Y>                                                                       \
+    SIM_INLINE auto operator()(X x, Y y) const {                                                      \
+      static_assert(bitwise_ok<X, Y>, "&, | and ^ take bool or integer operands (as NumPy); for "     \
+                                      "conditions on floating-point values use &&, || or comparisons"); \
+      if constexpr (std::is_same<X, bool>::value && std::is_same<Y, bool>::value) return bool(x OP y); \
+      else return x OP y;                                                                             \
+    }                                                                                                 \
+  };
+SIM_EXPR_BITWISE_OP(BitAnd, &)
+SIM_EXPR_BITWISE_OP(BitOr, |)
+SIM_EXPR_BITWISE_OP(BitXor, ^)
+#undef SIM_EXPR_BITWISE_OP
+struct BitNot {
+  template <class X>
+  SIM_INLINE auto operator()(X x) const {
+    static_assert(std::is_integral<X>::value, "~ takes a bool or integer operand (as NumPy); on a "
+                                              "condition use ! or sim::logical_not");
+    if constexpr (std::is_same<X, bool>::value) return !x;
+    else return X(~x);
+  }
+};
 #define SIM_EXPR_UNARY_OP(NAME, EXPR) \
   struct NAME {                       \
     template <class X>                \
@@ -471,6 +498,11 @@ struct NonZero {
   template <class X>
   SIM_INLINE std::int64_t operator()(X x) const { return x != X(0) ? 1 : 0; }
 };
+/// any / all of e (true where non-zero) with op AnyOf or AllOf.
+template <class Op, class E>
+bool any_all(const E& e, const Context* ctx, const char* name) {
+  return reduce_expr<std::int64_t>(ctx, name, e, NonZero{}, Op{}) != 0;
+}
 
 }  // namespace expr
 
@@ -508,6 +540,11 @@ SIM_EXPR_BINARY_FN(operator||, Or)
 SIM_EXPR_BINARY_FN(logical_and, And)
 /// Elementwise logical or (np.logical_or).
 SIM_EXPR_BINARY_FN(logical_or, Or)
+/// Elementwise &, |, ^: logical on bool operands ((a > 0) & (b < 1), NumPy's mask algebra),
+/// bitwise on integers (np.bitwise_and / or / xor).
+SIM_EXPR_BINARY_FN(operator&, BitAnd)
+SIM_EXPR_BINARY_FN(operator|, BitOr)
+SIM_EXPR_BINARY_FN(operator^, BitXor)
 #undef SIM_EXPR_BINARY_FN
 
 #define SIM_EXPR_UNARY_FN(NAME, OP)                                \
@@ -529,6 +566,8 @@ SIM_EXPR_UNARY_FN(floor, Floor)
 /// Elementwise logical not (np.logical_not); also spelled !x.
 SIM_EXPR_UNARY_FN(logical_not, Not)
 SIM_EXPR_UNARY_FN(operator!, Not)
+/// ~x: logical not of a bool operand, bitwise not of an integer one (NumPy's invert).
+SIM_EXPR_UNARY_FN(operator~, BitNot)
 #undef SIM_EXPR_UNARY_FN
 
 /// A vector as a row of a matrix expression (NumPy's v[None, :]); a plain vector next to a
@@ -604,7 +643,16 @@ std::int64_t count(const E& e, const Context* ctx = nullptr) {
   return expr::reduce_expr<std::int64_t>(ctx, "sim::count", expr::node<expr_value_t<E>>(e), expr::NonZero{},
                                          ops::Plus{});
 }
-/// Dot product sum(a * b), products and sum in double for floating point.
+/// True when any element is non-zero (a.any()); false for an empty array.
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+bool any(const E& e, const Context* ctx = nullptr) {
+  return expr::any_all<ops::AnyOf>(expr::node<expr_value_t<E>>(e), ctx, "sim::any");
+}
+/// True when every element is non-zero (a.all()); true for an empty array.
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+bool all(const E& e, const Context* ctx = nullptr) {
+  return expr::any_all<ops::AllOf>(expr::node<expr_value_t<E>>(e), ctx, "sim::all");
+}
 /// Reductions over views, which carry no context: sum(ctx, view) and friends.
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 auto sum(const Context& ctx, const E& e) { return sum(e, &ctx); }
@@ -612,6 +660,14 @@ template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 auto min(const Context& ctx, const E& e) { return min(e, &ctx); }
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 auto max(const Context& ctx, const E& e) { return max(e, &ctx); }
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+std::int64_t count(const Context& ctx, const E& e) { return count(e, &ctx); }
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+bool any(const Context& ctx, const E& e) { return any(e, &ctx); }
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+bool all(const Context& ctx, const E& e) { return all(e, &ctx); }
+
+/// Dot product sum(a * b), products and sum in double for floating point.
 
 template <class A, class B, std::enable_if_t<expr::is_operand<A> && expr::is_operand<B>, int> = 0>
 acc_t<expr_value_t<A>> dot(const A& a, const B& b, const Context* ctx = nullptr) {
@@ -650,6 +706,10 @@ SIM_EXPR_COMPOUND(operator-=, -)
 SIM_EXPR_COMPOUND(operator*=, *)
 SIM_EXPR_COMPOUND(operator/=, /)
 SIM_EXPR_COMPOUND(operator%=, %)
+/// m &= e, m |= e, m ^= e: on bool arrays the mask algebra, on integers bitwise.
+SIM_EXPR_COMPOUND(operator&=, &)
+SIM_EXPR_COMPOUND(operator|=, |)
+SIM_EXPR_COMPOUND(operator^=, ^)
 #undef SIM_EXPR_COMPOUND
 
 // Expression nodes live in sim::expr: these make the operators and functions on them
@@ -669,6 +729,10 @@ using SIM_TU_NS::operator!=;
 using SIM_TU_NS::operator&&;
 using SIM_TU_NS::operator||;
 using SIM_TU_NS::operator!;
+using SIM_TU_NS::operator&;
+using SIM_TU_NS::operator|;
+using SIM_TU_NS::operator^;
+using SIM_TU_NS::operator~;
 }  // namespace expr
 
 }  // namespace SIM_TU_NS

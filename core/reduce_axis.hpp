@@ -78,6 +78,13 @@ struct AxisValue {  // map: the value, converted
   At at;
   SIM_INLINE Acc operator()(index_t o, index_t m, index_t p) const { return static_cast<Acc>(at(o, m, p)); }
 };
+template <class At>
+struct AxisNonZero {  // map: 1 where the value is non-zero (count, any, all)
+  At at;
+  SIM_INLINE std::int64_t operator()(index_t o, index_t m, index_t p) const {
+    return at(o, m, p) != decltype(at(o, m, p))(0) ? 1 : 0;
+  }
+};
 template <class Out>
 struct AxisCast {  // fin: the accumulator, converted
   template <class Acc>
@@ -336,6 +343,37 @@ auto stddev(const E& e, int axis, double ddof = 0, const Context* ctx = nullptr)
                           [](auto at) { return expr::AxisMoments<decltype(at)>{at}; }, expr::MomentsOp{},
                           expr::Moments{0, 0, 0, 0}, expr::MomentsFin<Out>{2, ddof}, true);
 }
+/// Number of non-zero (true) elements along an axis (np.count_nonzero(M, axis)), as int64.
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+auto count(const E& e, int axis, const Context* ctx = nullptr) {
+  using T = expr_value_t<E>;
+  return expr::along<std::int64_t>(ctx, "sim::count(axis)", expr::node<T>(e), axis,
+                                   [](auto at) { return expr::AxisNonZero<decltype(at)>{at}; }, ops::Plus{},
+                                   std::int64_t(0), expr::AxisCast<std::int64_t>{}, true);
+}
+/// True where any element along the axis is non-zero (M.any(axis)); a bool array.
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+auto any(const E& e, int axis, const Context* ctx = nullptr) {
+  using T = expr_value_t<E>;
+  return expr::along<bool>(ctx, "sim::any(axis)", expr::node<T>(e), axis,
+                           [](auto at) { return expr::AxisNonZero<decltype(at)>{at}; }, ops::AnyOf{}, std::int64_t(0),
+                           expr::AxisCast<bool>{}, true);
+}
+/// True where every element along the axis is non-zero (M.all(axis)); a bool array.
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+auto all(const E& e, int axis, const Context* ctx = nullptr) {
+  using T = expr_value_t<E>;
+  return expr::along<bool>(ctx, "sim::all(axis)", expr::node<T>(e), axis,
+                           [](auto at) { return expr::AxisNonZero<decltype(at)>{at}; }, ops::AllOf{}, std::int64_t(1),
+                           expr::AxisCast<bool>{}, true);
+}
+/// The axis forms over views (views carry no context).
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+auto count(const Context& ctx, const E& e, int axis) { return count(e, axis, &ctx); }
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+auto any(const Context& ctx, const E& e, int axis) { return any(e, axis, &ctx); }
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+auto all(const Context& ctx, const E& e, int axis) { return all(e, axis, &ctx); }
 /// Index along the axis of the first smallest element (np.argmin(M, axis)), as int64.
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 auto argmin(const E& e, int axis, const Context* ctx = nullptr) {

@@ -42,6 +42,20 @@ struct Maximum {
     return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
   }
 };
+/// Logical or / and of 0-1 values (any / all): identities false and true, so an empty
+/// any() is false and an empty all() is true, as in NumPy.
+struct AnyOf {
+  template <class T>
+  SIM_INLINE T operator()(const T& a, const T& b) const { return a | b; }
+  template <class T>
+  static constexpr T identity() { return T(0); }
+};
+struct AllOf {
+  template <class T>
+  SIM_INLINE T operator()(const T& a, const T& b) const { return a & b; }
+  template <class T>
+  static constexpr T identity() { return T(1); }
+};
 }  // namespace ops
 
 }  // namespace sim

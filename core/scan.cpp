@@ -62,6 +62,7 @@ Array<sum_t<T>, 1> cumsum(const Array<T, 1>& x) {
 #define SIM_INSTANTIATE_SCAN(T)                                                         \
   template void cumsum<T>(const Context&, View<const T, 1>, View<sum_t<T>, 1>);         \
   template Array<sum_t<T>, 1> cumsum<T>(const Array<T, 1>&);
+SIM_INSTANTIATE_SCAN(bool)
 SIM_INSTANTIATE_SCAN(float)
 SIM_INSTANTIATE_SCAN(double)
 SIM_INSTANTIATE_SCAN(std::int32_t)

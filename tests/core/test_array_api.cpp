@@ -1,6 +1,6 @@
 // The NumPy-style conveniences on every backend: broadcasting rows and columns in fused
 // expressions, slices and scalar assignment, reshape, compound assignment, ones / arange /
-// linspace / eye, tanh, floor, %, logical and / or / not.
+// linspace / eye, tanh, floor, %, logical and / or / not, bool arrays as masks.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +8,7 @@
 
 #include "core/creation.hpp"
 #include "core/expr.hpp"
+#include "core/scan.hpp"
 #include "core/slicing.hpp"
 #include "tests/support/backends.hpp"
 
@@ -162,4 +163,93 @@ TYPED_TEST(ArrayApiTest, TanhFloorModLogical) {
   Array<std::int32_t, 1> q(this->ctx, extents(4));
   q = k % d;  // integer % 0 gives 0 (NumPy gives 0 and warns), not a crash
   EXPECT_EQ(q.to_host(), (std::vector<std::int32_t>{1, 2, -2, 0}));
+}
+
+// Arrays of bool with NumPy's meaning: comparisons make masks, & | ^ ~ combine them, a mask
+// selects (where), counts (count, sum), answers any / all, whole and along an axis.
+TYPED_TEST(ArrayApiTest, BoolArraysAsMasks) {
+  const index_t r = 37, c = 53;  // odd sizes: no vector width divides them
+  std::vector<float> hx(r * c), hy(r * c);
+  for (index_t t = 0; t < r * c; ++t) hx[t] = float(std::sin(0.37 * double(t))), hy[t] = float(t % 7) - 3.0f;
+  auto x = Array<float, 2>::from_host(this->ctx, extents(r, c), hx);
+  auto y = Array<float, 2>::from_host(this->ctx, extents(r, c), hy);
+  Array<bool, 2> pos(this->ctx, x.shape()), m(this->ctx, x.shape());
+  pos = x > 0.0f;                    // a comparison stored as a mask
+  m = (x > 0.0f) & ~(y < 0.0f);      // NumPy's (x > 0) & ~(y < 0)
+  auto hm = m.to_host();
+  static_assert(std::is_same<decltype(hm), std::vector<bool>>::value, "a bool array comes back as vector<bool>");
+  std::int64_t n_and = 0, n_pos = 0;
+  for (index_t t = 0; t < r * c; ++t) {
+    const bool e = hx[t] > 0 && !(hy[t] < 0);
+    ASSERT_EQ(hm[t], e) << t;
+    n_and += e, n_pos += hx[t] > 0;
+  }
+  EXPECT_EQ(count(m), n_and);
+  EXPECT_EQ(sim::sum(m), n_and);  // the sum of a mask counts (int64, as NumPy)
+  EXPECT_NEAR(mean(pos), double(n_pos) / double(r * c), 1e-12);
+  // | and ^ and their compound forms on masks
+  Array<bool, 2> o(this->ctx, x.shape());
+  o = pos | (y == 0.0f);
+  auto ho = o.to_host();
+  o ^= pos;  // now exactly y == 0 where x <= 0
+  auto hxo = o.to_host();
+  for (index_t t = 0; t < r * c; ++t) {
+    ASSERT_EQ(ho[t], hx[t] > 0 || hy[t] == 0);
+    ASSERT_EQ(hxo[t], !(hx[t] > 0) && hy[t] == 0);
+  }
+  // selection with a mask: y[m] = 0 is where(m, 0, y); a mask times values keeps them
+  Array<float, 2> z(this->ctx, x.shape());
+  z = where(m, 0.0f, y);
+  auto hz = z.to_host();
+  z = m * x;
+  auto hmx = z.to_host();
+  for (index_t t = 0; t < r * c; ++t) {
+    ASSERT_EQ(hz[t], hm[t] ? 0.0f : hy[t]);
+    ASSERT_EQ(hmx[t], hm[t] ? hx[t] : 0.0f);
+  }
+  // any / all, whole and along each axis, against host loops
+  EXPECT_TRUE(any(m));
+  EXPECT_FALSE(all(m));
+  EXPECT_TRUE(all(x < 2.0f));
+  EXPECT_FALSE(any(x > 2.0f));
+  auto cnt0 = count(m, 0).to_host(), cnt1 = count(m, 1).to_host();
+  auto any0 = any(m, 0).to_host(), all1 = all(pos | (y >= 0.0f), 1).to_host();
+  auto sum1 = sim::sum(m, 1).to_host();
+  static_assert(std::is_same<decltype(sum1), std::vector<std::int64_t>>::value, "a mask's axis sum is int64");
+  for (index_t j = 0; j < c; ++j) {
+    std::int64_t k = 0;
+    for (index_t i = 0; i < r; ++i) k += hm[i * c + j];
+    ASSERT_EQ(cnt0[j], k) << j;
+    ASSERT_EQ(any0[j], k > 0) << j;
+  }
+  for (index_t i = 0; i < r; ++i) {
+    std::int64_t k = 0;
+    bool every = true;
+    for (index_t j = 0; j < c; ++j) k += hm[i * c + j], every = every && (hx[i * c + j] > 0 || hy[i * c + j] >= 0);
+    ASSERT_EQ(cnt1[i], k);
+    ASSERT_EQ(sum1[i], k);
+    ASSERT_EQ(all1[i], every) << i;
+  }
+  // argmax of a mask is its first true element (NumPy); a strided mask view reads right
+  std::int64_t first = 0;
+  while (!hm[first]) ++first;
+  EXPECT_EQ(argmax(m), first);
+  auto mt = transposed(m);
+  EXPECT_EQ(count(this->ctx, mt), n_and);
+  EXPECT_EQ(count(this->ctx, column(m, 2)), count(m, 0).to_host()[2]);
+  // empty: any is false, all is true; host round trip and cast
+  auto e = Array<bool, 1>::zeros(this->ctx, extents(0));
+  EXPECT_FALSE(any(e));
+  EXPECT_TRUE(all(e));
+  auto b = Array<bool, 1>::from_host(this->ctx, extents(5), {true, false, false, true, true});
+  EXPECT_EQ(b.to_host(), (std::vector<bool>{true, false, false, true, true}));
+  Array<bool, 1> nz(this->ctx, extents(4));
+  nz = cast<bool>(Array<double, 1>::from_host(this->ctx, extents(4), {0.0, -0.5, 2.0, 0.0}));
+  EXPECT_EQ(nz.to_host(), (std::vector<bool>{false, true, true, false}));
+  EXPECT_EQ(cumsum(b).to_host(), (std::vector<std::int64_t>{1, 1, 1, 2, 3}));
+  // integers keep the bitwise meaning
+  auto k = Array<std::int32_t, 1>::from_host(this->ctx, extents(3), {12, 10, -1});
+  Array<std::int32_t, 1> kb(this->ctx, extents(3));
+  kb = (k & 6) | (~k ^ 1);
+  EXPECT_EQ(kb.to_host(), (std::vector<std::int32_t>{(12 & 6) | (~12 ^ 1), (10 & 6) | (~10 ^ 1), (-1 & 6) | (~-1 ^ 1)}));
 }

@@ -6,7 +6,9 @@ set(expect
   "0|"
   "1|fill_uniform fills float or double arrays only"
   "2|a reduction along an axis needs a matrix or a 3-D array"
-  "3|expression rank is larger than the destination's rank")
+  "3|expression rank is larger than the destination's rank"
+  "4|~ takes a bool or integer operand"
+  "5|and ^ take bool or integer operands")
 set(failures 0)
 foreach(entry IN LISTS expect)
   string(REPLACE "|" ";" parts "${entry}")

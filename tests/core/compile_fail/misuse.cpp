@@ -12,6 +12,10 @@ void misuse(const sim::Context& ctx) {
   double total = sim::sum(v);
   auto columns = sim::sum(m, 0);
   v *= 5;
+  sim::Array<bool, 1> mask(ctx, sim::extents(10));
+  mask = (v > 0.0) & ~(k < 0);  // bool masks: & | ^ ~ are logical
+  mask |= v == 1.0;
+  k = (k & 3) ^ ~k;             // integers: bitwise
   (void)total, (void)columns, (void)k;
 #elif SIM_CASE == 1
   sim::fill_uniform(k);  // random integers: not what fill_uniform makes
@@ -20,5 +24,9 @@ void misuse(const sim::Context& ctx) {
   (void)s;
 #elif SIM_CASE == 3
   v = m * 2;  // a matrix expression into a vector
+#elif SIM_CASE == 4
+  v = ~v;  // bitwise not of floating-point values (NumPy: TypeError)
+#elif SIM_CASE == 5
+  v = v & v;  // bitwise and of floating-point values
 #endif
 }
