@@ -11,9 +11,9 @@
 
 #include "bench/bench_util.hpp"
 #include "core/expr.hpp"
-#include "core/diffusion.hpp"
 #include "core/random.hpp"
 #include "io/config.hpp"
+#include "models/heat/heat_stage.hpp"
 #include "models/runner.hpp"
 
 using namespace sim;
@@ -61,8 +61,8 @@ bench::Row stage_only(const Context& ctx, long n, int steps, int repeat, double 
   const LastDimFaces<T> faces{face_rule<T>(bc, g, Rank - 1, 0), face_rule<T>(bc, g, Rank - 1, 1), n};
   auto t = bench::time_it(ctx, repeat, [&] {
     for (int s = 0; s < steps; ++s)
-      diffusion_stage<T, Rank>(ctx, g, s % 2 ? b.view() : a.view(), s % 2 ? a.view() : b.view(), a.view(), a.view(),
-                               false, T(1), T(1e-9), T(0), faces);
+      heat::explicit_stage<T, Rank>(ctx, g, g.interior(), s % 2 ? b.view() : a.view(), s % 2 ? a.view() : b.view(),
+                                    a.view(), a.view(), false, T(1), T(1e-9), T(0), faces);
   }, [] {}, 1);
   const double cells = double(g.size()) * steps, gbs = 2 * sizeof(T) * cells / t.median / 1e9;
   return {"stage kernel only " + std::to_string(Rank) + "d " + (sizeof(T) == 4 ? "float32" : "float64") +

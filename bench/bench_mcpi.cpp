@@ -8,7 +8,7 @@
 
 #include "bench/bench_util.hpp"
 #include "core/expr.hpp"
-#include "core/montecarlo.hpp"
+#include "models/mcpi/mc_count.hpp"
 #include "core/random.hpp"
 
 using namespace sim;

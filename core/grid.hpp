@@ -78,6 +78,20 @@ class Field {
     detail::copy_to_host<T, Rank>(context(), view_.sub(b), h.data());
     return h;
   }
+  /// Copies other's interior cells into this field's (same grid shape; ghosts untouched).
+  void copy_from(const Field& other) {
+    if (other.context() != context()) throw BackendError("copy_from: fields live on different contexts");
+    if (other.grid_.cells != grid_.cells)
+      throw ShapeError("copy_from: field of " + to_string(other.grid_.cells) + " cells into " + to_string(grid_.cells));
+    detail::copy<T, Rank>(context(), other.view_, view_);
+  }
+  /// Copies a row-major host vector of the interior cells into the field (ghosts untouched).
+  void copy_from_host(const std::vector<T>& host) {
+    if (index_t(host.size()) != grid_.size())
+      throw ShapeError("copy_from_host: " + std::to_string(host.size()) + " host elements for a field of " +
+                       to_string(grid_.cells) + " cells");
+    detail::copy_from_host<T, Rank>(context(), host.data(), view_);
+  }
   /// Sets interior and ghosts to value.
   void fill(T value) { data_.fill(value); }
   /// Evaluates a fused expression into the interior cells.

@@ -55,10 +55,28 @@ class Halo {
   void finish(Field<T, Rank>& f, int d);
   /// Sends the face slabs of every dimension at once (no edges or corners: enough for
   /// stencils without diagonal neighbours) and posts the receives: update the cells away from
-  /// shared faces, then finish_faces(f), then the cells next to them.
+  /// shared faces, then finish_faces(f), then the cells next to them (overlapped() does all).
   void start_faces(Field<T, Rank>& f);
   /// Waits for start_faces' slabs and writes them into f's face ghosts.
   void finish_faces(Field<T, Rank>& f);
+  /// Runs pass(box) over the cells of interior (disjoint non-empty boxes covering it) while
+  /// f's shared faces are exchanged: the cells away from shared faces first, with every face
+  /// in flight (start_faces), then, the faces in (finish_faces), the layer next to them. For
+  /// passes whose stencil reads f with radius 1 and no edge or corner. Without neighbouring
+  /// ranks, pass(interior) alone.
+  template <class Pass>
+  void overlapped(Field<T, Rank>& f, const Box<Rank>& interior, const Pass& pass) {
+    if (!active()) {
+      if (interior.size() > 0) pass(interior);
+      return;
+    }
+    start_faces(f);
+    const Box<Rank> in = inner(interior);
+    if (in.size() > 0) pass(in);
+    finish_faces(f);
+    for (const Box<Rank>& b : rim(interior))
+      if (b.size() > 0) pass(b);
+  }
   /// The cells of box whose stencil (radius 1) reads no ghost of a shared face.
   Box<Rank> inner(const Box<Rank>& interior) const;
   /// The cells of interior not in inner(interior), as disjoint boxes (one per shared face).

@@ -2,6 +2,7 @@
 // Finite-difference operators on cell-centred fields, as small device functions to call
 // inside a for_each over grid.interior(): 3-, 5- and 7-point Laplacians, central gradient
 // and divergence (second order). Ghost cells must be filled first (fill_ghosts).
+// Star and StencilCell: a cell as the update of a stencil_pass sees it (core/stencil_pass.hpp).
 #include "core/grid.hpp"
 
 namespace sim {
@@ -18,6 +19,34 @@ struct Spacing {
     return s;
   }
 };
+
+/// A field around one cell, as a stencil_pass hands it to the update: the cell and its
+/// 2 Rank face neighbours (ghosts, or a face rule's value, where the cell is on a face).
+template <class T, int Rank>
+struct Star {
+  T c;                   ///< the cell
+  T lo[Rank], hi[Rank];  ///< the neighbours at -1 and +1 in each dimension
+};
+
+/// One cell of a stencil_pass as the update sees it: in[s], the stars of the fields read with
+/// neighbours (in the order given to reads()); read(p), the p-th field of point_reads() at the
+/// cell; write(o, x), the o-th field of writes() at the cell.
+template <class T, int Rank, int S, class Access>
+struct StencilCell {
+  Star<T, Rank> in[S];
+  Access at;
+  SIM_INLINE T read(int p) const { return at.read(p); }
+  SIM_INLINE void write(int o, T x) const { at.write(o, x); }
+};
+
+/// The Laplacian of a star: sum over d of (lo - 2 c + hi) / dx_d^2, dimensions in order (the
+/// same bits as laplacian(view, i..., s) on the same values).
+template <class T, int Rank>
+SIM_INLINE T laplacian(const Star<T, Rank>& u, const Spacing<T, Rank>& s) {
+  T sum = (u.lo[0] - T(2) * u.c + u.hi[0]) * s.inv_dx2[0];
+  for (int d = 1; d < Rank; ++d) sum += (u.lo[d] - T(2) * u.c + u.hi[d]) * s.inv_dx2[d];
+  return sum;
+}
 
 /// 3-point Laplacian d2u/dx2 at i.
 template <class V, class T>

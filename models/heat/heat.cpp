@@ -1,5 +1,5 @@
 // Heat diffusion model. One fused pass per explicit stage (ghost fill, then
-// sim::diffusion_stage: u + dt (alpha lap u + s)); the implicit schemes solve
+// heat::explicit_stage on the core's stencil pass: u + dt (alpha lap u + s)); the implicit schemes solve
 // (I - theta dt alpha L) u' = rhs with matrix-free CG from solvers/.
 #include "models/heat/heat.hpp"
 
@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "core/boundary.hpp"
-#include "core/diffusion.hpp"
 #include "core/expr.hpp"
 #include "core/halo.hpp"
 #include "core/stencil.hpp"
@@ -18,6 +17,7 @@
 #include "io/hdf5_file.hpp"
 #include "models/boundary_config.hpp"
 #include "models/field_ref.hpp"
+#include "models/heat/heat_stage.hpp"
 #include "solvers/cg.hpp"
 #include "solvers/time_integrators.hpp"
 
@@ -165,13 +165,7 @@ class HeatModel final : public Model {
         // every face but the last dimension's (the stage applies their rules itself); faces
         // shared with other ranks then get their cells
         fill_ghosts(v, bc_, Rank - 1);
-        if (!halo_.active()) return stage(v, out, h, w, u0, grid_.interior());
-        // overlap: the stencil reads no edge or corner, so every face travels at once while
-        // the cells away from shared faces are updated; then the layer next to them
-        halo_.start_faces(v);
-        stage(v, out, h, w, u0, halo_.inner(grid_.interior()));
-        halo_.finish_faces(v);
-        for (const Box<Rank>& b : halo_.rim(grid_.interior())) stage(v, out, h, w, u0, b);
+        halo_.overlapped(v, grid_.interior(), [&](const Box<Rank>& b) { stage(v, out, h, w, u0, b); });
       };
       if (scheme_ == "euler") solvers::euler_step(update, u_, next_, tdt);
       else solvers::rk2_step(update, u_, stage_, next_, tdt);
@@ -234,19 +228,16 @@ class HeatModel final : public Model {
 
   /// One explicit stage on the cells of box: out = w u0 + (1 - w)(v + h (alpha lap v + s)).
   void stage(Field<T, Rank>& v, Field<T, Rank>& out, T h, T w, Field<T, Rank>& u0, const Box<Rank>& box) {
-    if (box.size() == 0) return;
-    Grid<Rank> g = grid_;  // the box as a grid of its own: same spacing, views moved to its first cell
-    g.cells = box.shape();
-    const View<const T, Rank> src = src_view();
-    diffusion_stage<T, Rank>(ctx_, g, v.view().sub(box), out.view().sub(box), u0.view().sub(box), src.sub(box),
-                             has_source_, T(alpha_), h, w, last_dim_faces(box));
+    explicit_stage<T, Rank>(ctx_, grid_, box, v.view(), out.view(), u0.view(), src_view(), has_source_, T(alpha_), h,
+                            w, last_dim_faces());
   }
-  /// The rules of the last dimension's physical faces that box touches.
-  LastDimFaces<T> last_dim_faces(const Box<Rank>& box) const {
+  /// The rules of the last dimension's physical faces of this rank's box (the stage applies
+  /// them where its box touches them).
+  LastDimFaces<T> last_dim_faces() const {
     constexpr int L = Rank - 1;
     LastDimFaces<T> f;
-    if (box.lo[L] == 0 && sub_.at_boundary(L, 0)) f.lo = face_rule<T>(bc_, grid_, L, 0);
-    if (box.hi[L] == grid_.cells.n[L] && sub_.at_boundary(L, 1)) f.hi = face_rule<T>(bc_, grid_, L, 1);
+    if (sub_.at_boundary(L, 0)) f.lo = face_rule<T>(bc_, grid_, L, 0);
+    if (sub_.at_boundary(L, 1)) f.hi = face_rule<T>(bc_, grid_, L, 1);
     f.period = grid_.cells.n[L];
     return f;
   }
@@ -309,8 +300,7 @@ class HeatModel final : public Model {
     const std::vector<double>& whole = init_values_;
     std::vector<double> d(std::size_t(grid_.size()));
     copy_box(whole.data(), Rank, global_.cells.n, sub_.offset, grid_.cells.n, sizeof(double), d.data());
-    std::vector<T> host(d.begin(), d.end());
-    detail::copy_from_host<T, Rank>(ctx_, host.data(), u_.view());
+    u_.copy_from_host(std::vector<T>(d.begin(), d.end()));
   }
   static std::string shape_text(const std::vector<std::int64_t>& s) {
     std::string t = "(";
@@ -347,7 +337,7 @@ class HeatModel final : public Model {
     for_each(ctx_, "heat::implicit_rhs", grid_.interior(),
              ImplicitRhs<T, Rank>{u_.view(), src_view(), has_lbc_ ? lbc_.view() : u_.view(), rhs_.view(), spacing_,
                                   T((1 - theta_) * a), dt, T(theta_ * a), has_source_, has_lbc_});
-    detail::copy<T, Rank>(ctx_, u_.view(), next_.view());
+    next_.copy_from(u_);
     const T c = T(theta_ * a);
     auto apply = [this, c](Field<T, Rank>& x, Field<T, Rank>& out) {
       fill_ghosts(x, bc_zero_);

@@ -1,7 +1,7 @@
-// Fused Monte Carlo counting (see montecarlo.hpp). Each coordinate is the top 30 bits k of a
+// Fused Monte Carlo counting (see mc_count.hpp). Each coordinate is the top 30 bits k of a
 // 32-bit Philox word, the point (k + 1/2) / 2^30; it is inside the unit ball iff
 // sum (k_i^2 + k_i) <= 2^60 - 1, computed exactly in 64-bit integers (no rounding, no FMA).
-#include "core/montecarlo.hpp"
+#include "models/mcpi/mc_count.hpp"
 
 #include <stdexcept>
 

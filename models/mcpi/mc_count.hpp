@@ -1,6 +1,6 @@
 #pragma once
-// Monte Carlo hit counting, fused: draws points from the Philox stream, tests them and
-// counts hits without storing a sample. The GPU kernel draws with cuRAND's Philox4x32-10 in
+// The Monte Carlo model's kernel: hit counting, fused. Draws points from the Philox stream,
+// tests them and counts hits without storing a sample. The GPU kernel draws with cuRAND's Philox4x32-10 in
 // registers and reduces with CUB; the CPU runs the same stream on OpenMP threads. Counts
 // are integers, so the result is identical whatever the launch shape, thread count, batch
 // split or backend.

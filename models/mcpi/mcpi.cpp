@@ -10,9 +10,9 @@
 #include <limits>
 
 #include "core/expr.hpp"
-#include "core/montecarlo.hpp"
 #include "core/random.hpp"
 #include "io/config.hpp"
+#include "models/mcpi/mc_count.hpp"
 
 namespace sim {
 

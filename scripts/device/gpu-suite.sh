@@ -39,10 +39,16 @@ for part in "${parts[@]}"; do
         done
       done
       for r in 1 2 4; do
-        SIMKIT_DIFFUSION_ROWS=$r "$bin"/bench/bench_heat --json "$out/bench_heat_rows$r.json" --commit "${COMMIT:-unknown}" \
+        SIMKIT_STENCIL_ROWS=$r "$bin"/bench/bench_heat --json "$out/bench_heat_rows$r.json" --commit "${COMMIT:-unknown}" \
           --case 2:16384:50 --case 3:512:50 2>&1 | grep heat
       done
       grep -H '"ms_per_step"\|"output_blocked' "$out"/overlap_*.json "$out"/e2e_*.json ;;
+    stencil)
+      # the Gray-Scott plugin's step on the core's stencil pass (4 fields a step), and rows per thread
+      "$bin"/bench/bench_stencil --json "$out/bench_stencil.json" --commit "${COMMIT:-unknown}" 2>&1 | tee "$out/bench_stencil.log"
+      for r in 1 2 4 8; do
+        SIMKIT_STENCIL_ROWS=$r "$bin"/bench/bench_stencil --json "$out/bench_stencil_rows$r.json" --commit "${COMMIT:-unknown}" 2>&1 | grep gray_scott
+      done ;;
     mcpi)
       "$bin"/bench/bench_mcpi --json "$out/bench_mcpi.json" --commit "${COMMIT:-unknown}" --big 1000000000000 2>&1 | tee "$out/bench_mcpi.log"
       for d in float32 float64; do
@@ -72,9 +78,9 @@ for part in "${parts[@]}"; do
       export LD_LIBRARY_PATH
       h=("$bin"/bench/bench_heat --case 3:512:10 --repeat 1 --precision float32 --precision float64)
       prof() { "$nc" --clock-control none --kernel-name-base demangled -k "regex:$1" -s 2 -c 1 --set full "${h[@]}" >"$out/ncu_$2.txt" 2>&1; echo "ncu $2: $?"; }
-      prof 'diffusion_stage_3d<float' stage3d_f32
-      prof 'diffusion_stage_3d<double' stage3d_f64
-      prof 'diffusion_stage_2d<float' stage2d_f32
+      prof 'stencil_pass_3d<float' stage3d_f32
+      prof 'stencil_pass_3d<double' stage3d_f64
+      prof 'stencil_pass_2d<float' stage2d_f32
       prof 'GhostFillAll<float, \(int\)3>' fill3d_f32 ;;
     peers-heat)
       peers=.shared/peers/peers.py

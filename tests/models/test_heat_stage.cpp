@@ -1,5 +1,6 @@
-// sim::diffusion_stage with the last dimension's face rules applied in the pass: the same
-// bits as filling those ghosts first, on every backend (the GPU kernels and the for_each form).
+// The heat model's explicit stage (models/heat/heat_stage.hpp, on sim::stencil_pass) with the
+// last dimension's face rules applied in the pass: the same bits as filling those ghosts
+// first, on every backend (the GPU kernels and the for_each form).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,8 +9,8 @@
 #include <vector>
 
 #include "core/boundary.hpp"
-#include "core/diffusion.hpp"
 #include "core/random.hpp"
+#include "models/heat/heat_stage.hpp"
 #include "tests/support/backends.hpp"
 
 using namespace sim;
@@ -64,14 +65,11 @@ std::pair<std::vector<T>, std::vector<T>> both_ways(const Context& ctx, const Ex
   if (box.lo[L] == 0) faces.lo = face_rule<T>(bc, g, L, 0);
   if (box.hi[L] == cells.n[L]) faces.hi = face_rule<T>(bc, g, L, 1);
   faces.period = cells.n[L];
-  Grid<Rank> sub = g;
-  sub.cells = box.shape();
   const T alpha = T(0.3), dt = T(0.05), w = extras ? T(0.25) : T(0);
   auto stage = [&](Field<T, Rank>& v, Field<T, Rank>& out, const LastDimFaces<T>& f) {
     const Field<T, Rank>& cv = v;
     const Field<T, Rank>& cs = src;
-    diffusion_stage<T, Rank>(ctx, sub, cv.view().sub(box), out.view().sub(box), cv.view().sub(box), cs.view().sub(box),
-                             extras, alpha, dt, w, f);
+    heat::explicit_stage<T, Rank>(ctx, g, box, cv.view(), out.view(), cv.view(), cs.view(), extras, alpha, dt, w, f);
   };
   stage(filled, out_a, {});
   stage(ruled, out_b, faces);
@@ -107,10 +105,10 @@ std::vector<std::pair<const char*, Boundary<Rank>>> boundaries() {
 }  // namespace sim_test
 
 template <class B>
-class DiffusionTest : public sim_test::OnBackend<B> {};
-SIM_TYPED_TEST_SUITE(DiffusionTest);
+class HeatStageTest : public sim_test::OnBackend<B> {};
+SIM_TYPED_TEST_SUITE(HeatStageTest);
 
-TYPED_TEST(DiffusionTest, RuledLastDimensionMatchesFilledGhosts2D) {
+TYPED_TEST(HeatStageTest, RuledLastDimensionMatchesFilledGhosts2D) {
   for (const auto& [name, bc] : sim_test::boundaries<2>()) {
     for (index_t n1 : {1, 37, 70}) {
       const Extents<2> cells = extents(index_t(9), n1);
@@ -125,7 +123,7 @@ TYPED_TEST(DiffusionTest, RuledLastDimensionMatchesFilledGhosts2D) {
   }
 }
 
-TYPED_TEST(DiffusionTest, RuledLastDimensionMatchesFilledGhosts3D) {
+TYPED_TEST(HeatStageTest, RuledLastDimensionMatchesFilledGhosts3D) {
   for (const auto& [name, bc] : sim_test::boundaries<3>()) {
     for (index_t n2 : {1, 33, 64}) {
       const Extents<3> cells = extents(index_t(6), index_t(11), n2);
@@ -141,7 +139,7 @@ TYPED_TEST(DiffusionTest, RuledLastDimensionMatchesFilledGhosts3D) {
   }
 }
 
-TYPED_TEST(DiffusionTest, RuledFacesLeaveNoGhostUnread) {
+TYPED_TEST(HeatStageTest, RuledFacesLeaveNoGhostUnread) {
   // the poisoned ghosts would turn the edge cells NaN if the pass read them
   const auto bc = Boundary<3>::all({BcKind::dirichlet, 0.0});
   auto [a, b] = sim_test::both_ways<float, 3>(this->ctx, extents(index_t(4), index_t(5), index_t(40)), bc,

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "core/montecarlo.hpp"
+#include "models/mcpi/mc_count.hpp"
 #include "core/random/philox.hpp"
 #include "io/config.hpp"
 #include "models/mcpi/mcpi.hpp"

@@ -1,0 +1,266 @@
+#pragma once
+// The tuned GPU kernels behind sim::stencil_pass (core/stencil_pass.hpp), for any model's
+// pointwise update. Blocks of 32 x 8 threads (in 3D with a shared-memory tile for the
+// dimension-1 neighbours), the 32 along the contiguous dimension (coalesced); each thread
+// updates ROWS consecutive cells along dimension 0 and issues all its neighbour loads (of
+// every field read with neighbours) before the first update, so more bytes are in flight per
+// thread (what a memory-bound float32 stencil needs). 32-bit offsets when the fields fit
+// (cheaper address arithmetic than 64-bit). On a face of the contiguous dimension with a rule
+// (lo / hi `on`), the edge lanes apply it instead of reading the ghost: no separate strided
+// ghost fill, and no ghost sector read. The update sees each cell as a StencilCell: the stars
+// of the fields read with neighbours, and read(p) / write(o, x) of the others at the cell.
+// Tuning constants (block shape, rows per thread, occupancy) live here, in one place.
+#include <cuda_runtime.h>
+
+#include <cstdlib>
+#include <type_traits>
+
+#include "core/boundary.hpp"
+#include "core/cuda/check.hpp"
+#include "core/stencil.hpp"
+
+namespace sim::gpu {
+
+/// N pointers (at least one slot, so that N = 0 compiles).
+template <class T, int N>
+struct Ptrs {
+  T* __restrict__ p[N > 0 ? N : 1];
+};
+
+/// What one launch needs: the update, the fields (S read with neighbours, P at the cell, O
+/// written), the box's extents and strides (shared by all fields) and the contiguous
+/// dimension's face rules per neighbour-read field.
+template <class T, int S, int P, int O, class U>
+struct PassArgs {
+  U update;
+  Ptrs<const T, S> in;
+  Ptrs<const T, P> point;
+  Ptrs<T, O> out;
+  index_t n0, n1, n2;  // the box's extents (n2 = 1 in 2D)
+  index_t s0, s1;      // strides of dimensions 0 and 1 (the last stride is 1)
+  FaceRule<T> lo[S], hi[S];
+  index_t period;      // the grid's extent in the contiguous dimension (periodic rules read across it)
+};
+
+/// read(p) and write(o, x) at one cell: offset o of every field.
+template <class T, int P, int O, class I>
+struct OffsetAccess {
+  Ptrs<const T, P> point;
+  Ptrs<T, O> out;
+  I o;
+  __device__ __forceinline__ T read(int k) const { return point.p[k][o]; }
+  __device__ __forceinline__ void write(int k, T x) const { out.p[k][o] = x; }
+};
+
+/// The neighbour across a ruled face: sign * (periodic ? the far cell, loaded : the centre) + add.
+template <class T>
+__device__ __forceinline__ T ruled(const FaceRule<T>& f, T loaded, T center) {
+  return f.sign * (f.periodic ? loaded : center) + f.add;
+}
+
+/// The contiguous dimension's neighbour of offset o at step +-1: across the face's rule where
+/// `at` (loaded from the periodic partner or not at all), else the cell beside.
+template <class T, class I>
+__device__ __forceinline__ T side_load(const T* __restrict__ v, I o, int step, bool at, const FaceRule<T>& f, I period) {
+  return at ? (f.periodic ? v[o + step - step * period] : T(0)) : v[o + step];
+}
+
+template <class T, class I, int ROWS, int S, int P, int O, class U>
+__global__ void __launch_bounds__(256) stencil_pass_2d(PassArgs<T, S, P, O, U> a) {
+  const I j = I(blockIdx.x) * 32 + I(threadIdx.x);
+  const I i0 = (I(blockIdx.y) * 8 + I(threadIdx.y)) * ROWS;
+  if (j >= I(a.n1) || i0 >= I(a.n0)) return;
+  const I s0 = I(a.s0), n0 = I(a.n0), base = i0 * s0 + j, period = I(a.period);
+  bool at_lo[S], at_hi[S];
+  T col[S][ROWS + 2], left[S][ROWS], right[S][ROWS];
+#pragma unroll
+  for (int s = 0; s < S; ++s) {
+    at_lo[s] = a.lo[s].on && j == 0, at_hi[s] = a.hi[s].on && j == I(a.n1) - 1;
+#pragma unroll
+    for (int r = 0; r < ROWS + 2; ++r) col[s][r] = i0 + r - 1 <= n0 ? a.in.p[s][base + (r - 1) * s0] : T(0);
+  }
+#pragma unroll
+  for (int s = 0; s < S; ++s)
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r)
+      if (i0 + r < n0) {
+        const I o = base + r * s0;
+        left[s][r] = side_load(a.in.p[s], o, -1, at_lo[s], a.lo[s], period);
+        right[s][r] = side_load(a.in.p[s], o, 1, at_hi[s], a.hi[s], period);
+      }
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r)
+    if (i0 + r < n0) {
+      StencilCell<T, 2, S, OffsetAccess<T, P, O, I>> x{{}, {a.point, a.out, base + r * s0}};
+#pragma unroll
+      for (int s = 0; s < S; ++s) {
+        const T c = col[s][r + 1];
+        x.in[s].c = c;
+        x.in[s].lo[0] = col[s][r], x.in[s].hi[0] = col[s][r + 2];
+        x.in[s].lo[1] = at_lo[s] ? ruled(a.lo[s], left[s][r], c) : left[s][r];
+        x.in[s].hi[1] = at_hi[s] ? ruled(a.hi[s], right[s][r], c) : right[s][r];
+      }
+      a.update(x);
+    }
+}
+
+/// One 3D block's cells: 32 columns (k) x BY rows (j) x ROWS planes (i). The j neighbours
+/// come from a shared-memory tile of the block's centres (rows j-1 and j+BY loaded by the
+/// first and last warp rows), so each row leaves L2 once per block: the float32 3D stage
+/// is bound by L2 traffic (its fabric between the two L2 halves, per ncu on the H100).
+/// GUARD: a block at the grid's far edges (partial in some dimension); all threads reach
+/// the barrier either way.
+template <class T, class I, int ROWS, int BY, bool GUARD, int S, int P, int O, class U>
+__device__ __forceinline__ void pass_3d_block(const PassArgs<T, S, P, O, U>& a, T (&tile)[S][ROWS][BY + 2][32]) {
+  const int tx = int(threadIdx.x), ty = int(threadIdx.y);
+  const I k = I(blockIdx.x) * 32 + tx, j = I(blockIdx.y) * BY + ty, i0 = I(blockIdx.z) * ROWS;
+  const I s0 = I(a.s0), s1 = I(a.s1), n0 = I(a.n0), n1 = I(a.n1), n2 = I(a.n2), base = i0 * s0 + j * s1 + k;
+  const I period = I(a.period), halo_offset = ty == 0 ? -s1 : s1;
+  const bool in = !GUARD || (k < n2 && j < n1);
+  const bool centre = !GUARD || (k < n2 && j <= n1);  // row n1 (ghosts) is row n1-1's neighbour in the tile
+  const bool edge = ty == 0 || ty == BY - 1;
+  bool at_lo[S], at_hi[S];
+  T col[S][ROWS + 2], km[S][ROWS], kp[S][ROWS], halo[S][ROWS];
+#pragma unroll
+  for (int s = 0; s < S; ++s) {
+    at_lo[s] = a.lo[s].on && k == 0, at_hi[s] = a.hi[s].on && k == n2 - 1;
+#pragma unroll
+    for (int r = 0; r < ROWS + 2; ++r)
+      col[s][r] = centre && (!GUARD || i0 + r - 1 <= n0) ? a.in.p[s][base + (r - 1) * s0] : T(0);
+  }
+#pragma unroll
+  for (int s = 0; s < S; ++s)
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const I o = base + r * s0;
+      const bool row = in && (!GUARD || i0 + r < n0);
+      km[s][r] = row ? side_load(a.in.p[s], o, -1, at_lo[s], a.lo[s], period) : T(0);
+      kp[s][r] = row ? side_load(a.in.p[s], o, 1, at_hi[s], a.hi[s], period) : T(0);
+      halo[s][r] = row && edge ? a.in.p[s][o + halo_offset] : T(0);
+    }
+#pragma unroll
+  for (int s = 0; s < S; ++s)
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      tile[s][r][ty + 1][tx] = col[s][r + 1];
+      if (edge) tile[s][r][ty == 0 ? 0 : BY + 1][tx] = halo[s][r];
+    }
+  __syncthreads();
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r)
+    if (in && (!GUARD || i0 + r < n0)) {
+      StencilCell<T, 3, S, OffsetAccess<T, P, O, I>> x{{}, {a.point, a.out, base + r * s0}};
+#pragma unroll
+      for (int s = 0; s < S; ++s) {
+        const T c = col[s][r + 1];
+        x.in[s].c = c;
+        x.in[s].lo[0] = col[s][r], x.in[s].hi[0] = col[s][r + 2];
+        x.in[s].lo[1] = tile[s][r][ty][tx], x.in[s].hi[1] = tile[s][r][ty + 2][tx];
+        x.in[s].lo[2] = at_lo[s] ? ruled(a.lo[s], km[s][r], c) : km[s][r];
+        x.in[s].hi[2] = at_hi[s] ? ruled(a.hi[s], kp[s][r], c) : kp[s][r];
+      }
+      a.update(x);
+    }
+}
+
+/// Occupancy asked of ptxas for the 3D pass: full (32 registers) where that spills at most a
+/// word (float64, two rows, one field read with neighbours and none at the cell: the heat
+/// stage without source or blend), else three quarters (40 registers); measured on the H100,
+/// bench/results/2026-11-22-h100-heat3d-tile.
+template <class T, int ROWS, int S, int P>
+constexpr int pass_3d_threads_per_sm() { return sizeof(T) == 8 && ROWS <= 2 && S == 1 && P == 0 ? 2048 : 1536; }
+
+template <class T, class I, int ROWS, int BY, int S, int P, int O, class U>
+__global__ void __launch_bounds__(32 * BY, pass_3d_threads_per_sm<T, ROWS, S, P>() / (32 * BY))
+    stencil_pass_3d(PassArgs<T, S, P, O, U> a) {
+  __shared__ T tile[S][ROWS][BY + 2][32];
+  const bool full = (I(blockIdx.x) + 1) * 32 <= I(a.n2) && (I(blockIdx.y) + 1) * BY <= I(a.n1) &&
+                    (I(blockIdx.z) + 1) * ROWS <= I(a.n0);
+  if (full) pass_3d_block<T, I, ROWS, BY, false>(a, tile);
+  else pass_3d_block<T, I, ROWS, BY, true>(a, tile);
+}
+
+/// A tuning override from the environment, or 0.
+inline int stencil_knob(const char* name) {
+  const char* e = std::getenv(name);
+  return e ? std::atoi(e) : 0;
+}
+
+/// Cells per thread along dimension 0 by default: measured best on the H100 for the heat
+/// stage (bench/results/2026-11-21-h100-run3).
+template <class T>
+constexpr int default_rows() { return sizeof(T) == 4 ? 4 : 2; }
+
+/// Cells per thread along dimension 0 (SIMKIT_STENCIL_ROWS = 1, 2, 4 or 8 overrides, for tuning).
+template <class T>
+int stencil_rows() {
+  static const int forced = stencil_knob("SIMKIT_STENCIL_ROWS");
+  if (forced == 1 || forced == 2 || forced == 4 || forced == 8) return forced;
+  return default_rows<T>();
+}
+
+/// Whether the 3D tile of S fields (ROWS planes of BY + 2 rows of 32) fits the 48 KB of
+/// static shared memory a block may have.
+template <class T, int S, int ROWS, int BY>
+constexpr bool tile_fits() { return S * ROWS * (BY + 2) * 32 * sizeof(T) <= 48 * 1024; }
+
+/// ROWS, or fewer where the 3D tile of blocks BY high would not fit.
+template <class T, int S, int ROWS, int BY>
+constexpr int fitting_rows() {
+  int r = ROWS;
+  while (r > 1 && S * r * (BY + 2) * 32 * sizeof(T) > 48 * 1024) r /= 2;
+  return r;
+}
+
+template <class T, class I, int ROWS_ASKED, int Rank, int S, int P, int O, class U>
+bool launch_rows(const PassArgs<T, S, P, O, U>& a, cudaStream_t stream) {
+  constexpr int ROWS = Rank == 2 ? ROWS_ASKED : fitting_rows<T, S, ROWS_ASKED, 8>();
+  static_assert(Rank == 2 || tile_fits<T, S, ROWS, 8>(), "stencil_pass: too many fields read with neighbours for "
+                                                         "the 3D tile in shared memory");
+  const dim3 block(32, 8);
+  if constexpr (Rank == 2) {
+    const index_t gy = (a.n0 + 8 * ROWS - 1) / (8 * ROWS);
+    if (gy > 65535) return false;
+    stencil_pass_2d<T, I, ROWS><<<dim3(unsigned((a.n1 + 31) / 32), unsigned(gy)), block, 0, stream>>>(a);
+  } else {
+    // 3D block height in dimension 1 (SIMKIT_STENCIL_BLOCK_Y = 16 overrides, for tuning, with
+    // 32-bit offsets; 8 measured best on the H100, bench/results/2026-11-22-h100-heat3d-tile)
+    static const int knob = stencil_knob("SIMKIT_STENCIL_BLOCK_Y");
+    constexpr bool offer16 = std::is_same<I, int>::value && tile_fits<T, S, ROWS, 16>();
+    const int by = offer16 && knob == 16 ? 16 : 8;
+    const index_t gz = (a.n0 + ROWS - 1) / ROWS, gy = (a.n1 + by - 1) / by;
+    if (gz > 65535 || gy > 65535) return false;
+    const dim3 grid(unsigned((a.n2 + 31) / 32), unsigned(gy), unsigned(gz));
+    if constexpr (offer16)
+      if (by == 16) {
+        stencil_pass_3d<T, I, ROWS, 16><<<grid, dim3(32, 16), 0, stream>>>(a);
+        return true;
+      }
+    stencil_pass_3d<T, I, ROWS, 8><<<grid, block, 0, stream>>>(a);
+  }
+  return true;
+}
+
+/// Launches the pass over a 2D or 3D box; false when the box is too large for this kernel's
+/// launch shape (the caller then takes the generic for_each path). allocation: the largest
+/// offset the pass reaches (32-bit offsets below 2^31).
+template <int Rank, class T, int S, int P, int O, class U>
+bool launch_stencil_pass(const Context& ctx, const char* name, const PassArgs<T, S, P, O, U>& a, index_t allocation) {
+  auto stream = static_cast<cudaStream_t>(ctx.stream());
+  const bool small = allocation < (index_t(1) << 31) - 1;
+  bool ok = false;
+  if (!small) {
+    ok = launch_rows<T, index_t, default_rows<T>(), Rank>(a, stream);  // rare: no tuning variants
+  } else {
+    switch (stencil_rows<T>()) {
+      case 1: ok = launch_rows<T, int, 1, Rank>(a, stream); break;
+      case 2: ok = launch_rows<T, int, 2, Rank>(a, stream); break;
+      case 8: ok = launch_rows<T, int, 8, Rank>(a, stream); break;
+      default: ok = launch_rows<T, int, 4, Rank>(a, stream); break;
+    }
+  }
+  if (ok) SIM_CUDA_CHECK_LAUNCH(name, stream);
+  return ok;
+}
+
+}  // namespace sim::gpu
