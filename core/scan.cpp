@@ -1,4 +1,4 @@
-// cumsum; compiled by nvcc in cuda builds (cub::DeviceScan in cuda/sort_scan.cuh).
+// cumsum, of vectors and along an axis; compiled by nvcc in cuda builds (cub::DeviceScan in cuda/sort_scan.cuh).
 #include "core/scan.hpp"
 
 #include <omp.h>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/axis_lines.hpp"
 #include "core/dispatch.hpp"
 #if SIM_TU_HAS_CUDA
 #include "core/cuda/sort_scan.cuh"
@@ -52,6 +53,48 @@ void cumsum(const Context& ctx, View<const T, 1> x, View<sum_t<T>, 1> out) {
   if (ko.size()) detail::copy<S, 1>(ctx, View<const S, 1>(ko.view()), out);
 }
 
+template <class T, int Rank>
+void cumsum(const Context& ctx, View<const T, Rank> x, int axis, View<sum_t<T>, Rank> out) {
+  using S = sum_t<T>;
+  if (x.shape != out.shape)
+    throw ShapeError("cumsum: input of shape " + to_string(x.shape) + " and output of shape " + to_string(out.shape));
+  const int a = detail::normal_axis(axis, Rank, "cumsum", to_string(x.shape));
+  const detail::Lines lx = detail::lines_of(x, a), lo = detail::lines_of(out, a);
+  if (x.size() == 0) return;
+  if (lx.count() == 1) {  // one line: the vector scan (parallel over the line)
+    View<const T, 1> xv{x.ptr, extents(lx.len), {lx.s_m}};
+    View<S, 1> ov{out.ptr, extents(lx.len), {lo.s_m}};
+    return cumsum<T>(ctx, xv, ov);
+  }
+  if (ctx.is_cuda()) {
+#if SIM_TU_HAS_CUDA
+    gpu::inclusive_sum_lines<T, S>(ctx, x.ptr, lx, out.ptr, lo, detail::lines_dense(out, a));
+#else
+    throw detail::not_compiled_for_cuda("sim::cumsum(axis)");
+#endif
+    return;
+  }
+  // for (o, p) lines: s += x(o, m, p), in blocks of lines along p so that the loop over p
+  // runs along memory when the axis is not the last
+  constexpr index_t block = 256;
+  const index_t blocks = (lx.inner + block - 1) / block;
+#pragma omp parallel for schedule(static) if (x.size() > (index_t(1) << 15) && lx.outer * blocks > 1)
+  for (index_t t = 0; t < lx.outer * blocks; ++t) {
+    const index_t o = t / blocks, p0 = (t - o * blocks) * block, pn = std::min(block, lx.inner - p0);
+    S acc[block];
+    for (index_t q = 0; q < pn; ++q) acc[q] = S(0);
+    for (index_t m = 0; m < lx.len; ++m)
+      for (index_t q = 0; q < pn; ++q) out.ptr[lo.offset(o, m, p0 + q)] = acc[q] += static_cast<S>(x.ptr[lx.offset(o, m, p0 + q)]);
+  }
+}
+
+template <class T, int Rank>
+Array<sum_t<T>, Rank> cumsum(const Array<T, Rank>& x, int axis) {
+  Array<sum_t<T>, Rank> out(x.context(), x.shape());
+  cumsum<T, Rank>(x.context(), x.view(), axis, out.view());
+  return out;
+}
+
 template <class T>
 Array<sum_t<T>, 1> cumsum(const Array<T, 1>& x) {
   Array<sum_t<T>, 1> out(x.context(), x.shape());
@@ -59,9 +102,13 @@ Array<sum_t<T>, 1> cumsum(const Array<T, 1>& x) {
   return out;
 }
 
+#define SIM_INSTANTIATE_SCAN_AXIS(T, R)                                                     \
+  template void cumsum<T, R>(const Context&, View<const T, R>, int, View<sum_t<T>, R>);      \
+  template Array<sum_t<T>, R> cumsum<T, R>(const Array<T, R>&, int);
 #define SIM_INSTANTIATE_SCAN(T)                                                         \
   template void cumsum<T>(const Context&, View<const T, 1>, View<sum_t<T>, 1>);         \
-  template Array<sum_t<T>, 1> cumsum<T>(const Array<T, 1>&);
+  template Array<sum_t<T>, 1> cumsum<T>(const Array<T, 1>&);                            \
+  SIM_INSTANTIATE_SCAN_AXIS(T, 1) SIM_INSTANTIATE_SCAN_AXIS(T, 2) SIM_INSTANTIATE_SCAN_AXIS(T, 3)
 SIM_INSTANTIATE_SCAN(bool)
 SIM_INSTANTIATE_SCAN(float)
 SIM_INSTANTIATE_SCAN(double)

@@ -1,4 +1,4 @@
-// sort and argsort; compiled by nvcc in cuda builds (CUB radix sort in cuda/sort_scan.cuh); the
+// sort and argsort, of vectors and along an axis; compiled by nvcc in cuda builds (CUB radix sort in cuda/sort_scan.cuh); the
 // cpu backend has its own parallel LSD radix sort over order-preserving unsigned keys.
 #include "core/sort.hpp"
 
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/axis_lines.hpp"
 #include "core/dispatch.hpp"
 #if SIM_TU_HAS_CUDA
 #include "core/cuda/sort_scan.cuh"
@@ -169,6 +170,72 @@ void argsort(const Context& ctx, View<const T, 1> x, View<std::int64_t, 1> out) 
   if (ko.size()) detail::copy<std::int64_t, 1>(ctx, View<const std::int64_t, 1>(ko.view()), out);
 }
 
+// ---- along an axis: every line (o, p) of x sorted on its own (Indices: argsort)
+namespace {
+template <bool Indices, class T, int Rank, class Out>
+void sort_lines(const Context& ctx, View<const T, Rank> x, int axis, View<Out, Rank> out, const char* name) {
+  if (x.shape != out.shape)
+    throw ShapeError(std::string(name) + ": input of shape " + to_string(x.shape) + " and output of shape " + to_string(out.shape));
+  const int a = detail::normal_axis(axis, Rank, name, to_string(x.shape));
+  const detail::Lines lx = detail::lines_of(x, a), lo = detail::lines_of(out, a);
+  if (x.size() == 0) return;
+  if (lx.count() == 1) {  // one line: the vector sort (parallel over the line)
+    View<const T, 1> xv{x.ptr, extents(lx.len), {lx.s_m}};
+    View<Out, 1> ov{out.ptr, extents(lx.len), {lo.s_m}};
+    if constexpr (Indices) argsort<T>(ctx, xv, ov);
+    else sort<T>(ctx, xv, ov);
+    return;
+  }
+  if (ctx.is_cuda()) {
+#if SIM_TU_HAS_CUDA
+    gpu::sort_lines<T, Out>(ctx, x.ptr, lx, detail::lines_dense(x, a), out.ptr, lo, detail::lines_dense(out, a), Indices);
+#else
+    throw detail::not_compiled_for_cuda(name);
+#endif
+    return;
+  }
+  using U = ukey_t<T>;
+  const index_t lines = lx.count(), len = lx.len;
+#pragma omp parallel if (x.size() > (index_t(1) << 14) && lines > 1)
+  {
+    std::vector<KeyIndex<U>> kv(static_cast<std::size_t>(len));
+#pragma omp for schedule(dynamic, 16)
+    for (index_t l = 0; l < lines; ++l) {
+      const index_t o = l / lx.inner, p = l - o * lx.inner;
+      for (index_t m = 0; m < len; ++m) kv[m] = KeyIndex<U>{to_ukey(x.ptr[lx.offset(o, m, p)]), m};
+      // (key, position) pairs are all different, so any sort of them is the stable order
+      std::sort(kv.begin(), kv.end(),
+                [](const KeyIndex<U>& u, const KeyIndex<U>& v) { return u.key < v.key || (u.key == v.key && u.idx < v.idx); });
+      for (index_t m = 0; m < len; ++m) {
+        if constexpr (Indices) out.ptr[lo.offset(o, m, p)] = kv[m].idx;
+        else out.ptr[lo.offset(o, m, p)] = from_ukey<T>(kv[m].key);
+      }
+    }
+  }
+}
+}  // namespace
+
+template <class T, int Rank>
+void sort(const Context& ctx, View<const T, Rank> x, int axis, View<T, Rank> out) {
+  sort_lines<false>(ctx, x, axis, out, "sort");
+}
+template <class T, int Rank>
+void argsort(const Context& ctx, View<const T, Rank> x, int axis, View<std::int64_t, Rank> out) {
+  sort_lines<true>(ctx, x, axis, out, "argsort");
+}
+template <class T, int Rank>
+Array<T, Rank> sort(const Array<T, Rank>& x, int axis) {
+  Array<T, Rank> out(x.context(), x.shape());
+  sort<T, Rank>(x.context(), x.view(), axis, out.view());
+  return out;
+}
+template <class T, int Rank>
+Array<std::int64_t, Rank> argsort(const Array<T, Rank>& x, int axis) {
+  Array<std::int64_t, Rank> out(x.context(), x.shape());
+  argsort<T, Rank>(x.context(), x.view(), axis, out.view());
+  return out;
+}
+
 template <class T>
 Array<T, 1> sort(const Array<T, 1>& x) {
   Array<T, 1> out(x.context(), x.shape());
@@ -183,11 +250,17 @@ Array<std::int64_t, 1> argsort(const Array<T, 1>& x) {
   return out;
 }
 
+#define SIM_INSTANTIATE_SORT_AXIS(T, R)                                                          \
+  template void sort<T, R>(const Context&, View<const T, R>, int, View<T, R>);                    \
+  template void argsort<T, R>(const Context&, View<const T, R>, int, View<std::int64_t, R>);      \
+  template Array<T, R> sort<T, R>(const Array<T, R>&, int);                                       \
+  template Array<std::int64_t, R> argsort<T, R>(const Array<T, R>&, int);
 #define SIM_INSTANTIATE_SORT(T)                                                          \
   template void sort<T>(const Context&, View<const T, 1>, View<T, 1>);                   \
   template void argsort<T>(const Context&, View<const T, 1>, View<std::int64_t, 1>);     \
   template Array<T, 1> sort<T>(const Array<T, 1>&);                                      \
-  template Array<std::int64_t, 1> argsort<T>(const Array<T, 1>&);
+  template Array<std::int64_t, 1> argsort<T>(const Array<T, 1>&);                        \
+  SIM_INSTANTIATE_SORT_AXIS(T, 1) SIM_INSTANTIATE_SORT_AXIS(T, 2) SIM_INSTANTIATE_SORT_AXIS(T, 3)
 SIM_INSTANTIATE_SORT(float)
 SIM_INSTANTIATE_SORT(double)
 SIM_INSTANTIATE_SORT(std::int32_t)

@@ -1,5 +1,6 @@
 // sort, argsort and cumsum on every backend against std::stable_sort and a serial running
-// sum: odd lengths, 0 and 1 elements, ties, negative values, NaN, strided views.
+// sum: odd lengths, 0 and 1 elements, ties, negative values, NaN, strided views; the same
+// along every axis of matrices and 3-D arrays, line by line.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "core/scan.hpp"
+#include "core/slicing.hpp"
 #include "core/sort.hpp"
 #include "tests/support/backends.hpp"
 
@@ -110,4 +112,131 @@ TYPED_TEST(SortScanTest, CumsumAgainstSerialSum) {
   Array<double, 1> out(this->ctx, extents(5));
   cumsum<double>(this->ctx, v, out.view());
   EXPECT_EQ(out.to_host(), (std::vector<double>{1, 3, 6, 10, 15}));
+}
+
+// ---- along an axis (NumPy's axis=): every line against a host reference on the same line
+namespace {
+/// The lines of a dense row-major host array of shape s along axis: f(line) replaces each.
+template <class Out, class T, int R, class F>
+std::vector<Out> by_lines(const std::vector<T>& h, const Extents<R>& s, int axis, F f) {
+  index_t st[R];
+  row_major_strides(s, st);
+  std::vector<Out> r(h.size());
+  const index_t len = s.n[axis], lines = len ? s.size() / len : 0;
+  for (index_t l = 0; l < lines; ++l) {
+    index_t base = 0, rest = l;  // the line's first element: l over the other dimensions
+    for (int d = R - 1; d >= 0; --d)
+      if (d != axis) base += (rest % s.n[d]) * st[d], rest /= s.n[d];
+    std::vector<T> line(static_cast<std::size_t>(len));
+    for (index_t m = 0; m < len; ++m) line[m] = h[base + m * st[axis]];
+    auto out = f(line);
+    for (index_t m = 0; m < len; ++m) r[base + m * st[axis]] = out[m];
+  }
+  return r;
+}
+template <class T>
+std::vector<T> sorted(std::vector<T> v) {
+  std::stable_sort(v.begin(), v.end(), [](T a, T b) { return a < b || (a == a && b != b); });  // NaN last
+  return v;
+}
+template <class T>
+std::vector<std::int64_t> order(const std::vector<T>& v) {
+  std::vector<std::int64_t> i(v.size());
+  std::iota(i.begin(), i.end(), 0);
+  std::stable_sort(i.begin(), i.end(), [&](std::int64_t a, std::int64_t b) { return v[a] < v[b] || (v[a] == v[a] && v[b] != v[b]); });
+  return i;
+}
+template <class S, class T>
+std::vector<S> running(const std::vector<T>& v) {
+  std::vector<S> r(v.size());
+  S s = 0;
+  for (std::size_t m = 0; m < v.size(); ++m) r[m] = s += S(v[m]);
+  return r;
+}
+template <class T>
+bool same(T a, T b) { return a == b || (a != a && b != b); }
+
+/// sort, argsort and cumsum of x along every axis (also as a negative axis) against by_lines.
+template <class T, int R>
+void check_axes(const Context& ctx, const Extents<R>& s) {
+  using S = sum_t<T>;
+  std::vector<T> h = mixed<T>(s.size());  // many ties, negative values for signed types
+  if constexpr (std::is_floating_point<T>::value)
+    if (s.size() > 3) h[2] = std::numeric_limits<T>::quiet_NaN();  // NaN sorts last in its line
+  auto x = Array<T, R>::from_host(ctx, s, h);
+  for (int axis = -R; axis < R; ++axis) {
+    const int a = axis < 0 ? axis + R : axis;
+    auto so = sort(x, axis).to_host();
+    auto rs = by_lines<T>(h, s, a, [](const std::vector<T>& l) { return sorted(l); });
+    for (std::size_t t = 0; t < h.size(); ++t) ASSERT_TRUE(same(so[t], rs[t])) << to_string(s) << " axis " << axis << " at " << t;
+    ASSERT_EQ(argsort(x, axis).to_host(), by_lines<std::int64_t>(h, s, a, [](const std::vector<T>& l) { return order(l); }))
+        << to_string(s) << " axis " << axis;
+    if constexpr (!std::is_floating_point<T>::value) {  // integers: exact
+      ASSERT_EQ(cumsum(x, axis).to_host(), by_lines<S>(h, s, a, [](const std::vector<T>& l) { return running<S>(l); }))
+          << to_string(s) << " axis " << axis;
+    }
+  }
+}
+}  // namespace
+
+TYPED_TEST(SortScanTest, AlongAxesOfMatricesAndCubes) {
+  // empty, single elements, one line, odd shapes; both GPU scan paths (by key for few or
+  // contiguous lines, a thread per line for many strided lines: (9, 2500) along axis 0)
+  for (auto s : {extents(0, 5), extents(5, 0), extents(1, 1), extents(1, 9), extents(9, 1), extents(3, 5), extents(33, 17),
+                 extents(65, 300), extents(9, 2500)}) {
+    check_axes<float>(this->ctx, s);
+    check_axes<std::int32_t>(this->ctx, s);
+  }
+  for (auto s : {extents(0, 2, 3), extents(1, 1, 1), extents(4, 5, 6), extents(3, 1, 7), extents(2, 33, 65), extents(3, 40, 700)}) {
+    check_axes<double>(this->ctx, s);
+    check_axes<std::uint32_t>(this->ctx, s);
+  }
+  check_axes<std::int64_t>(this->ctx, extents(17, 31));
+  auto m = Array<float, 2>::zeros(this->ctx, extents(2, 3));
+  EXPECT_THROW(sort(m, 2), ShapeError);
+  EXPECT_THROW(cumsum(m, -3), ShapeError);
+  EXPECT_EQ(sort(m).shape(), m.shape());  // np.sort(M): the last axis
+}
+
+TYPED_TEST(SortScanTest, AlongAxesFloatSumsAndStridedViews) {
+  // float running sums: each line within rounding of the serial sum (any combination order)
+  const index_t r = 70, c = 3001;
+  std::vector<double> h(r * c);
+  for (index_t t = 0; t < r * c; ++t) h[t] = std::sin(0.01 * double(t)) + 0.25;
+  auto x = Array<double, 2>::from_host(this->ctx, extents(r, c), h);
+  for (int axis : {0, 1}) {
+    auto got = cumsum(x, axis).to_host();
+    auto ref = by_lines<double>(h, extents(r, c), axis, [](const std::vector<double>& l) { return running<double>(l); });
+    for (index_t t = 0; t < r * c; ++t) ASSERT_NEAR(got[t], ref[t], 1e-10 * (1 + std::fabs(ref[t]))) << axis << " " << t;
+  }
+  // a transposed (strided) input, into a transposed output: sort along axis 1 of M.T is
+  // sorting the columns of M
+  auto hm = mixed<std::int32_t>(12 * 7);
+  auto M = Array<std::int32_t, 2>::from_host(this->ctx, extents(12, 7), hm);
+  auto out = Array<std::int32_t, 2>::zeros(this->ctx, extents(12, 7));
+  sort<std::int32_t, 2>(this->ctx, transposed(M), 1, transposed(out));
+  EXPECT_EQ(out.to_host(), sort(M, 0).to_host());
+  auto idx = Array<std::int64_t, 2>::zeros(this->ctx, extents(7, 12));
+  argsort<std::int32_t, 2>(this->ctx, transposed(M), -1, idx.view());
+  std::vector<std::int32_t> hmt(84);
+  for (index_t i = 0; i < 12; ++i)
+    for (index_t j = 0; j < 7; ++j) hmt[j * 12 + i] = hm[i * 7 + j];
+  EXPECT_EQ(idx.to_host(), by_lines<std::int64_t>(hmt, extents(7, 12), 1, [](const std::vector<std::int32_t>& l) { return order(l); }));
+  // a slice (rows 2..9, every column), cumsum along rows into a slice of a larger output
+  auto big = Array<std::int64_t, 2>::zeros(this->ctx, extents(12, 9));
+  View<std::int64_t, 2> dst = big.view();
+  dst.shape = extents(8, 7);
+  View<const std::int32_t, 2> src = M.view();
+  src.ptr += 2 * 7, src.shape = extents(8, 7);
+  cumsum<std::int32_t, 2>(this->ctx, src, 1, dst);
+  auto hb = big.to_host();
+  for (index_t i = 0; i < 8; ++i) {
+    std::int64_t sum = 0;
+    for (index_t j = 0; j < 7; ++j) ASSERT_EQ(hb[i * 9 + j], sum += hm[(i + 2) * 7 + j]) << i << "," << j;
+    ASSERT_EQ(hb[i * 9 + 7], 0);
+  }
+  // no axis: the flattened running sum (np.cumsum(M))
+  auto flat = cumsum(M).to_host();
+  ASSERT_EQ(flat.size(), 84u);
+  EXPECT_EQ(flat.back(), std::accumulate(hm.begin(), hm.end(), std::int64_t(0)));
 }
