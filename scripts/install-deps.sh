@@ -10,7 +10,7 @@
 #                                   on a fresh Debian 12); SIMKIT_NO_PARAVIEW=1 leaves them
 #                                   out, and that test is then reported as skipped
 set -euo pipefail
-packages=(cmake ninja-build g++ libgtest-dev libtomlplusplus-dev libcli11-dev libfmt-dev libhdf5-dev libfftw3-dev
+packages=(cmake ninja-build g++ libgtest-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libfmt-dev libhdf5-dev libfftw3-dev
           libopenblas-dev liblapacke-dev
           libopenmpi-dev openmpi-bin libhdf5-openmpi-dev
           python3-numpy python3-h5py python3-matplotlib)

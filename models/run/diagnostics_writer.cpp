@@ -1,0 +1,96 @@
+#include "models/run/diagnostics_writer.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "models/run/log.hpp"
+#include "models/run/simulation.hpp"
+
+namespace sim::run {
+
+bool parse_diagnostics_row(const std::string& line, std::size_t columns, std::vector<double>& out) {
+  out.clear();
+  std::size_t at = 0;
+  while (at <= line.size()) {
+    const std::size_t comma = std::min(line.find(',', at), line.size());
+    const std::string cell = line.substr(at, comma - at);
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(cell.c_str(), &end);
+    if (cell.empty() || end != cell.c_str() + cell.size()) return false;
+    out.push_back(v);
+    at = comma + 1;
+  }
+  return out.size() == columns && std::isfinite(out[0]) && out[0] >= 0 && out[0] == std::floor(out[0]);
+}
+
+std::string kept_diagnostics(const std::string& path, std::int64_t step, std::vector<std::vector<double>>& columns) {
+  std::ifstream in(path);
+  std::string line, kept;
+  std::int64_t line_no = 0;
+  for (bool first_line = true; std::getline(in, line); first_line = false) {
+    ++line_no;
+    const bool ended = !in.eof();  // a last line without its newline was cut short
+    if (first_line) {
+      kept += line + "\n";
+      continue;
+    }
+    std::vector<double> cells;
+    if (!parse_diagnostics_row(line, columns.size(), cells) || !ended) {
+      log("note: %s line %lld is damaged or cut short (%s); it and the rows after it are dropped", path.c_str(),
+          (long long)line_no, ended ? "not the row of numbers expected" : "no end of line");
+      break;
+    }
+    if (cells[0] > double(step)) continue;
+    kept += line + "\n";
+    for (std::size_t c = 0; c < columns.size(); ++c) columns[c].push_back(cells[c]);
+  }
+  return kept;
+}
+
+DiagnosticsWriter::DiagnosticsWriter(std::shared_ptr<Schedule> output_schedule)
+    : Activity(std::move(output_schedule), {false, true}) {}
+
+void DiagnosticsWriter::start(Simulation& sim) {
+  csv_ = sim.plan.out_dir + "/diagnostics.csv";
+  names_ = {"step", "time"}, units_ = {"", "s"};
+  for (const Diagnostic& d : sim.model.diagnostics()) names_.push_back(d.name), units_.push_back(d.unit);
+  columns_.assign(names_.size(), {});
+  if (sim.comm.rank() != 0) return;  // rank 0 alone writes diagnostics.csv / .h5
+  if (sim.resumed && std::ifstream(csv_).good()) {  // (a resumed run may start in a new directory)
+    const std::string kept = kept_diagnostics(csv_, sim.clock.step, columns_);
+    std::ofstream(csv_, std::ios::trunc) << kept;
+    return;
+  }
+  std::ofstream header(csv_, std::ios::trunc);
+  for (std::size_t c = 0; c < names_.size(); ++c)
+    header << (c ? "," : "") << names_[c] << (units_[c].empty() ? "" : " [" + units_[c] + "]");
+  header << "\n";
+  header.flush();
+  if (!header) throw Error(csv_ + ": cannot write (" + std::strerror(errno) + "); is the disk full?");
+}
+
+void DiagnosticsWriter::run(Simulation& sim) {
+  std::vector<double> row = {double(sim.clock.step), sim.clock.time};
+  for (const Diagnostic& d : sim.model.diagnostics()) row.push_back(d.value);  // collective: every rank
+  if (sim.comm.rank() != 0) return;
+  std::ofstream out(csv_, std::ios::app);
+  char b[64];
+  for (std::size_t c = 0; c < row.size() && c < columns_.size(); ++c) {
+    std::snprintf(b, sizeof b, c == 0 ? "%.0f" : ",%.17g", row[c]);
+    out << b;
+    columns_[c].push_back(row[c]);
+  }
+  out << "\n";
+  out.flush();
+  if (!out) throw Error(csv_ + ": cannot append a row (" + std::strerror(errno) + "); is the disk full?");
+  io::write_timeseries(sim.plan.out_dir + "/diagnostics.h5", sim.file_info(), names_, units_, columns_);
+}
+
+}  // namespace sim::run

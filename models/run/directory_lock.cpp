@@ -1,0 +1,46 @@
+#include "models/run/directory_lock.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace sim::run {
+
+DirectoryLock::~DirectoryLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void DirectoryLock::acquire(const io::Config& config, const std::string& dir) {
+  const std::string path = dir + "/.simulate.lock";
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0)
+    throw config.error_at("output", "directory", "cannot create the lock file " + path + " (" + std::strerror(errno) +
+                                                      "); choose a writable output.directory or --output");
+  struct flock fl = {};
+  fl.l_type = F_WRLCK, fl.l_whence = SEEK_SET, fl.l_start = 0, fl.l_len = 0;
+  if (::fcntl(fd_, F_SETLK, &fl) != 0) {
+    const int e = errno;
+    char buf[128] = {};
+    const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
+    std::string owner = n > 0 ? std::string(buf, std::size_t(n)) : "";
+    while (!owner.empty() && (owner.back() == '\n' || owner.back() == ' ')) owner.pop_back();
+    ::close(fd_), fd_ = -1;
+    if (e != EACCES && e != EAGAIN)
+      throw config.error_at("output", "directory", "cannot lock " + path + " (" + std::strerror(e) + ")");
+    throw config.error_at("output", "directory",
+                          "the output directory '" + dir + "' is in use by another simulate (" +
+                              (owner.empty() ? std::string("its pid unknown") : owner) +
+                              "); two runs in one directory would overwrite each other's files. Wait for it to end, "
+                              "or give this run another output.directory (--output DIR)");
+  }
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const std::string text = "pid " + std::to_string(::getpid()) + " on " + host + "\n";
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, text.data(), text.size(), 0) != ssize_t(text.size())) {
+    // the lock holds without the note; only the message to a second run loses the pid
+  }
+}
+
+}  // namespace sim::run

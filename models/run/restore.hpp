@@ -1,0 +1,47 @@
+#pragma once
+// Resume: choose a checkpoint (the one named, or the newest that reads back whole), check it
+// against the config (model, precision and grid must match; other changes are noted), and
+// restore the fields (this rank's box), the clock, the random stream and the model's state.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "io/config.hpp"
+#include "io/hdf5_file.hpp"
+#include "models/run/simulation.hpp"
+
+namespace sim::run {
+
+/// A resume that cannot go on (no usable checkpoint, another grid): bad input, exit code 2.
+/// what() is the whole message line.
+struct ResumeError : Error {
+  using Error::Error;
+};
+
+/// A checkpoint read back, and its path.
+struct ChosenCheckpoint {
+  io::Checkpoint checkpoint;
+  std::string path;
+};
+
+/// The first of candidates (newest first) that reads back whole with the counters a resume
+/// needs; each unusable one is noted. box: this rank's part (empty: whole fields). Throws
+/// ResumeError when none is usable.
+ChosenCheckpoint choose_checkpoint(const std::vector<std::string>& candidates, const std::vector<std::int64_t>& box_offset,
+                                   const std::vector<std::int64_t>& box_count);
+
+/// Config changes against checkpoint ck: model, grid and precision must match (ConfigError);
+/// the rest is noted.
+void compare_with_checkpoint(const io::Config& now, const io::Checkpoint& ck, const std::vector<io::Schema>& schemas,
+                             const Plan& plan, const std::string& path);
+
+/// Restores sim's fields, clock, random stream and model state from ck; returns the output
+/// schedule's next time. Throws ResumeError when a field is missing or of another shape.
+double restore_state(Simulation& sim, const ChosenCheckpoint& ck);
+
+/// The whole resume: which = "" for the newest valid checkpoint in the output directory, else
+/// a path. Returns the output schedule's next time; throws ResumeError.
+double resume(Simulation& sim, const io::Config& config, const std::vector<io::Schema>& schemas, const std::string& which);
+
+}  // namespace sim::run

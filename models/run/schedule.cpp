@@ -1,0 +1,33 @@
+#include "models/run/schedule.hpp"
+
+namespace sim::run {
+
+void EveryTime::fired(const RunClock& clock) {
+  while (reached(clock.time, next_)) next_ += interval_;
+}
+
+EveryWallMinutes::EveryWallMinutes(double minutes, Comm comm, Now now)
+    : minutes_(minutes), last_(now()), comm_(std::move(comm)), now_(std::move(now)) {}
+
+bool EveryWallMinutes::due(const RunClock&) {
+  const bool mine = now_() - last_ >= 60 * minutes_;
+  return comm_.broadcast(std::int64_t(mine)) != 0;  // rank 0's clock decides
+}
+
+void EveryWallMinutes::fired(const RunClock&) { last_ = now_(); }
+
+double EveryWallMinutes::steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+bool AnyOf::due(const RunClock& clock) {
+  bool any = false;
+  for (auto& p : parts_) any = p->due(clock) || any;  // every part asked
+  return any;
+}
+
+void AnyOf::fired(const RunClock& clock) {
+  for (auto& p : parts_) p->fired(clock);
+}
+
+}  // namespace sim::run

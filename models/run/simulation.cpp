@@ -1,0 +1,82 @@
+#include "models/run/simulation.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "models/run/host_fields.hpp"
+
+namespace sim::run {
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+}  // namespace
+
+Simulation::Simulation(Plan p, Model& m, Context c, Comm k, io::RunInfo i)
+    : plan(std::move(p)), model(m), ctx(std::move(c)), comm(std::move(k)), info(std::move(i)), grid(grid_info(plan.grid)) {
+  all_fields = model.fields();
+  for (auto& f : all_fields) {
+    const auto& want = plan.output_fields;
+    if (want.empty() ? f.snapshot : std::find(want.begin(), want.end(), f.name) != want.end()) out_fields.push_back(f);
+    if (f.checkpointed) state_fields.push_back(f);
+  }
+  clock.dt = plan.dt;
+}
+
+Simulation::~Simulation() = default;
+
+bool Simulation::due(Schedule& s) {
+  auto [it, fresh] = due_now_.try_emplace(&s, false);
+  if (fresh && (it->second = s.due(clock))) s.fired(clock);
+  return it->second;
+}
+
+void Simulation::drain_writes() {
+  for (auto& a : activities_) a->drain();
+}
+
+void Simulation::run_activity(Activity& a) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (a.traits().collective_io) drain_writes();
+  a.run(*this);
+  if (a.traits().output || a.traits().collective_io) counts.blocked_seconds += seconds_since(t0);
+  if (a.traits().output) output_step_ = clock.step;
+}
+
+void Simulation::run_output() {
+  for (auto& a : activities_)
+    if (&a->schedule() == output_schedule.get()) run_activity(*a);
+  output_schedule->fired(clock);
+}
+
+io::RunInfo Simulation::file_info() const {
+  io::RunInfo i = info;
+  i.step = clock.step, i.time = clock.time, i.dt = clock.dt;
+  return i;
+}
+
+int Simulation::run() {
+  if (!output_schedule) output_schedule = std::make_shared<Never>();
+  const TimeStepper stepper(plan.dt, plan.total_steps, plan.end_time, plan.adaptive, plan.cfl);
+  for (auto& a : activities_) a->start(*this);
+  if (!resumed && plan.outputs_on()) run_output();
+  first_step = output_step_ = clock.step;  // the state at the start is output (or was, before the checkpoint)
+  const auto start = std::chrono::steady_clock::now();
+  while (stepper.more(clock)) {
+    stepper.step(model, clock);
+    due_now_.clear();
+    for (auto& a : activities_) {
+      if (due(a->schedule())) run_activity(*a);
+      if (stop_code_) return *stop_code_;
+    }
+  }
+  if (plan.outputs_on() && output_step_ != clock.step) run_output();
+  ctx.synchronize();
+  compute_wall = seconds_since(start);
+  drain_writes();
+  for (auto& a : activities_) a->finish(*this);
+  return 0;  // exit_ok
+}
+
+}  // namespace sim::run
