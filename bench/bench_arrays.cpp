@@ -1,10 +1,13 @@
 // The everyday array operations of a CuPy/NumPy user, in the rows of `peers.py arrays`:
 // matmul n^2, solve (n/2)^2 with n/2 right-hand sides, matvec, sort / argsort (n^2/4
 // elements), cumsum, argmax, sum over axis 0 / 1, transpose copy, row broadcast add, mean+std
-// (n^2 elements), float32 and float64. Inputs are uniform random (never zeros) and larger
-// than L2 at the default n; GPU times are CUDA events around the call, after a warm-up, the
-// median of --repeat runs. The device copy rate is measured in the same run, and each
-// bandwidth-bound row reports its fraction of it.
+// (n^2 elements), float32 and float64: the sizes `peers.py arrays` uses for each row (its
+// solve, too, is an (n/2)^2 system with n/2 right-hand sides, reported there as n). Inputs
+// are uniform random (never zeros) and larger than L2 at the default n; GPU times are CUDA
+// events around the call, after a warm-up, the median of --repeat runs. The device copy rate
+// is measured in the same run with the library's array copy (b.copy_from(a): cudaMemcpyAsync
+// device to device on the GPU, as cudaMemcpy's rate), and each bandwidth-bound row reports
+// its fraction of it.
 //   bench_arrays [--backend auto|cuda|cpu] [--n 8192] [--repeat 5] [--dtype float32|float64|both]
 //                [--ops matmul solve ...] [--json FILE] [--commit SHA]
 #include <CLI/CLI.hpp>

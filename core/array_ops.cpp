@@ -83,6 +83,14 @@ void copy(const Context& ctx, View<const T, Rank> src, View<T, Rank> dst) {
                      to_string(dst.shape));
   if (src.contiguous() && dst.contiguous()) {  // one flat loop, no per-dimension index arithmetic
     const index_t n = src.size();
+#if SIM_TU_HAS_CUDA
+    if (ctx.is_cuda()) {  // the copy engines' rate (a kernel of 4-byte elements reaches about 60% of it)
+      if (n > 0)
+        SIM_CUDA_CHECK(cudaMemcpyAsync(dst.ptr, src.ptr, std::size_t(n) * sizeof(T), cudaMemcpyDeviceToDevice,
+                                       static_cast<cudaStream_t>(ctx.stream())));
+      return;
+    }
+#endif
     for_each(ctx, "sim::copy", Box<1>{{0}, {n}}, CopyFn<T, 1>{dense_view<const T, 1>(src.ptr, extents(n)), dense_view<T, 1>(dst.ptr, extents(n))});
     return;
   }

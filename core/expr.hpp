@@ -5,6 +5,7 @@
 // a float array). Reductions (sum, min, max, count, dot, norm2, norm_max) take expressions
 // too, so sqrt(sum(x * x)) is one pass.
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -13,6 +14,9 @@
 #include "core/for_each.hpp"
 #include "core/math.hpp"
 #include "core/reduce.hpp"
+#if SIM_TU_HAS_CUDA
+#include "core/cuda/expr_assign.cuh"
+#endif
 
 namespace sim {
 inline namespace SIM_TU_NS {
@@ -66,6 +70,27 @@ struct Leaf : Node {
   SIM_INLINE T operator()(I... i) const { return v(i...); }
   SIM_INLINE T flat(index_t t) const { return v.ptr[t]; }
   bool contiguous() const { return v.contiguous(); }
+  /// V consecutive values as one vector load: at flat position t (one index), or from
+  /// (i[, j], k) along the last dimension. Only where vec_ok<V>() said yes.
+  template <int V, class... I>
+  SIM_INLINE void vec(T (&out)[V], I... i) const {
+    const T* p;
+    if constexpr (sizeof...(I) == 1) p = v.ptr + (index_t(i) + ...);
+    else p = &v(i...);
+    const Pack<T, V> pk = *reinterpret_cast<const Pack<T, V>*>(p);
+    for (int k = 0; k < V; ++k) out[k] = pk.v[k];
+  }
+  /// True when vec<V> may read this operand: aligned, and contiguous (flat) or with a unit
+  /// last stride and the other strides whole vectors (rows).
+  template <int V>
+  bool vec_ok(bool flat) const {
+    if (reinterpret_cast<std::uintptr_t>(v.ptr) % alignof(Pack<T, V>) != 0) return false;
+    if (flat) return v.contiguous();
+    if (v.stride[Rank - 1] != 1) return false;
+    for (int d = 0; d < Rank - 1; ++d)
+      if (v.stride[d] % V != 0) return false;
+    return true;
+  }
   template <int R>
   void collect(Operands<R>& o) const {
     if (ctx) {
@@ -100,6 +125,18 @@ struct Broadcast : Node {
   }
   SIM_INLINE value_type flat(index_t) const { return value_type{}; }  // never called: not contiguous
   bool contiguous() const { return false; }
+  template <int V, class... I>
+  SIM_INLINE void vec(value_type (&out)[V], I... i) const {
+    if constexpr (sizeof...(I) == R) {
+      const index_t idx[R] = {index_t(i)...};
+      if constexpr (E::rank == 1) e.template vec<V>(out, idx[R - 1]);
+      else e.template vec<V>(out, idx[R - 2], idx[R - 1]);
+    } else {
+      for (int k = 0; k < V; ++k) out[k] = value_type{};  // never called: not contiguous
+    }
+  }
+  template <int V>
+  bool vec_ok(bool flat) const { return !flat && e.template vec_ok<V>(false); }
   template <int Q>
   void collect(Operands<Q>& o) const {
     Operands<E::rank> sub;
@@ -123,6 +160,17 @@ struct Column : Node {
   SIM_INLINE value_type operator()(index_t i, index_t) const { return e(i); }
   SIM_INLINE value_type flat(index_t) const { return value_type{}; }  // never called: not contiguous
   bool contiguous() const { return false; }
+  template <int V, class... I>
+  SIM_INLINE void vec(value_type (&out)[V], I... i) const {
+    value_type x{};
+    if constexpr (sizeof...(I) == 2) {
+      const index_t idx[2] = {index_t(i)...};
+      x = e(idx[0]);
+    }
+    for (int k = 0; k < V; ++k) out[k] = x;
+  }
+  template <int V>
+  bool vec_ok(bool flat) const { return !flat; }
   template <int Q>
   void collect(Operands<Q>& o) const {
     Operands<1> sub;
@@ -144,6 +192,12 @@ struct Scalar : Node {
   SIM_INLINE T operator()(I...) const { return value; }
   SIM_INLINE T flat(index_t) const { return value; }
   bool contiguous() const { return true; }
+  template <int V, class... I>
+  SIM_INLINE void vec(T (&out)[V], I...) const {
+    for (int k = 0; k < V; ++k) out[k] = value;
+  }
+  template <int V>
+  bool vec_ok(bool) const { return true; }
   template <int R>
   void collect(Operands<R>&) const {}
 };
@@ -158,6 +212,14 @@ struct Unary : Node {
   SIM_INLINE value_type operator()(I... i) const { return op(a(i...)); }
   SIM_INLINE value_type flat(index_t t) const { return op(a.flat(t)); }
   bool contiguous() const { return a.contiguous(); }
+  template <int V, class... I>
+  SIM_INLINE void vec(value_type (&out)[V], I... i) const {
+    typename A::value_type x[V];
+    a.template vec<V>(x, i...);
+    for (int k = 0; k < V; ++k) out[k] = op(x[k]);
+  }
+  template <int V>
+  bool vec_ok(bool flat) const { return a.template vec_ok<V>(flat); }
   template <int R>
   void collect(Operands<R>& o) const { a.collect(o); }
 };
@@ -175,6 +237,16 @@ struct Binary : Node {
   SIM_INLINE value_type operator()(I... i) const { return op(a(i...), b(i...)); }
   SIM_INLINE value_type flat(index_t t) const { return op(a.flat(t), b.flat(t)); }
   bool contiguous() const { return a.contiguous() && b.contiguous(); }
+  template <int V, class... I>
+  SIM_INLINE void vec(value_type (&out)[V], I... i) const {
+    typename A::value_type x[V];
+    typename B::value_type y[V];
+    a.template vec<V>(x, i...);
+    b.template vec<V>(y, i...);
+    for (int k = 0; k < V; ++k) out[k] = op(x[k], y[k]);
+  }
+  template <int V>
+  bool vec_ok(bool flat) const { return a.template vec_ok<V>(flat) && b.template vec_ok<V>(flat); }
   template <int R>
   void collect(Operands<R>& o) const { a.collect(o), b.collect(o); }
 };
@@ -191,6 +263,20 @@ struct Select : Node {
   SIM_INLINE value_type operator()(I... i) const { return c(i...) ? value_type(a(i...)) : value_type(b(i...)); }
   SIM_INLINE value_type flat(index_t t) const { return c.flat(t) ? value_type(a.flat(t)) : value_type(b.flat(t)); }
   bool contiguous() const { return c.contiguous() && a.contiguous() && b.contiguous(); }
+  template <int V, class... I>
+  SIM_INLINE void vec(value_type (&out)[V], I... i) const {
+    typename C::value_type w[V];
+    typename A::value_type x[V];
+    typename B::value_type y[V];
+    c.template vec<V>(w, i...);
+    a.template vec<V>(x, i...);
+    b.template vec<V>(y, i...);
+    for (int k = 0; k < V; ++k) out[k] = w[k] ? value_type(x[k]) : value_type(y[k]);
+  }
+  template <int V>
+  bool vec_ok(bool flat) const {
+    return c.template vec_ok<V>(flat) && a.template vec_ok<V>(flat) && b.template vec_ok<V>(flat);
+  }
   template <int R>
   void collect(Operands<R>& o) const { c.collect(o), a.collect(o), b.collect(o); }
 };
@@ -441,6 +527,9 @@ void evaluate_into(const Context& ctx, View<T, Rank> dst, const E& e0) {
   const auto e = lift<Rank>(e0);
   using L = std::decay_t<decltype(e)>;
   check<Rank>(e, &ctx, &dst.shape);
+#if SIM_TU_HAS_CUDA
+  if (ctx.is_cuda() && gpu::assign_vectorised(ctx, "sim::expr::assign", dst, e)) return;
+#endif
   if (dst.contiguous() && e.contiguous())
     for_each(ctx, "sim::expr::assign", Box<1>{{0}, {dst.size()}}, FlatAssignFn<T, L>{dst.ptr, e});
   else

@@ -71,12 +71,40 @@ struct AxisAt {
       return e(i, o - i * n1, m);
     }
   }
+  /// The values at V consecutive inner positions p..p+V-1 (the axis is not the last; they lie
+  /// in one row: checked by vec_along_ok).
+  template <int V>
+  SIM_INLINE void vec(typename E::value_type (&out)[V], index_t o, index_t m, index_t p) const {
+    if constexpr (E::rank == 2) {
+      e.template vec<V>(out, m, p);
+    } else {
+      if (axis == 0) {
+        const index_t j = p / n2;
+        e.template vec<V>(out, m, j, p - j * n2);
+      } else {
+        e.template vec<V>(out, o, m, p);
+      }
+    }
+  }
 };
+
+/// Maps that can read V values at once (map.vec<V>) say so.
+template <class M, class = void>
+constexpr bool has_vec = false;
+template <class M>
+constexpr bool has_vec<M, std::void_t<decltype(M::vectorised)>> = M::vectorised;
 
 template <class Acc, class At>
 struct AxisValue {  // map: the value, converted
+  static constexpr bool vectorised = true;
   At at;
   SIM_INLINE Acc operator()(index_t o, index_t m, index_t p) const { return static_cast<Acc>(at(o, m, p)); }
+  template <int V>
+  SIM_INLINE void vec(Acc (&out)[V], index_t o, index_t m, index_t p) const {
+    decltype(at(o, m, p)) x[V];
+    at.template vec<V>(x, o, m, p);
+    for (int k = 0; k < V; ++k) out[k] = static_cast<Acc>(x[k]);
+  }
 };
 template <class At>
 struct AxisNonZero {  // map: 1 where the value is non-zero (count, any, all)
@@ -186,6 +214,14 @@ Array<Out, E::rank - 1> along(const Context* ctx, const char* name, const E& e, 
   const auto map = make_map(at);
   if (o.ctx->is_cuda()) {
 #if SIM_TU_HAS_CUDA
+    constexpr int V = gpu::vec_width<typename E::value_type>;
+    if constexpr (has_vec<std::decay_t<decltype(map)>>) {  // vector loads along rows: inner positions in whole vectors
+      const bool rows_ok = Rank == 2 || at.axis != 0 || o.shape.n[Rank - 1] % V == 0;
+      if (s.inner > 1 && s.inner % V == 0 && rows_ok && e.template vec_ok<V>(false)) {
+        gpu::reduce_along<V>(*o.ctx, name, s.outer, s.len, s.inner, map, op, init, fin, out.data());
+        return out;
+      }
+    }
     gpu::reduce_along(*o.ctx, name, s.outer, s.len, s.inner, map, op, init, fin, out.data());
 #else
     throw detail::not_compiled_for_cuda(name);
@@ -213,6 +249,16 @@ struct WholeMomentsFlat {
     const double k = static_cast<double>(e.flat(0)), v = static_cast<double>(e.flat(t)) - k;
     return Moments{1.0, v, v * v, k};
   }
+  template <int V>
+  SIM_INLINE void vec(Moments (&out)[V], index_t t) const {
+    typename E::value_type x[V];
+    e.template vec<V>(x, t);
+    const double k = static_cast<double>(e.flat(0));
+    for (int q = 0; q < V; ++q) {
+      const double v = static_cast<double>(x[q]) - k;
+      out[q] = Moments{1.0, v, v * v, k};
+    }
+  }
 };
 template <class T, class E, int Rank>
 struct WholeArg {
@@ -230,6 +276,12 @@ template <class T, class E>
 struct WholeArgFlat {
   E e;
   SIM_INLINE ArgAcc<T> operator()(index_t t) const { return ArgAcc<T>{t, static_cast<T>(e.flat(t))}; }
+  template <int V>
+  SIM_INLINE void vec(ArgAcc<T> (&out)[V], index_t t) const {
+    typename E::value_type x[V];
+    e.template vec<V>(x, t);
+    for (int k = 0; k < V; ++k) out[k] = ArgAcc<T>{t + k, static_cast<T>(x[k])};
+  }
 };
 
 template <class E>
@@ -256,8 +308,13 @@ Moments whole_moments(const E& e, const Context* ctx, const char* name) {
     return m;
   }
 #if SIM_TU_HAS_CUDA
-  if (c->is_cuda() && e.contiguous())
-    return shape.size() == 0 ? init : gpu::reduce_flat(*c, name, shape.size(), WholeMomentsFlat<E>{e}, MomentsOp{}, init);
+  if (c->is_cuda() && e.contiguous()) {
+    if (shape.size() == 0) return init;
+    constexpr int V = gpu::vec_width<typename E::value_type>;
+    if (e.template vec_ok<V>(true))
+      return gpu::reduce_flat<V>(*c, name, shape.size(), WholeMomentsFlat<E>{e}, MomentsOp{}, init);
+    return gpu::reduce_flat(*c, name, shape.size(), WholeMomentsFlat<E>{e}, MomentsOp{}, init);
+  }
 #endif
   if (e.contiguous())
     return reduce(*c, name, Box<1>{{0}, {shape.size()}}, WholeMomentsFlat<E>{e}, MomentsOp{}, init);
@@ -273,8 +330,12 @@ std::int64_t whole_arg(const E& e, const Context* ctx, const char* name) {
     return cpu::arg_extreme<Max, T>(shape.size(), [&](index_t t) { return static_cast<T>(e.flat(t)); });
   ArgAcc<T> r;
 #if SIM_TU_HAS_CUDA
-  if (c->is_cuda() && e.contiguous())
+  if (c->is_cuda() && e.contiguous()) {
+    constexpr int V = gpu::vec_width<typename E::value_type>;
+    if (e.template vec_ok<V>(true))
+      return gpu::reduce_flat<V>(*c, name, shape.size(), WholeArgFlat<T, E>{e}, ArgOp<Max>{}, ArgOp<Max>::template identity<T>()).idx;
     return gpu::reduce_flat(*c, name, shape.size(), WholeArgFlat<T, E>{e}, ArgOp<Max>{}, ArgOp<Max>::template identity<T>()).idx;
+  }
 #endif
   if (e.contiguous())
     r = reduce(*c, name, Box<1>{{0}, {shape.size()}}, WholeArgFlat<T, E>{e}, ArgOp<Max>{}, ArgOp<Max>::template identity<T>());

@@ -12,6 +12,12 @@ namespace sim {
 /// Signed 64-bit index: arrays over 2^31 elements index correctly.
 using index_t = std::int64_t;
 
+/// V elements of T moved as one aligned unit (one vector load or store in a GPU kernel).
+template <class T, int V>
+struct alignas(sizeof(T) * V) Pack {
+  T v[V];
+};
+
 /// The extent of each of Rank dimensions (row-major: the last index is contiguous).
 template <int Rank>
 struct Extents {

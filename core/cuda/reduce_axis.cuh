@@ -50,30 +50,47 @@ __global__ void __launch_bounds__(axis_threads)
   }
 }
 
-// blockDim (32, 8): x over 32 consecutive outputs p, y over the axis; blockIdx.y is the chunk
-// of the axis, blockIdx.z (looping) the outer index.
-template <class Acc, class Out, class Map, class Op, class Fin>
+// blockDim (32, 8): x over 32 consecutive groups of V outputs p (V > 1: one vector load of V
+// values per thread and row, map.vec), y over the axis; blockIdx.y is the chunk of the axis,
+// blockIdx.z (looping) the outer index.
+template <int V, class Acc, class Out, class Map, class Op, class Fin>
 __global__ void __launch_bounds__(axis_threads)
     reduce_cols_kernel(index_t outer, index_t len, index_t inner, index_t chunk, Map map, Op op, Acc init, Fin fin,
                        Out* out, Acc* partial) {
-  __shared__ Acc sh[8][33];
-  const index_t p = index_t(blockIdx.x) * 32 + threadIdx.x;
+  __shared__ Acc sh[8][32 * V + 1];
+  const index_t p = (index_t(blockIdx.x) * 32 + threadIdx.x) * V;
   const index_t m0 = index_t(blockIdx.y) * chunk, m1 = m0 + chunk < len ? m0 + chunk : len;
   for (index_t o = blockIdx.z; o < outer; o += gridDim.z) {
-    Acc a = init;
+    Acc a[V];
+#pragma unroll
+    for (int k = 0; k < V; ++k) a[k] = init;
     if (p < inner) {
 #pragma unroll 4
-      for (index_t m = m0 + threadIdx.y; m < m1; m += 8) a = op(a, map(o, m, p));
+      for (index_t m = m0 + threadIdx.y; m < m1; m += 8) {
+        if constexpr (V == 1) {
+          a[0] = op(a[0], map(o, m, p));
+        } else {
+          Acc x[V];
+          map.template vec<V>(x, o, m, p);
+#pragma unroll
+          for (int k = 0; k < V; ++k) a[k] = op(a[k], x[k]);
+        }
+      }
     }
-    sh[threadIdx.y][threadIdx.x] = a;
+#pragma unroll
+    for (int k = 0; k < V; ++k) sh[threadIdx.y][threadIdx.x * V + k] = a[k];
     __syncthreads();
-    if (threadIdx.y == 0 && p < inner) {
-      Acc r = sh[0][threadIdx.x];
-      for (int y = 1; y < 8; ++y) r = op(r, sh[y][threadIdx.x]);
-      if (partial)
-        partial[index_t(blockIdx.y) * outer * inner + o * inner + p] = r;
-      else
-        out[o * inner + p] = fin(r, o, p, len);
+    // the 32 * V outputs of the block, 256 threads: each combines the 8 row groups of some
+    for (int c = threadIdx.y * 32 + threadIdx.x; c < 32 * V; c += axis_threads) {
+      const index_t q = index_t(blockIdx.x) * 32 * V + c;
+      if (q < inner) {
+        Acc r = sh[0][c];
+        for (int y = 1; y < 8; ++y) r = op(r, sh[y][c]);
+        if (partial)
+          partial[index_t(blockIdx.y) * outer * inner + o * inner + q] = r;
+        else
+          out[o * inner + q] = fin(r, o, q, len);
+      }
     }
     __syncthreads();
   }
@@ -91,7 +108,8 @@ __global__ void combine_chunks_kernel(index_t outer, index_t len, index_t inner,
   }
 }
 
-template <class Acc, class Out, class Map, class Op, class Fin>
+/// V > 1: map.vec<V> reads V consecutive outputs' values at once (inner % V == 0).
+template <int V = 1, class Acc, class Out, class Map, class Op, class Fin>
 void reduce_along(const Context& ctx, const char* name, index_t outer, index_t len, index_t inner, const Map& map,
                   const Op& op, Acc init, const Fin& fin, Out* out) {
   auto stream = static_cast<cudaStream_t>(ctx.stream());
@@ -107,7 +125,7 @@ void reduce_along(const Context& ctx, const char* name, index_t outer, index_t l
     SIM_CUDA_CHECK_LAUNCH(name, stream);
     return;
   }
-  const index_t bx = (inner + 31) / 32, bz = std::min<index_t>(outer, 65535);
+  const index_t bx = (inner + 32 * V - 1) / (32 * V), bz = std::min<index_t>(outer, 65535);
   const index_t target = 32 * sms;  // several waves of blocks: a partial last wave costs little
   index_t chunks = std::max<index_t>(1, (target + bx * bz - 1) / (bx * bz));
   chunks = std::min<index_t>(chunks, std::max<index_t>(1, len / 64));
@@ -116,14 +134,14 @@ void reduce_along(const Context& ctx, const char* name, index_t outer, index_t l
   chunks = std::max<index_t>(1, (len + chunk - 1) / chunk);
   const dim3 block{32, 8, 1}, grid{unsigned(bx), unsigned(chunks), unsigned(bz)};
   if (chunks == 1) {
-    reduce_cols_kernel<<<grid, block, 0, stream>>>(outer, len, inner, chunk, map, op, init, fin, out,
-                                                   static_cast<Acc*>(nullptr));
+    reduce_cols_kernel<V><<<grid, block, 0, stream>>>(outer, len, inner, chunk, map, op, init, fin, out,
+                                                      static_cast<Acc*>(nullptr));
     SIM_CUDA_CHECK_LAUNCH(name, stream);
     return;
   }
   PoolScratch partial(ctx, std::size_t(chunks * outer * inner) * sizeof(Acc));
-  reduce_cols_kernel<<<grid, block, 0, stream>>>(outer, len, inner, chunk, map, op, init, fin, out,
-                                                 static_cast<Acc*>(partial.ptr));
+  reduce_cols_kernel<V><<<grid, block, 0, stream>>>(outer, len, inner, chunk, map, op, init, fin, out,
+                                                    static_cast<Acc*>(partial.ptr));
   SIM_CUDA_CHECK_LAUNCH(name, stream);
   const index_t n = outer * inner;
   combine_chunks_kernel<<<clamp_grid((n + 255) / 256, 1 << 30), 256, 0, stream>>>(
@@ -132,19 +150,33 @@ void reduce_along(const Context& ctx, const char* name, index_t outer, index_t l
 }
 
 // ---- whole contiguous ranges: map(t) for t < n combined with op. Each of a fixed number of
-// blocks (4 per SM) strides over the range with independent loads in flight, reduces with
+// blocks (8 per SM: a full SM of threads) strides over the range with independent loads in
+// flight (V > 1: map.vec<V> reads V consecutive values with one vector load), reduces with
 // cub::BlockReduce and writes its partial; one block then combines the partials in order.
 // (cub::DeviceReduce sizes its loads by the accumulator, 16-32 bytes for argmax and moments,
 // and so keeps fewer loads in flight.)
-template <class Acc, class Map, class Op>
+template <int V, class Acc, class Map, class Op>
 __global__ void __launch_bounds__(axis_threads)
     reduce_flat_kernel(index_t n, Map map, Op op, Acc init, Acc* partial) {
   using Reduce = cub::BlockReduce<Acc, axis_threads>;
   __shared__ typename Reduce::TempStorage tmp;
   Acc a = init;
-  const index_t step = index_t(gridDim.x) * axis_threads;
+  const index_t step = index_t(gridDim.x) * axis_threads, first = index_t(blockIdx.x) * axis_threads + threadIdx.x;
+  if constexpr (V == 1) {
 #pragma unroll 4
-  for (index_t t = index_t(blockIdx.x) * axis_threads + threadIdx.x; t < n; t += step) a = op(a, map(t));
+    for (index_t t = first; t < n; t += step) a = op(a, map(t));
+  } else {
+    const index_t nv = n / V;
+#pragma unroll 2
+    for (index_t q = first; q < nv; q += step) {
+      Acc x[V];
+      map.template vec<V>(x, q * V);
+#pragma unroll
+      for (int k = 0; k < V; ++k) a = op(a, x[k]);
+    }
+    if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0)  // the last n % V, after every vector of
+      for (index_t t = nv * V; t < n; ++t) a = op(a, map(t));  // this thread: ascending order kept
+  }
   const Acc r = Reduce(tmp).Reduce(a, op);
   if (threadIdx.x == 0) partial[blockIdx.x] = r;
 }
@@ -159,15 +191,15 @@ __global__ void __launch_bounds__(axis_threads) reduce_partials_kernel(index_t c
   if (threadIdx.x == 0) partial[count] = r;
 }
 
-/// op-combination of map(0), ..., map(n - 1); waits for the result.
-template <class Acc, class Map, class Op>
+/// op-combination of map(0), ..., map(n - 1); waits for the result. V > 1: map.vec<V> too.
+template <int V = 1, class Acc, class Map, class Op>
 Acc reduce_flat(const Context& ctx, const char* name, index_t n, const Map& map, const Op& op, Acc init) {
   auto stream = static_cast<cudaStream_t>(ctx.stream());
-  const index_t blocks = std::max<index_t>(1, std::min<index_t>(4 * std::max(1, ctx.multiprocessor_count()),
-                                                                (n + axis_threads - 1) / axis_threads));
+  const index_t blocks = std::max<index_t>(1, std::min<index_t>(8 * std::max(1, ctx.multiprocessor_count()),
+                                                                (n / V + axis_threads - 1) / axis_threads));
   PoolScratch partial(ctx, std::size_t(blocks + 1) * sizeof(Acc));
   auto* p = static_cast<Acc*>(partial.ptr);
-  reduce_flat_kernel<<<unsigned(blocks), axis_threads, 0, stream>>>(n, map, op, init, p);
+  reduce_flat_kernel<V><<<unsigned(blocks), axis_threads, 0, stream>>>(n, map, op, init, p);
   SIM_CUDA_CHECK_LAUNCH(name, stream);
   reduce_partials_kernel<<<1, axis_threads, 0, stream>>>(blocks, op, init, p);
   SIM_CUDA_CHECK_LAUNCH(name, stream);

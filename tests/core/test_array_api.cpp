@@ -253,3 +253,69 @@ TYPED_TEST(ArrayApiTest, BoolArraysAsMasks) {
   kb = (k & 6) | (~k ^ 1);
   EXPECT_EQ(kb.to_host(), (std::vector<std::int32_t>{(12 & 6) | (~12 ^ 1), (10 & 6) | (~10 ^ 1), (-1 & 6) | (~-1 ^ 1)}));
 }
+
+// Shapes that take the GPU's vector-load assignment (long contiguous ranges with a tail after
+// the last vector; rows of whole vectors with a broadcast row or column; rank 3; a bool
+// destination; double) and ones that must not (an unaligned slice), against host loops.
+TYPED_TEST(ArrayApiTest, VectorisedAssignmentShapesAgainstHost) {
+  const index_t n = 10007;  // n % 4 == 3
+  std::vector<float> ha(n), hb(n);
+  for (index_t t = 0; t < n; ++t) ha[t] = float(t % 101) * 0.5f - 7.0f, hb[t] = float(t % 13) + 1.0f;
+  auto a = Array<float, 1>::from_host(this->ctx, extents(n), ha);
+  auto b = Array<float, 1>::from_host(this->ctx, extents(n), hb);
+  Array<float, 1> c(this->ctx, extents(n));
+  c = a * 5.0f + b / 2.0f - sim::max(a, 0.0f);
+  auto hc = c.to_host();
+  for (index_t t = 0; t < n; ++t) ASSERT_EQ(hc[t], ha[t] * 5.0f + hb[t] / 2.0f - std::max(ha[t], 0.0f)) << t;
+  c += a;  // in place
+  auto hc2 = c.to_host();
+  for (index_t t = 0; t < n; ++t) ASSERT_EQ(hc2[t], hc[t] + ha[t]) << t;
+  Array<bool, 1> m(this->ctx, extents(n));
+  m = (a > 0.0f) | (b == 1.0f);  // a bool destination, float operands
+  auto hm = m.to_host();
+  for (index_t t = 0; t < n; ++t) ASSERT_EQ(hm[t], ha[t] > 0 || hb[t] == 1.0f) << t;
+  Array<double, 1> d(this->ctx, extents(n));
+  d = cast<double>(a) * 0.25 + where(m, 1.0, -1.0);  // double: 2 per vector; a mask selecting
+  auto hd = d.to_host();
+  for (index_t t = 0; t < n; ++t) ASSERT_EQ(hd[t], double(ha[t]) * 0.25 + (hm[t] ? 1.0 : -1.0)) << t;
+  // rows: (r, c) with c a multiple of 4, a row and a column broadcast
+  const index_t r = 97, cols = 1024;
+  std::vector<float> hM(r * cols), hr(cols), hcol(r);
+  for (index_t t = 0; t < r * cols; ++t) hM[t] = float(t % 71) - 30.0f;
+  for (index_t j = 0; j < cols; ++j) hr[j] = float(j % 17) * 0.5f;
+  for (index_t i = 0; i < r; ++i) hcol[i] = float(i) * 2.0f;
+  auto M = Array<float, 2>::from_host(this->ctx, extents(r, cols), hM);
+  auto row_ = Array<float, 1>::from_host(this->ctx, extents(cols), hr);
+  auto col_ = Array<float, 1>::from_host(this->ctx, extents(r), hcol);
+  Array<float, 2> out(this->ctx, M.shape());
+  out = M + row_;  // NumPy's A + r[None, :]
+  auto h1 = out.to_host();
+  out = M * as_column(col_) - as_row(row_);
+  auto h2 = out.to_host();
+  for (index_t i = 0; i < r; ++i)
+    for (index_t j = 0; j < cols; ++j) {
+      ASSERT_EQ(h1[i * cols + j], hM[i * cols + j] + hr[j]) << i << "," << j;
+      ASSERT_EQ(h2[i * cols + j], hM[i * cols + j] * hcol[i] - hr[j]) << i << "," << j;
+    }
+  // an unaligned destination slice (columns 1..1021): the element kernel, same values
+  auto z = Array<float, 2>::zeros(this->ctx, M.shape());
+  assign(this->ctx, slice(z, Range{0, r}, Range{1, 1021}), slice(M, Range{0, r}, Range{0, 1020}) + 1.0f);
+  auto hz = z.to_host();
+  for (index_t i = 0; i < r; ++i)
+    for (index_t j = 0; j < cols; ++j)
+      ASSERT_EQ(hz[i * cols + j], (j >= 1 && j < 1021) ? hM[i * cols + j - 1] + 1.0f : 0.0f) << i << "," << j;
+  // rank 3: a matrix broadcast over the first dimension
+  const index_t p = 6, q = 9, s = 64;
+  std::vector<double> h3(p * q * s), h2d(q * s);
+  for (index_t t = 0; t < p * q * s; ++t) h3[t] = double(t % 37);
+  for (index_t t = 0; t < q * s; ++t) h2d[t] = double(t) * 0.5;
+  auto X = Array<double, 3>::from_host(this->ctx, extents(p, q, s), h3);
+  auto Y = Array<double, 2>::from_host(this->ctx, extents(q, s), h2d);
+  Array<double, 3> W(this->ctx, X.shape());
+  W = X - Y;
+  auto hw = W.to_host();
+  for (index_t t = 0; t < p * q * s; ++t) ASSERT_EQ(hw[t], h3[t] - h2d[t % (q * s)]) << t;
+  // a copy between arrays (the device's copy engine on the GPU) and a clone
+  auto W2 = W.clone();
+  EXPECT_EQ(W2.to_host(), hw);
+}

@@ -1,6 +1,6 @@
 // Reductions along an axis and statistics on every backend against host references: the
 // sum(M, 0) that once returned the total, odd shapes, size 0 and 1, strided views, rank 3,
-// expressions, NaN in argmax.
+// expressions, NaN in argmax; the shapes of the GPU's vector-load kernels and their edges.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -193,4 +193,98 @@ TYPED_TEST(ReduceAxisTest, WholeArrayStatistics) {
   tv = slice(tv, Range{0, 2}, Range{0, 1});  // [[3], [9]]
   EXPECT_EQ(argmax(this->ctx, tv), 1);
   EXPECT_EQ(argmin(this->ctx, tv), 0);
+}
+
+// Shapes that take the GPU's vector-load kernels (rows of whole 16-byte vectors, long
+// contiguous ranges) and their edges (a tail after the last vector, an unaligned view that
+// must take the element kernel), against host loops; on the CPU the same answers.
+TYPED_TEST(ReduceAxisTest, VectorLoadShapesAgainstHost) {
+  // sum / mean / amax over axis 0 of float and double matrices whose rows are whole vectors
+  for (auto [r, c] : {std::array<index_t, 2>{3000, 256}, {70, 8192}, {5, 4100}}) {
+    auto h = wavy(r * c, 0.3);
+    std::vector<float> hf(h.begin(), h.end());
+    auto Md = Array<double, 2>::from_host(this->ctx, extents(r, c), h);
+    auto Mf = Array<float, 2>::from_host(this->ctx, extents(r, c), hf);
+    auto sd = sim::sum(Md, 0).to_host();
+    auto sf = sim::sum(Mf, 0).to_host();
+    auto xf = amax(Mf, 0).to_host(), mf = mean(Mf * 2.0f, 0).to_host();
+    for (index_t j = 0; j < c; ++j) {
+      double s = 0, sf_ref = 0;
+      float mx = hf[j];
+      for (index_t i = 0; i < r; ++i) s += h[i * c + j], sf_ref += double(hf[i * c + j]), mx = std::max(mx, hf[i * c + j]);
+      ASSERT_NEAR(sd[j], s, 1e-9 * (1 + std::fabs(s))) << r << "x" << c << " column " << j;
+      ASSERT_NEAR(sf[j], float(sf_ref), 1e-5f * (1 + std::fabs(float(sf_ref)))) << j;
+      ASSERT_EQ(xf[j], mx) << j;
+      ASSERT_NEAR(mf[j], float(2 * sf_ref / double(r)), 1e-5f * (1 + std::fabs(float(sf_ref / r)))) << j;
+    }
+  }
+  // rank 3 along axes 0 and 1 (inner positions span rows / lie in one row)
+  {
+    const index_t a = 40, b = 30, c = 64;
+    auto h = wavy(a * b * c, 1.1);
+    std::vector<float> hf(h.begin(), h.end());
+    auto X = Array<float, 3>::from_host(this->ctx, extents(a, b, c), hf);
+    auto s0 = sim::sum(X, 0).to_host(), s1 = sim::sum(X, 1).to_host();
+    for (index_t j = 0; j < b; ++j)
+      for (index_t k = 0; k < c; ++k) {
+        double ref = 0;
+        for (index_t i = 0; i < a; ++i) ref += hf[(i * b + j) * c + k];
+        ASSERT_NEAR(s0[j * c + k], ref, 1e-4 * (1 + std::fabs(ref)));
+      }
+    for (index_t i = 0; i < a; ++i)
+      for (index_t k = 0; k < c; ++k) {
+        double ref = 0;
+        for (index_t j = 0; j < b; ++j) ref += hf[(i * b + j) * c + k];
+        ASSERT_NEAR(s1[i * c + k], ref, 1e-4 * (1 + std::fabs(ref)));
+      }
+  }
+  // an unaligned view (columns 1..4096 of a 3000 x 4100 matrix): the element kernel, same sums
+  {
+    const index_t r = 300, c = 4100;
+    auto h = wavy(r * c, 2.0);
+    auto M = Array<double, 2>::from_host(this->ctx, extents(r, c), h);
+    auto s = sim::sum(this->ctx, slice(M, Range{0, r}, Range{1, 4097}), 0).to_host();
+    for (index_t j = 0; j < 4096; ++j) {
+      double ref = 0;
+      for (index_t i = 0; i < r; ++i) ref += h[i * c + j + 1];
+      ASSERT_NEAR(s[j], ref, 1e-9 * (1 + std::fabs(ref))) << j;
+    }
+  }
+}
+
+TYPED_TEST(ReduceAxisTest, ArgmaxAndMomentsOverLongRangesAndTheirTails) {
+  // n % 4 == 3: the extreme in the last, partial vector; then ties across vectors (the first
+  // wins), a NaN (it wins), and a strided view (the element path)
+  const index_t n = (index_t(1) << 20) + 3;
+  std::vector<float> h(static_cast<std::size_t>(n));
+  for (index_t t = 0; t < n; ++t) h[t] = float(std::sin(0.001 * double(t)));
+  h[n - 1] = 5.0f, h[n - 2] = -5.0f;
+  auto x = Array<float, 1>::from_host(this->ctx, extents(n), h);
+  EXPECT_EQ(argmax(x), n - 1);
+  EXPECT_EQ(argmin(x), n - 2);
+  h[n - 1] = 0.5f, h[77] = 3.0f, h[4000] = 3.0f, h[n - 3] = 3.0f;
+  x.copy_from_host(h);
+  EXPECT_EQ(argmax(x), 77);
+  EXPECT_EQ(argmax(x * -1.0f), n - 2);  // an expression: -(-5) is the largest
+  View<const float, 1> odd = x.view();  // every second element from 1: strided
+  odd.ptr += 1, odd.shape.n[0] = n / 2, odd.stride[0] = 2;
+  std::int64_t best = 0;
+  for (index_t i = 1; i < n / 2; ++i)
+    if (h[2 * i + 1] > h[2 * best + 1]) best = i;
+  EXPECT_EQ(argmax(this->ctx, odd), best);
+  h[90001] = std::numeric_limits<float>::quiet_NaN();
+  x.copy_from_host(h);
+  EXPECT_EQ(argmax(x), 90001);
+  EXPECT_EQ(argmin(x), 90001);
+  // mean and standard deviation of a long double range against a host two-pass
+  std::vector<double> hd(static_cast<std::size_t>(n));
+  for (index_t t = 0; t < n; ++t) hd[t] = 1000.0 + std::cos(0.01 * double(t));
+  auto d = Array<double, 1>::from_host(this->ctx, extents(n), hd);
+  double m = 0, v = 0;
+  for (double e : hd) m += e;
+  m /= double(n);
+  for (double e : hd) v += (e - m) * (e - m);
+  auto [mu, sd] = mean_std(d);
+  EXPECT_NEAR(mu, m, 1e-10);
+  EXPECT_NEAR(sd, std::sqrt(v / double(n)), 1e-10);
 }
