@@ -412,21 +412,23 @@ auto count(const E& e, int axis, const Context* ctx = nullptr) {
                                    [](auto at) { return expr::AxisNonZero<decltype(at)>{at}; }, ops::Plus{},
                                    std::int64_t(0), expr::AxisCast<std::int64_t>{}, true);
 }
+namespace expr {
+/// any / all along an axis: op AnyOf or AllOf over the non-zero flags, a bool array.
+template <class Op, class E>
+auto any_all_along(const E& e, int axis, const Context* ctx, const char* name) {
+  return along<bool>(ctx, name, node<expr_value_t<E>>(e), axis, [](auto at) { return AxisNonZero<decltype(at)>{at}; },
+                     Op{}, Op::template identity<std::int64_t>(), AxisCast<bool>{}, true);
+}
+}  // namespace expr
 /// True where any element along the axis is non-zero (M.any(axis)); a bool array.
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 auto any(const E& e, int axis, const Context* ctx = nullptr) {
-  using T = expr_value_t<E>;
-  return expr::along<bool>(ctx, "sim::any(axis)", expr::node<T>(e), axis,
-                           [](auto at) { return expr::AxisNonZero<decltype(at)>{at}; }, ops::AnyOf{}, std::int64_t(0),
-                           expr::AxisCast<bool>{}, true);
+  return expr::any_all_along<ops::AnyOf>(e, axis, ctx, "sim::any(axis)");
 }
 /// True where every element along the axis is non-zero (M.all(axis)); a bool array.
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 auto all(const E& e, int axis, const Context* ctx = nullptr) {
-  using T = expr_value_t<E>;
-  return expr::along<bool>(ctx, "sim::all(axis)", expr::node<T>(e), axis,
-                           [](auto at) { return expr::AxisNonZero<decltype(at)>{at}; }, ops::AllOf{}, std::int64_t(1),
-                           expr::AxisCast<bool>{}, true);
+  return expr::any_all_along<ops::AllOf>(e, axis, ctx, "sim::all(axis)");
 }
 /// The axis forms over views (views carry no context).
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
