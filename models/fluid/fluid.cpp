@@ -164,7 +164,7 @@ class FluidModel final : public Model {
       *f = Field<T, 2>(ctx_, grid_), f->fill(T(0));
     if (implicit_) {
       for (Field<T, 2>* f : {&cu_, &cv_, &scratch_}) *f = Field<T, 2>(ctx_, grid_), f->fill(T(0));
-      viscosity_ = ImplicitViscosity<T>(ctx_, grid_);
+      viscosity_ = ImplicitViscosity<T>(ctx_, grid_, comm_);
     }
     const solvers::PoissonLevel<T>& level = solver_->level();
     p_ = level.make_field(), rhs_ = level.make_field(), div_ = level.make_field();
@@ -420,7 +420,7 @@ class FluidModel final : public Model {
   void solve_viscous(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& d, double theta_dt) {
     auto fill_homogeneous = [this](Field<T, 2>& pu, Field<T, 2>& pv) { fill_ghosts(pu, pv, scratch_, true, bc0_, false); };
     const solvers::CgResult r =
-        viscosity_.solve(u, v, links_, theta_dt * nu_, fill_homogeneous, viscous_tol_, viscous_max_iterations_, comm_);
+        viscosity_.solve(u, v, links_, theta_dt * nu_, fill_homogeneous, viscous_tol_, viscous_max_iterations_);
     last_viscous_iterations_ += r.iterations;
     if (!r.converged) {
       char msg[320];
