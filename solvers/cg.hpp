@@ -7,7 +7,7 @@
 // Its scalars (the dot products, alpha, beta, the stopping test) live in device memory and
 // small kernels compute them, so an iteration queues its work without waiting for the
 // device. The stopping test still runs every iteration, on the device: once the residual is
-// small enough (or the iteration breaks down, or stalls), the update kernels do nothing, so
+// small enough (or breaks down, or reaches the precision's floor), the update kernels do nothing, so
 // the result is the one a host check after every iteration gives. The host looks at the state
 // only once it expects the end (the previous solve's iteration count), and on one GPU rank
 // with a fixed operator (set_recordable) it replays each half-iteration as a CUDA graph.
@@ -37,16 +37,26 @@ struct CgResult {
   int iterations = 0;
   double residual = 0;   ///< final ||r|| / ||b|| (||r|| when b = 0)
   bool converged = false;
-  bool stalled = false;  ///< stopped early: the residual stopped falling (the precision's floor; cg_detail::Check)
+  bool stalled = false;  ///< stopped at the precision's floor: r . z no longer positive, or the true residual misses the target
 };
+
+/// Replaces the value in slot (device memory: kernels read it) by its sum over comm's ranks,
+/// in rank order; a no-op on one rank. Waits for the device on several.
+inline void add_over_ranks(const Context& ctx, const Comm& comm, View<double, 1> slot) {
+  if (comm.size() == 1) return;
+  double local = 0;
+  detail::copy_to_host<double, 1>(ctx, slot, &local);
+  const double total = comm.sum(local);
+  detail::copy_from_host<double, 1>(ctx, &total, slot);
+}
 
 namespace cg_detail {
 
 /// Where each scalar lives in the solver's scalar array. The partial dot products of the N
 /// component fields follow kParts: pap[N], rr[N], rz[N], bb[N].
-enum Slot : int { kActive, kStatus, kIters, kRz, kAlpha, kBeta, kRr, kTarget, kBest, kCheckIter, kCheckBest, kParts };
+enum Slot : int { kActive, kStatus, kIters, kRz, kAlpha, kBeta, kRr, kTarget, kParts };
 /// Why a solve stopped (kStatus).
-enum Status : int { kRunning, kConverged, kBreakdown, kFloor, kStalled };
+enum Status : int { kRunning, kConverged, kBreakdown, kFloor };
 
 /// The product a(i) b(i) in double, for the dot products.
 template <class T, int Rank>
@@ -72,7 +82,6 @@ struct Start {
   double* s;
   double tol;
   bool preconditioned;
-  int first_check;
   SIM_INLINE void operator()(index_t) const {
     const double rr = parts<N>(s, kParts + N), bb = parts<N>(s, kParts + 3 * N);
     const double bnorm = std::sqrt(bb);
@@ -80,7 +89,6 @@ struct Start {
     s[kRr] = rr;
     s[kRz] = preconditioned ? parts<N>(s, kParts + 2 * N) : rr;
     s[kIters] = 0;
-    s[kBest] = rr, s[kCheckBest] = rr, s[kCheckIter] = first_check;
     const bool done = std::sqrt(rr) <= s[kTarget];
     s[kActive] = done ? 0 : 1;
     s[kStatus] = done ? kConverged : kRunning;
@@ -117,10 +125,7 @@ struct UpdateXR {
   }
 };
 
-/// Counts the iteration and tests ||r|| against the target, and for a stall: at iteration
-/// counts first_check, 2 first_check, 4 first_check, ... the smallest residual so far must be
-/// at most half the smallest at the previous checkpoint (CG's residual is not monotone, and may
-/// stay flat for tens of iterations before falling, so a short window would stop good solves).
+/// Counts the iteration and tests ||r|| against the target.
 template <int N>
 struct Check {
   double* s;
@@ -129,18 +134,7 @@ struct Check {
     const double rr = parts<N>(s, kParts + N);
     s[kRr] = rr;
     s[kIters] += 1;
-    if (std::sqrt(rr) <= s[kTarget]) {
-      s[kActive] = 0, s[kStatus] = kConverged;
-      return;
-    }
-    if (rr < s[kBest]) s[kBest] = rr;
-    if (s[kIters] == s[kCheckIter]) {
-      if (!(s[kBest] <= 0.25 * s[kCheckBest])) {
-        s[kActive] = 0, s[kStatus] = kStalled;
-        return;
-      }
-      s[kCheckBest] = s[kBest], s[kCheckIter] *= 2;
-    }
+    if (std::sqrt(rr) <= s[kTarget]) s[kActive] = 0, s[kStatus] = kConverged;
   }
 };
 
@@ -204,8 +198,6 @@ class ConjugateGradient {
   /// Makes a solve with b = 0 return x = 0 at once: right when apply is linear (not when its
   /// first call reads boundary values from x's ghosts, as the viscous solve's does).
   void set_zero_solution_for_zero_b(bool on) { zero_for_zero_b_ = on; }
-  /// The first iteration count at which a solve checks for a stall (see cg_detail::Check).
-  void set_first_stall_check(int iterations) { first_check_ = iterations; }
 
   /// Solves A x = b from the guess in x to ||b - A x|| <= rel_tol ||b||, at most max_iterations
   /// iterations. b is read only before the first iteration (it may be x itself).
@@ -224,7 +216,7 @@ class ConjugateGradient {
       dot(*r_[c], *r_[c], kParts + N + c);
       if (pre) dot(*r_[c], *z_[c], kParts + 2 * N + c);
     }
-    for_each(ctx_, "cg::start", Box<1>{{0}, {1}}, Start<N>{scalars_.data(), rel_tol, pre, first_check_});
+    for_each(ctx_, "cg::start", Box<1>{{0}, {1}}, Start<N>{scalars_.data(), rel_tol, pre});
 
     const bool record = recordable_ && ctx_.is_cuda() && comm_.size() == 1;
     auto first_half = [&] { iterate_first_half(apply, x); };
@@ -251,7 +243,7 @@ class ConjugateGradient {
     const double bnorm = std::sqrt(parts_sum(st, kParts + 3 * N));
     res.residual = std::sqrt(st[kRr]) / (bnorm > 0 ? bnorm : 1.0);
     res.converged = st[kStatus] == kConverged;
-    res.stalled = st[kStatus] == kStalled;
+    res.stalled = st[kStatus] == kFloor;
     expected_ = res.iterations;
     if (res.converged && rel_tol < 10 * double(std::numeric_limits<T>::epsilon()) && b[0] != x[0])
       check_true_residual(apply, x, b, bnorm, st[kTarget], res);
@@ -263,11 +255,7 @@ class ConjugateGradient {
   void dot(const Field<T, Rank>& a, const Field<T, Rank>& b, int slot) {
     dots_.queue_into("cg::dot", box_, cg_detail::DotMap<T, Rank>{a.view(), b.view()}, ops::Plus{}, 0.0,
                      scalars_.data() + slot);
-    if (comm_.size() == 1) return;
-    double local = 0;
-    detail::copy_to_host<double, 1>(ctx_, scalars_.view().sub(Box<1>{{slot}, {slot + 1}}), &local);
-    const double total = comm_.sum(local);
-    detail::copy_from_host<double, 1>(ctx_, &total, scalars_.view().sub(Box<1>{{slot}, {slot + 1}}));
+    add_over_ranks(ctx_, comm_, scalars_.view().sub(Box<1>{{slot}, {slot + 1}}));
   }
 
   /// The updated residual keeps falling below what the precision can give (float32 CG "reaches"
@@ -344,7 +332,6 @@ class ConjugateGradient {
   std::map<std::vector<const void*>, std::array<Recorded, 2>> recorded_;
   bool recordable_ = false;
   bool zero_for_zero_b_ = false;
-  int first_check_ = 64;
   int expected_ = 0;  ///< the previous solve's iterations
 };
 

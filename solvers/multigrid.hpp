@@ -12,6 +12,7 @@
 // V-cycle as on one rank, with a few exchanges per fine level and none on the coarse ones.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -142,6 +143,9 @@ class Multigrid {
   /// Builds the hierarchy of grid split as part says (collective over part's ranks); coarsens
   /// while the grid has more than opt.coarsest_cells cells and every box halves.
   Multigrid(const Context& ctx, const PoissonGrid<T>& grid, const PoissonPartition& part, MgOptions opt = {}) : opt_(opt) {
+    if (const char* e = std::getenv("SIMKIT_MG_SMOOTH"))  // "pre,post" sweeps, for tuning
+      if (std::sscanf(e, "%d,%d", &opt_.pre_smooth, &opt_.post_smooth) != 2 || opt_.pre_smooth < 1 || opt_.post_smooth < 1)
+        throw Error(std::string("SIMKIT_MG_SMOOTH='") + e + "': expected two sweep counts of at least 1, e.g. \"2,2\"");
     PoissonGrid<T> g = grid;
     PoissonPartition p = part;
     for (int k = 0; k < 4; ++k) sides_[k] = grid.sides[k];
