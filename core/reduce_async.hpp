@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "core/context.hpp"
+#include "core/for_each.hpp"
 #include "core/host_buffer.hpp"
 #include "core/reduce.hpp"
 #if SIM_TU_HAS_CUDA
@@ -27,6 +28,14 @@
 
 namespace sim {
 inline namespace SIM_TU_NS {
+
+/// *out = value (a one-point kernel of AsyncReduction).
+template <class Acc>
+struct StoreReduced {
+  Acc* out;
+  Acc value;
+  SIM_INLINE void operator()(index_t) const { *out = value; }
+};
 
 template <class Acc>
 class AsyncReduction {
@@ -43,25 +52,22 @@ class AsyncReduction {
       return;
     }
 #if SIM_TU_HAS_CUDA
-    auto stream = static_cast<cudaStream_t>(ctx_.stream());
-    auto points = thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), gpu::box_point<Acc>(box, map));
-    std::size_t temp = 0;
-    SIM_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, temp, points, static_cast<Acc*>(nullptr), box.size(), op, init, stream));
-    if (!scratch_ || temp + sizeof(Acc) > scratch_bytes_) {  // the first call (not while recording)
-      ctx_.synchronize();
-      scratch_bytes_ = temp + 2 * sizeof(Acc) + 256;
-      const Context owner = ctx_;
-      const std::size_t bytes = scratch_bytes_;
-      scratch_ = std::shared_ptr<void>(ctx_.allocate(bytes), [owner, bytes](void* p) { owner.deallocate(p, bytes); });
-    }
-    Acc* out = static_cast<Acc*>(scratch_.get());
-    void* work = static_cast<char*>(scratch_.get()) + 256;
-    SIM_CUDA_CHECK(cub::DeviceReduce::Reduce(work, temp, points, out, box.size(), op, init, stream));
-    SIM_CUDA_CHECK_LAUNCH(name, stream);
-    SIM_CUDA_CHECK(cudaMemcpyAsync(host_.data(), out, sizeof(Acc), cudaMemcpyDeviceToHost, stream));
-#else
-    throw detail::not_compiled_for_cuda(name);
+    Acc* out = queue_on_device(name, box, map, op, init, nullptr);
+    SIM_CUDA_CHECK(cudaMemcpyAsync(host_.data(), out, sizeof(Acc), cudaMemcpyDeviceToHost,
+                                   static_cast<cudaStream_t>(ctx_.stream())));
 #endif
+  }
+
+  /// Queues the reduction into *out, memory that kernels read (device memory on a GPU, host
+  /// memory on the CPU, where it reduces at once): the result feeds the next kernels without
+  /// a trip through the host. wait() does not see it.
+  template <int Rank, class Map, class Op>
+  void queue_into(const char* name, const Box<Rank>& box, const Map& map, const Op& op, Acc init, Acc* out) {
+    if (!ctx_.is_cuda()) {
+      *out = reduce(ctx_, name, box, map, op, init);
+      return;
+    }
+    queue_on_device(name, box, map, op, init, out);
   }
 
   /// Waits for the stream and returns the last queued result.
@@ -70,7 +76,43 @@ class AsyncReduction {
     return host_[0];
   }
 
+
  private:
+  /// Queues CUB's reduction on the GPU into out (null: the scratch's own slot), which it returns.
+  template <int Rank, class Map, class Op>
+  Acc* queue_on_device(const char* name, const Box<Rank>& box, const Map& map, const Op& op, Acc init, Acc* out) {
+#if SIM_TU_HAS_CUDA
+    auto stream = static_cast<cudaStream_t>(ctx_.stream());
+    if (box.size() == 0) {  // the reduction of nothing is init
+      if (!out) ensure_scratch(0), out = static_cast<Acc*>(scratch_.get());
+      for_each(ctx_, name, Box<1>{{0}, {1}}, StoreReduced<Acc>{out, init});
+      return out;
+    }
+    auto points = thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), gpu::box_point<Acc>(box, map));
+    std::size_t temp = 0;
+    SIM_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, temp, points, static_cast<Acc*>(nullptr), box.size(), op, init, stream));
+    ensure_scratch(temp);
+    if (!out) out = static_cast<Acc*>(scratch_.get());
+    void* work = static_cast<char*>(scratch_.get()) + 256;
+    SIM_CUDA_CHECK(cub::DeviceReduce::Reduce(work, temp, points, out, box.size(), op, init, stream));
+    SIM_CUDA_CHECK_LAUNCH(name, stream);
+    return out;
+#else
+    (void)box, (void)map, (void)op, (void)init, (void)out;
+    throw detail::not_compiled_for_cuda(name);
+#endif
+  }
+
+  /// Sizes the GPU scratch space for temp bytes of CUB work (the first call: not while recording).
+  void ensure_scratch(std::size_t temp) {
+    if (scratch_ && temp + 256 <= scratch_bytes_) return;
+    ctx_.synchronize();
+    scratch_bytes_ = temp + 2 * sizeof(Acc) + 256;
+    const Context owner = ctx_;
+    const std::size_t bytes = scratch_bytes_;
+    scratch_ = std::shared_ptr<void>(ctx_.allocate(bytes), [owner, bytes](void* p) { owner.deallocate(p, bytes); });
+  }
+
   Context ctx_;
   HostBuffer<Acc> host_;
   std::shared_ptr<void> scratch_;

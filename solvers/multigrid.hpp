@@ -12,6 +12,7 @@
 // V-cycle as on one rank, with a few exchanges per fine level and none on the coarse ones.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -111,6 +112,22 @@ struct MgRestrict {
   }
 };
 
+/// x = M b on the coarsest level, M the dense solution operator (row-major over the cells, in
+/// double; the projection onto the operator's range is folded in when it is singular).
+template <class T>
+struct MgCoarseDense {
+  const double* m;
+  index_t n, ny;
+  View<const T, 2> b;
+  View<T, 2> x;
+  SIM_INLINE void operator()(index_t i, index_t j) const {
+    const double* row = m + (i * ny + j) * n;
+    double acc = 0;
+    for (index_t k = 0; k < n; ++k) acc += row[k] * double(b(k / ny, k % ny));
+    x(i, j) = T(acc);
+  }
+};
+
 /// Multigrid options.
 struct MgOptions {
   int pre_smooth = 2, post_smooth = 2;
@@ -126,6 +143,9 @@ class Multigrid {
   /// Builds the hierarchy of grid split as part says (collective over part's ranks); coarsens
   /// while the grid has more than opt.coarsest_cells cells and every box halves.
   Multigrid(const Context& ctx, const PoissonGrid<T>& grid, const PoissonPartition& part, MgOptions opt = {}) : opt_(opt) {
+    if (const char* e = std::getenv("SIMKIT_MG_SMOOTH"))  // "pre,post" sweeps, for tuning
+      if (std::sscanf(e, "%d,%d", &opt_.pre_smooth, &opt_.post_smooth) != 2 || opt_.pre_smooth < 1 || opt_.post_smooth < 1)
+        throw Error(std::string("SIMKIT_MG_SMOOTH='") + e + "': expected two sweep counts of at least 1, e.g. \"2,2\"");
     PoissonGrid<T> g = grid;
     PoissonPartition p = part;
     for (int k = 0; k < 4; ++k) sides_[k] = grid.sides[k];
@@ -152,7 +172,12 @@ class Multigrid {
       else b_.emplace_back(), x_.emplace_back();
     }
     if (!whole_) factor_coarsest(g);
+    if (!whole_ && coarse_boxes_.size() == 1 && n_ <= dense_cells_max) form_dense_coarse(levels_.back().ctx);
   }
+
+  /// True when a V-cycle never waits for the host (one rank, the coarsest solve on the device):
+  /// it may be recorded (graph.hpp).
+  bool recordable() const { return dense_.size() > 0; }
 
   /// Number of levels, finest included (those of the gathered coarse grid too).
   int levels() const { return int(levels_.size()) + (whole_ ? whole_->levels() - 1 : 0); }
@@ -340,10 +365,22 @@ class Multigrid {
     scatter(std::vector<double>(out.begin(), out.end()), x);
   }
 
-  /// x = A^-1 b on the coarsest level: every rank gathers the whole b, solves, keeps its box.
+  /// x = A^-1 b on the coarsest level: on one rank with a small coarsest grid by the dense
+  /// operator on the device; otherwise every rank gathers the whole b, solves, keeps its box.
   void solve_coarsest(const Field<T, 2>& b, Field<T, 2>& x) {
-    const PoissonLevel<T>& L = levels_.back();
+    PoissonLevel<T>& L = levels_.back();
+    if (dense_.size() > 0) {
+      for_each(L.ctx, "mg::coarse_dense", L.box(), MgCoarseDense<T>{dense_.data(), n_, coarse_ny_, b.view(), x.view()});
+      return;
+    }
     std::vector<double> y = gather(b);
+    solve_coarsest_host(y);
+    scatter(y, x);
+  }
+
+  /// y = A^-1 y on the host for the whole coarsest grid (row-major), by the Cholesky factor.
+  void solve_coarsest_host(std::vector<double>& y) const {
+    const PoissonLevel<T>& L = levels_.back();
     const index_t n = n_;
     if (L.singular) {  // project the right-hand side onto the range (mean zero on the fluid cells)
       double mean = 0;
@@ -360,8 +397,23 @@ class Multigrid {
       for (index_t k = i + 1; k < n; ++k) v -= chol_[std::size_t(k * n + i)] * y[std::size_t(k)];
       y[std::size_t(i)] = v / chol_[std::size_t(i * n + i)];
     }
-    scatter(y, x);
   }
+
+  /// The dense solution operator of the coarsest grid, column by column from the host solve, on the device.
+  void form_dense_coarse(const Context& ctx) {
+    const index_t n = n_;
+    std::vector<double> m(static_cast<std::size_t>(n * n)), col(static_cast<std::size_t>(n));
+    for (index_t k = 0; k < n; ++k) {
+      std::fill(col.begin(), col.end(), 0.0);
+      col[std::size_t(k)] = 1;
+      solve_coarsest_host(col);
+      for (index_t i = 0; i < n; ++i) m[std::size_t(i * n + k)] = col[std::size_t(i)];
+    }
+    dense_ = Array<double, 1>::from_host(ctx, Extents<1>{{n * n}}, m);
+  }
+
+  /// The largest coarsest grid whose dense operator is formed (n^3 work on the host, once).
+  static constexpr index_t dense_cells_max = 640;
 
   MgOptions opt_;
   PressureSide sides_[4] = {};
@@ -371,6 +423,7 @@ class Multigrid {
   std::unique_ptr<Multigrid<T>> whole_;  // the rest of the hierarchy, on the whole grid (when gathered)
   Field<T, 2> whole_b_, whole_x_;
   std::vector<double> chol_, fluid_;     // fluid_: 1 on the coarsest level's fluid cells, 0 on solid ones
+  Array<double, 1> dense_;                // the coarsest solve as a dense operator (one rank, small grids)
   double fluid_count_ = 0;
   index_t n_ = 0, coarse_ny_ = 0;
 };

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "core/expr.hpp"
+#include "solvers/cg.hpp"
 #include "solvers/multigrid.hpp"
 #include "solvers/poisson.hpp"
 #include "solvers/transform_poisson.hpp"
@@ -57,7 +58,15 @@ class PoissonSolver {
     r_ = fine_->make_field();
     if (method != PoissonMethod::multigrid) p_ = fine_->make_field(), ap_ = fine_->make_field();
     if (method == PoissonMethod::mg_cg) z_ = fine_->make_field();
+    if (method == PoissonMethod::cg || method == PoissonMethod::mg_cg) {
+      cg_ = ConjugateGradient<T, 2>(ctx, fine_->box(), fine_->comm, {&r_}, {&p_}, {&ap_}, {mg_ ? &z_ : &r_});
+      cg_.set_recordable(!mg_ || mg_->recordable());  // the operator is fixed; the V-cycle must not wait for the host
+      cg_.set_zero_solution_for_zero_b(true);
+    }
   }
+  PoissonSolver(const PoissonSolver&) = delete;  // its CG points at its own work fields
+  PoissonSolver& operator=(const PoissonSolver&) = delete;
+
   /// The same on one rank holding the whole grid.
   PoissonSolver(const Context& ctx, const PoissonGrid<T>& grid, PoissonMethod method, MgOptions mg = {})
       : PoissonSolver(ctx, grid, PoissonPartition::whole(grid.nx, grid.ny), method, mg) {}
@@ -92,7 +101,6 @@ class PoissonSolver {
   }
 
  private:
-  double vdot(const Field<T, 2>& x, const Field<T, 2>& y) const { return fine_->dot(x, y); }
   double vnorm(const Field<T, 2>& x) const { return std::sqrt(fine_->dot(x, x)); }
 
   /// out = omega-damped Jacobi sweep of in (exchanges in's ghosts first).
@@ -119,37 +127,20 @@ class PoissonSolver {
     return st;
   }
 
-  /// Conjugate gradients; preconditioned by one V-cycle for mg_cg.
+  /// Conjugate gradients (cg.hpp); preconditioned by one V-cycle for mg_cg.
   SolveStats pcg(const Field<T, 2>& b, Field<T, 2>& x, double rel_tol, int max_iterations) {
+    auto apply = [this](const auto& p, const auto& out) {
+      fine_->exchange_faces(*p[0]);
+      for_each(fine_->ctx, "poisson::apply", fine_->box(), PoissonApply<T>{fine_->stencil, p[0]->view(), out[0]->view()});
+    };
+    typename ConjugateGradient<T, 2>::Precondition precondition;
+    if (mg_) precondition = [this](const auto& r, const auto& z) { mg_->precondition(*r[0], *z[0]); };
+    const CgResult res = cg_.solve(apply, precondition, {&x}, {&b}, rel_tol, max_iterations);
     SolveStats st;
-    const double bnorm = vnorm(b);
-    if (bnorm == 0) return zero_solution(x);
-    const double target = rel_tol * bnorm;
-    fine_->residual(b, x, r_);
-    double rnorm = vnorm(r_);
-    Field<T, 2>& z = mg_ ? z_ : r_;
-    if (mg_) mg_->precondition(r_, z_);
-    p_ = z * 1;
-    double rz = vdot(r_, z);
-    while (rnorm > target && st.iterations < max_iterations) {
-      fine_->exchange_faces(p_);
-      for_each(fine_->ctx, "poisson::apply", fine_->box(), PoissonApply<T>{fine_->stencil, p_.view(), ap_.view()});
-      const double pap = vdot(p_, ap_);
-      if (!(pap > 0)) break;  // breakdown (or an inconsistent singular system): report what we have
-      const T alpha = T(rz / pap);
-      x = x + alpha * p_;
-      r_ = r_ - alpha * ap_;
-      rnorm = vnorm(r_);
-      ++st.iterations;
-      if (rnorm <= target) break;
-      if (mg_) mg_->precondition(r_, z_);
-      const double rz_new = vdot(r_, z);
-      if (!(rz_new > 0)) break;  // at the precision's floor: report what we have
-      p_ = z + T(rz_new / rz) * p_;
-      rz = rz_new;
-    }
-    st.residual = rnorm / bnorm;
-    st.converged = rnorm <= target;
+    st.iterations = res.iterations;
+    st.residual = res.residual;
+    st.converged = res.converged;
+    st.stalled = res.stalled;
     return st;
   }
 
@@ -166,6 +157,7 @@ class PoissonSolver {
   std::unique_ptr<PoissonLevel<T>> own_;
   PoissonLevel<T>* fine_ = nullptr;
   Field<T, 2> r_, p_, ap_, z_;
+  ConjugateGradient<T, 2> cg_;  // (points at the work fields above: the solver is not movable)
 };
 
 }  // namespace sim::solvers

@@ -164,12 +164,13 @@ class FluidModel final : public Model {
       *f = Field<T, 2>(ctx_, grid_), f->fill(T(0));
     if (implicit_) {
       for (Field<T, 2>* f : {&cu_, &cv_, &scratch_}) *f = Field<T, 2>(ctx_, grid_), f->fill(T(0));
-      viscosity_ = ImplicitViscosity<T>(ctx_, grid_);
+      viscosity_ = ImplicitViscosity<T>(ctx_, grid_, comm_);
     }
     const solvers::PoissonLevel<T>& level = solver_->level();
     p_ = level.make_field(), rhs_ = level.make_field(), div_ = level.make_field();
     if (implicit_) phi_ = level.make_field();
     speeds_ = AsyncReduction<SpeedPair>(ctx_);
+    rhs_sum_ = AsyncReduction<double>(ctx_), rhs_sum_slot_ = Array<double, 1>(ctx_, Extents<1>{{1}});
     queue_speeds(u_, v_);  // sizes its scratch space now, not while a step is recorded
     ctx_.synchronize();
   }
@@ -420,7 +421,7 @@ class FluidModel final : public Model {
   void solve_viscous(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& d, double theta_dt) {
     auto fill_homogeneous = [this](Field<T, 2>& pu, Field<T, 2>& pv) { fill_ghosts(pu, pv, scratch_, true, bc0_, false); };
     const solvers::CgResult r =
-        viscosity_.solve(u, v, links_, theta_dt * nu_, fill_homogeneous, viscous_tol_, viscous_max_iterations_, comm_);
+        viscosity_.solve(u, v, links_, theta_dt * nu_, fill_homogeneous, viscous_tol_, viscous_max_iterations_);
     last_viscous_iterations_ += r.iterations;
     if (!r.converged) {
       char msg[320];
@@ -474,9 +475,10 @@ class FluidModel final : public Model {
     for_each(ctx_, "fluid::pressure_rhs", box(),
              PressureRhs<T>{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), dt_.device()});
     if (singular_ && !solver_->transform()) {  // the Neumann problem needs a mean-free right-hand side (the transform drops the mean itself)
-      const T mean = T(comm_.sum(double(sum(rhs_))) / double(solver_->level().fluid_cells));
-      if (links_.has_links) rhs_ = rhs_ - mean * solver_->level().active;
-      else rhs_ = rhs_ - mean;
+      rhs_sum_.queue_into("fluid::rhs_sum", box(), Value<T>{rhs_.view()}, ops::Plus{}, 0.0, rhs_sum_slot_.data());
+      solvers::add_over_ranks(ctx_, comm_, rhs_sum_slot_.view());
+      for_each(ctx_, "fluid::remove_mean", box(),
+               RemoveMean<T>{rhs_.view(), links_, rhs_sum_slot_.data(), double(solver_->level().fluid_cells)});
     }
     if (plus_old_pressure) {
       // div_ is free scratch here (diagnostics() refills it)
@@ -547,6 +549,8 @@ class FluidModel final : public Model {
   std::string solver_note_;  // why auto chose it, and the transforms
   StepInput dt_;             // the step's dt, read by the kernels from memory
   AsyncReduction<SpeedPair> speeds_;  // max |u|, |v| of the state a recorded step leaves
+  AsyncReduction<double> rhs_sum_;     // the pressure right-hand side's sum, into rhs_sum_slot_ (device memory)
+  Array<double, 1> rhs_sum_slot_;
   bool speeds_queued_ = false;        // speeds_ holds the current state's (else reduce afresh)
   Recorded recorded_[2][2];  // the recorded step per buffer parity, without and with the speeds (recordable steps only)
   bool adaptive_calls_ = false;  // next_dt() has been called: queue its speeds at the end of each step

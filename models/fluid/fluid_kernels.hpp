@@ -331,4 +331,24 @@ struct LargerSpeeds {
   }
 };
 
+/// f(i, j) in double (for sums).
+template <class T>
+struct Value {
+  View<const T, 2> f;
+  SIM_INLINE double operator()(index_t i, index_t j) const { return double(f(i, j)); }
+};
+
+/// f -= sum / cells on the fluid cells, sum read from memory (the Neumann problem's right-hand side made mean-free).
+template <class T>
+struct RemoveMean {
+  View<T, 2> f;
+  solvers::PoissonStencil<T> links;
+  const double* sum;
+  double cells;
+  SIM_INLINE void operator()(index_t i, index_t j) const {
+    const T mean = T(*sum / cells);
+    f(i, j) = links.has_links ? f(i, j) - mean * links.active(i, j) : f(i, j) - mean;
+  }
+};
+
 }  // namespace sim::fluid

@@ -7,6 +7,7 @@
 // On several ranks the fields are each rank's box; fill_homogeneous also exchanges their
 // ghosts, and the dot products add over the ranks.
 #include <cmath>
+#include <memory>
 
 #include "core/comm.hpp"
 #include "core/expr.hpp"
@@ -19,10 +20,13 @@ template <class T>
 class ImplicitViscosity {
  public:
   ImplicitViscosity() = default;
-  /// Work fields for grids like grid.
-  ImplicitViscosity(const Context& ctx, const Grid<2>& grid) : ctx_(ctx) {
-    for (Field<T, 2>* f : {&ru_, &rv_, &pu_, &pv_, &au_, &av_}) *f = Field<T, 2>(ctx, grid), f->fill(T(0));
-    box_ = Box<2>{{0, 0}, {grid.cells.n[0], grid.cells.n[1]}};
+  /// Work fields for grids like grid (dot products add over comm's ranks).
+  ImplicitViscosity(const Context& ctx, const Grid<2>& grid, const Comm& comm) : work_(std::make_unique<Work>()) {
+    Work& w = *work_;
+    for (Field<T, 2>* f : {&w.ru, &w.rv, &w.pu, &w.pv, &w.au, &w.av}) *f = Field<T, 2>(ctx, grid), f->fill(T(0));
+    w.box = Box<2>{{0, 0}, {grid.cells.n[0], grid.cells.n[1]}};
+    w.ctx = ctx;
+    w.cg = solvers::ConjugateGradient<T, 2, 2>(ctx, w.box, comm, {&w.ru, &w.rv}, {&w.pu, &w.pv}, {&w.au, &w.av});
   }
 
   /// Solves (I - s L) U = b in place: on entry (u, v) hold b with every ghost filled by the
@@ -30,44 +34,27 @@ class ImplicitViscosity {
   /// the rules without lid or inflow velocities. Stops at ||b - A U|| <= tol ||b||.
   template <class FillHomogeneous>
   solvers::CgResult solve(Field<T, 2>& u, Field<T, 2>& v, const solvers::PoissonStencil<T>& links, double s,
-                          const FillHomogeneous& fill_homogeneous, double tol, int max_iterations, const Comm& comm) {
-    auto dot = [&comm](const Field<T, 2>& a, const Field<T, 2>& b) { return comm.sum(double(sim::dot(a, b))); };
-    solvers::CgResult res;
+                          const FillHomogeneous& fill_homogeneous, double tol, int max_iterations) {
+    Work& w = *work_;
     const T sx = T(s * double(links.inv_hx2)), sy = T(s * double(links.inv_hy2));
-    apply(u, v, ru_, rv_, links, sx, sy);
-    ru_ = u - ru_, rv_ = v - rv_;
-    pu_ = ru_ * 1, pv_ = rv_ * 1;
-    double rr = dot(ru_, ru_) + dot(rv_, rv_);
-    const double bnorm = std::sqrt(dot(u, u) + dot(v, v));
-    const double target = tol * (bnorm > 0 ? bnorm : 1.0);
-    while (std::sqrt(rr) > target && res.iterations < max_iterations) {
-      fill_homogeneous(pu_, pv_);
-      apply(pu_, pv_, au_, av_, links, sx, sy);
-      const double pap = dot(pu_, au_) + dot(pv_, av_);
-      if (!(pap > 0)) break;  // breakdown at the precision floor: report, do not divide by 0
-      const T alpha = T(rr / pap);
-      u = u + alpha * pu_, v = v + alpha * pv_;
-      ru_ = ru_ - alpha * au_, rv_ = rv_ - alpha * av_;
-      const double rr_new = dot(ru_, ru_) + dot(rv_, rv_);
-      const T beta = T(rr_new / rr);
-      pu_ = ru_ + beta * pu_, pv_ = rv_ + beta * pv_;
-      rr = rr_new;
-      ++res.iterations;
-    }
-    res.residual = std::sqrt(rr) / (bnorm > 0 ? bnorm : 1.0);
-    res.converged = std::sqrt(rr) <= target;
-    return res;
+    bool first = true;  // the first apply is to b itself, whose ghosts carry the full rules
+    auto apply = [&](const auto& p, const auto& out) {
+      if (!first) fill_homogeneous(*p[0], *p[1]);
+      first = false;
+      for_each(w.ctx, "fluid::viscous_apply", w.box,
+               ViscousApply<T>{p[0]->view(), p[1]->view(), out[0]->view(), out[1]->view(), links, sx, sy});
+    };
+    return w.cg.solve(apply, nullptr, {&u, &v}, {&u, &v}, tol, max_iterations);
   }
 
  private:
-  void apply(const Field<T, 2>& pu, const Field<T, 2>& pv, Field<T, 2>& au, Field<T, 2>& av,
-             const solvers::PoissonStencil<T>& links, T sx, T sy) {
-    for_each(ctx_, "fluid::viscous_apply", box_, ViscousApply<T>{pu.view(), pv.view(), au.view(), av.view(), links, sx, sy});
-  }
-
-  Context ctx_;
-  Box<2> box_{};
-  Field<T, 2> ru_, rv_, pu_, pv_, au_, av_;
+  struct Work {  // behind a pointer: the solver points at these fields, which must not move
+    Context ctx;
+    Box<2> box{};
+    Field<T, 2> ru, rv, pu, pv, au, av;
+    solvers::ConjugateGradient<T, 2, 2> cg;
+  };
+  std::unique_ptr<Work> work_;
 };
 
 }  // namespace sim::fluid
