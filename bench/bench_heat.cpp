@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/bench_util.hpp"
+#include "bench/bench_model.hpp"
 #include "core/expr.hpp"
 #include "core/random.hpp"
 #include "io/config.hpp"
@@ -30,20 +30,11 @@ std::string heat_config(int dim, long n, const std::string& precision, const std
 
 bench::Row heat_case(const Context& ctx, const ModelRegistry& reg, int dim, long n, int steps, const std::string& precision,
                      const std::string& scheme, int repeat, double copy_gbs) {
-  io::Config cfg = io::Config::parse(heat_config(dim, n, precision, scheme), "bench_heat.toml");
-  auto model = build_model(reg, ctx, cfg);
-  model->initialize();
-  const double dt = model->default_dt(0.9);
-  auto t = bench::time_it(ctx, repeat, [&] {
-    for (int s = 0; s < steps; ++s) model->step(dt);
-  }, [] {}, 1);
-  const double cells = model->cell_updates_per_step() * steps;
   const double esize = precision == "float32" ? 4 : 8;
-  const double gbs = 2 * esize * cells / t.median / 1e9;
-  std::string name = "heat" + std::to_string(dim) + "d " + scheme + " " + precision + " n=" + std::to_string(n) +
-                     " steps=" + std::to_string(steps);
-  return {name, {{"ms_per_step", t.median / steps * 1e3}, {"Gcell/s", cells / t.median / 1e9}, {"GB/s", gbs},
-                 {"fraction_of_copy", gbs / copy_gbs}}};
+  return bench::model_steps(ctx, reg, heat_config(dim, n, precision, scheme),
+                            "heat" + std::to_string(dim) + "d " + scheme + " " + precision + " n=" + std::to_string(n) +
+                                " steps=" + std::to_string(steps),
+                            steps, repeat, 2 * esize, copy_gbs);
 }
 
 /// The stage kernel alone (no ghost fill), to tell the two costs of a step apart; the last
@@ -64,11 +55,10 @@ bench::Row stage_only(const Context& ctx, long n, int steps, int repeat, double 
       heat::explicit_stage<T, Rank>(ctx, g, g.interior(), s % 2 ? b.view() : a.view(), s % 2 ? a.view() : b.view(),
                                     a.view(), a.view(), false, T(1), T(1e-9), T(0), faces);
   }, [] {}, 1);
-  const double cells = double(g.size()) * steps, gbs = 2 * sizeof(T) * cells / t.median / 1e9;
-  return {"stage kernel only " + std::to_string(Rank) + "d " + (sizeof(T) == 4 ? "float32" : "float64") +
-              " n=" + std::to_string(n),
-          {{"ms_per_step", t.median / steps * 1e3}, {"Gcell/s", cells / t.median / 1e9}, {"GB/s", gbs},
-           {"fraction_of_copy", gbs / copy_gbs}}};
+  const double cells = double(g.size()) * steps;
+  return bench::rate_row("stage kernel only " + std::to_string(Rank) + "d " + (sizeof(T) == 4 ? "float32" : "float64") +
+                             " n=" + std::to_string(n),
+                         t.median, steps, cells, 2 * sizeof(T) * cells, copy_gbs);
 }
 
 }  // namespace
@@ -90,13 +80,7 @@ int main(int argc, char** argv) {
     auto ctx = Context::create(opts.backend, ContextOptions{0, 7, 0, 0, true});
     const ModelRegistry reg = builtin_models();
     std::vector<bench::Row> rows;
-    // the ceiling, measured now: a device copy of 4 GB (2 GB read + 2 GB written)
-    const index_t copy_n = ctx.is_cuda() ? index_t(1) << 28 : index_t(1) << 25;
-    Array<double, 1> a(ctx, extents(copy_n)), b(ctx, extents(copy_n));
-    fill_uniform(a);
-    auto tc = bench::time_it(ctx, 10, [&] { b.copy_from(a); });
-    const double copy_gbs = 2.0 * double(a.bytes()) / tc.median / 1e9;
-    rows.push_back({"copy float64 n=" + std::to_string(copy_n), {{"ms", tc.median * 1e3}, {"GB/s", copy_gbs}}});
+    const double copy_gbs = bench::copy_ceiling(ctx, rows);
     if (ctx.is_cuda()) {
       rows.push_back(stage_only<float, 3>(ctx, 512, 50, repeat, copy_gbs));
       rows.push_back(stage_only<double, 3>(ctx, 512, 50, repeat, copy_gbs));

@@ -10,12 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/bench_util.hpp"
-#include "core/expr.hpp"
-#include "core/random.hpp"
-#include "io/config.hpp"
+#include "bench/bench_model.hpp"
 #include "models/plugin.hpp"
-#include "models/runner.hpp"
 
 // the plugin's registration entry point (examples/gray_scott/gray_scott.cpp, linked in)
 extern "C" void simkit_plugin_register_models(sim::ModelRegistry& r);
@@ -34,28 +30,15 @@ std::string gray_scott_config(int dim, long n, const std::string& precision) {
   return s.str();
 }
 
-bench::Row figures(const std::string& name, double seconds, double cells, double bytes, double copy_gbs) {
-  const double gbs = bytes / seconds / 1e9;
-  return {name, {{"ms_per_step", 0}, {"Gcell/s", cells / seconds / 1e9}, {"GB/s", gbs}, {"fraction_of_copy", gbs / copy_gbs}}};
-}
-
 /// The Gray-Scott model's step through the registry, as simulate runs it (spots and noise:
-/// non-zero fields).
+/// non-zero fields); 4 fields of T a cell.
 bench::Row model_case(const Context& ctx, const ModelRegistry& reg, int dim, long n, int steps,
                       const std::string& precision, int repeat, double copy_gbs) {
-  io::Config cfg = io::Config::parse(gray_scott_config(dim, n, precision), "bench_stencil.toml");
-  auto model = build_model(reg, ctx, cfg);
-  model->initialize();
-  const double dt = model->default_dt(0.9);
-  auto t = bench::time_it(ctx, repeat, [&] {
-    for (int s = 0; s < steps; ++s) model->step(dt);
-  }, [] {}, 1);
-  const double cells = model->cell_updates_per_step() * steps, bytes = model->bytes_per_step() * steps;
-  bench::Row r = figures("gray_scott" + std::to_string(dim) + "d step " + precision + " n=" + std::to_string(n) +
-                             " steps=" + std::to_string(steps),
-                         t.median, cells, bytes, copy_gbs);
-  r.figures[0].second = t.median / steps * 1e3;
-  return r;
+  const double esize = precision == "float32" ? 4 : 8;
+  return bench::model_steps(ctx, reg, gray_scott_config(dim, n, precision),
+                            "gray_scott" + std::to_string(dim) + "d step " + precision + " n=" + std::to_string(n) +
+                                " steps=" + std::to_string(steps),
+                            steps, repeat, 4 * esize, copy_gbs);
 }
 
 }  // namespace
@@ -76,13 +59,7 @@ int main(int argc, char** argv) {
     ModelRegistry reg = builtin_models();
     simkit_plugin_register_models(reg);
     std::vector<bench::Row> rows;
-    // the ceiling, measured now: a device copy of 4 GB (2 GB read + 2 GB written)
-    const index_t copy_n = ctx.is_cuda() ? index_t(1) << 28 : index_t(1) << 25;
-    Array<double, 1> a(ctx, extents(copy_n)), b(ctx, extents(copy_n));
-    fill_uniform(a);
-    auto tc = bench::time_it(ctx, 10, [&] { b.copy_from(a); });
-    const double copy_gbs = 2.0 * double(a.bytes()) / tc.median / 1e9;
-    rows.push_back({"copy float64 n=" + std::to_string(copy_n), {{"ms", tc.median * 1e3}, {"GB/s", copy_gbs}}});
+    const double copy_gbs = bench::copy_ceiling(ctx, rows);
     for (const std::string& c : cases) {
       int dim = 0, steps = 0;
       long n = 0;

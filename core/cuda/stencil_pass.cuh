@@ -163,12 +163,16 @@ __device__ __forceinline__ void pass_3d_block(const PassArgs<T, S, P, O, U>& a, 
     }
 }
 
-/// Occupancy asked of ptxas for the 3D pass: full (32 registers) where that spills at most a
-/// word (float64, two rows, one field read with neighbours and none at the cell: the heat
-/// stage without source or blend), else three quarters (40 registers); measured on the H100,
-/// bench/results/2026-11-22-h100-heat3d-tile.
+/// Occupancy asked of ptxas for the 3D pass. One field read with neighbours (the heat stage):
+/// full (32 registers) where that spills at most a word (float64, two rows, none read at the
+/// cell: the stage without source or blend), else three quarters (40 registers); measured on
+/// the H100, bench/results/2026-11-22-h100-heat3d-tile. Two or more (Gray-Scott): half (64
+/// registers), as 40 would spill their neighbour registers (ptxas: 140-160 bytes).
 template <class T, int ROWS, int S, int P>
-constexpr int pass_3d_threads_per_sm() { return sizeof(T) == 8 && ROWS <= 2 && S == 1 && P == 0 ? 2048 : 1536; }
+constexpr int pass_3d_threads_per_sm() {
+  if (S > 1) return 1024;
+  return sizeof(T) == 8 && ROWS <= 2 && P == 0 ? 2048 : 1536;
+}
 
 template <class T, class I, int ROWS, int BY, int S, int P, int O, class U>
 __global__ void __launch_bounds__(32 * BY, pass_3d_threads_per_sm<T, ROWS, S, P>() / (32 * BY))

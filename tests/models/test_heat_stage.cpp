@@ -12,34 +12,11 @@
 #include "core/random.hpp"
 #include "models/heat/heat_stage.hpp"
 #include "tests/support/backends.hpp"
+#include "tests/support/ruled_faces.hpp"
 
 using namespace sim;
 
 namespace sim_test {
-
-/// Writes NaN into the last dimension's ghost layer at both ends of each row.
-template <class T, int Rank>
-struct PoisonLastDim {
-  View<T, Rank> v;
-  index_t n;
-  template <class... I>
-  SIM_INLINE void operator()(I... i) const {
-    for (index_t k : {index_t(-1), n}) {
-      index_t p[Rank] = {index_t(i)...};
-      p[Rank - 1] = k;
-      if constexpr (Rank == 2) v(p[0], p[1]) = std::numeric_limits<T>::quiet_NaN();
-      if constexpr (Rank == 3) v(p[0], p[1], p[2]) = std::numeric_limits<T>::quiet_NaN();
-    }
-  }
-};
-
-/// Sets the last dimension's ghost layers of f to NaN: a pass that reads them shows it.
-template <class T, int Rank>
-void poison_last_dim_ghosts(Field<T, Rank>& f) {
-  Box<Rank> b = f.with_ghosts();
-  b.lo[Rank - 1] = 0, b.hi[Rank - 1] = 1;
-  for_each(f.context(), "test::poison", b, PoisonLastDim<T, Rank>{f.view(), f.grid().cells.n[Rank - 1]});
-}
 
 /// out on box, once with every ghost filled and once with the last dimension's faces applied
 /// by the pass (their ghosts NaN); returns both interiors (ghosts included) as host vectors.
@@ -76,32 +53,6 @@ std::pair<std::vector<T>, std::vector<T>> both_ways(const Context& ctx, const Ex
   return {out_a.to_host_with_ghosts(), out_b.to_host_with_ghosts()};
 }
 
-template <class T>
-void expect_same_bits(const std::vector<T>& a, const std::vector<T>& b, const char* what) {
-  ASSERT_EQ(a.size(), b.size());
-  std::size_t differ = 0, first = a.size();
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::memcmp(&a[i], &b[i], sizeof(T)) != 0) first = differ++ ? first : i;
-  EXPECT_EQ(differ, 0u) << what << ": " << differ << " values differ, the first at flat index " << first << " ("
-                        << (first < a.size() ? double(a[first]) : 0.0) << " filled vs "
-                        << (first < a.size() ? double(b[first]) : 0.0) << " ruled)";
-}
-
-/// The boundaries tried: each kind on the last dimension, and mixed sides.
-template <int Rank>
-std::vector<std::pair<const char*, Boundary<Rank>>> boundaries() {
-  Boundary<Rank> dir = Boundary<Rank>::all({BcKind::dirichlet, 0.7});
-  dir.hi[Rank - 1].value = -0.3;
-  Boundary<Rank> neu = Boundary<Rank>::all({BcKind::neumann, 0.5});
-  neu.hi[Rank - 1].value = -1.25;
-  Boundary<Rank> per = Boundary<Rank>::all({BcKind::dirichlet, 1.0});
-  per.lo[Rank - 1] = per.hi[Rank - 1] = {BcKind::periodic, 0.0};
-  Boundary<Rank> mixed = Boundary<Rank>::periodic();
-  mixed.lo[Rank - 1] = {BcKind::dirichlet, 2.5};
-  mixed.hi[Rank - 1] = {BcKind::neumann, 0.125};
-  return {{"dirichlet", dir}, {"neumann", neu}, {"periodic", per}, {"mixed", mixed}};
-}
-
 }  // namespace sim_test
 
 template <class B>
@@ -109,31 +60,31 @@ class HeatStageTest : public sim_test::OnBackend<B> {};
 SIM_TYPED_TEST_SUITE(HeatStageTest);
 
 TYPED_TEST(HeatStageTest, RuledLastDimensionMatchesFilledGhosts2D) {
-  for (const auto& [name, bc] : sim_test::boundaries<2>()) {
+  for (const auto& [name, bc] : sim_test::ruled_boundaries<2>()) {
     for (index_t n1 : {1, 37, 70}) {
       const Extents<2> cells = extents(index_t(9), n1);
       const Box<2> whole{{0, 0}, {9, n1}}, rim{{1, 0}, {4, n1}}, inner{{0, 0}, {9, n1 > 2 ? n1 - 2 : n1}};
       for (const Box<2>& box : {whole, rim, inner}) {
         auto [a, b] = sim_test::both_ways<double, 2>(this->ctx, cells, bc, box, box.lo[0] == 1);
-        sim_test::expect_same_bits(a, b, name);
+        sim_test::expect_values(a, b, name);
         auto [fa, fb] = sim_test::both_ways<float, 2>(this->ctx, cells, bc, box, false);
-        sim_test::expect_same_bits(fa, fb, name);
+        sim_test::expect_values(fa, fb, name);
       }
     }
   }
 }
 
 TYPED_TEST(HeatStageTest, RuledLastDimensionMatchesFilledGhosts3D) {
-  for (const auto& [name, bc] : sim_test::boundaries<3>()) {
+  for (const auto& [name, bc] : sim_test::ruled_boundaries<3>()) {
     for (index_t n2 : {1, 33, 64}) {
       const Extents<3> cells = extents(index_t(6), index_t(11), n2);
       const Box<3> whole{{0, 0, 0}, {6, 11, n2}}, rim{{0, 1, 0}, {6, 10, n2}}, inner{{0, 0, 1}, {6, 11, n2}};
       for (const Box<3>& box : {whole, rim, inner}) {
         if (box.size() == 0) continue;
         auto [a, b] = sim_test::both_ways<double, 3>(this->ctx, cells, bc, box, box.lo[1] == 1);
-        sim_test::expect_same_bits(a, b, name);
+        sim_test::expect_values(a, b, name);
         auto [fa, fb] = sim_test::both_ways<float, 3>(this->ctx, cells, bc, box, true);
-        sim_test::expect_same_bits(fa, fb, name);
+        sim_test::expect_values(fa, fb, name);
       }
     }
   }
