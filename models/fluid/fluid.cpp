@@ -33,6 +33,7 @@
 #include "models/fluid/fluid_kernels.hpp"
 #include "models/fluid/implicit_viscosity.hpp"
 #include "solvers/pressure_solver.hpp"
+#include "solvers/time_integrators.hpp"
 
 namespace sim {
 namespace fluid {
@@ -63,10 +64,37 @@ struct InitialState {
 };
 
 /// Coefficients of one momentum stage (see MomentumStage): weights, and the dt-proportional
-/// ones as multiples of dt (the kernel reads dt from memory).
+/// ones as multiples of dt (the kernel reads dt from memory). The schemes build them by name.
 struct StageCoefficients {
-  double w, a, f_adv, f_visc, f_p, w_dye, f_carry;
+  double w = 0;        ///< weight of the base state u0
+  double a = 1;        ///< weight of the input state
+  double f_adv = 1;    ///< advection of the input, times dt
+  double f_visc = 1;   ///< explicit viscosity of the input, times dt
+  double f_p = 0;      ///< the old pressure's gradient, times dt (incremental projection)
+  double w_dye = 0;    ///< weight of the base dye
+  double f_carry = 0;  ///< the carried state's explicit terms, times dt (0: no carry)
   double f_theta = 0;  ///< theta of the implicit viscous solve that follows, over dt (0: none)
+
+  /// A Shu-Osher stage of an explicit scheme: out = w u0 + (1 - w)(in + dt (nu lap - adv)(in)), the dye alike.
+  static StageCoefficients explicit_stage(double w) {
+    StageCoefficients c;
+    c.w = w, c.a = 1 - w, c.f_adv = c.f_visc = 1 - w, c.w_dye = w;
+    return c;
+  }
+  /// The predictor of an implicit-viscosity scheme with weight theta on the new state:
+  /// out = in + dt ((1 - theta) nu lap - adv - grad p)(in), solved next with (I - theta dt nu L);
+  /// carry > 0 also keeps in + carry dt (nu lap - adv - grad p)(in) for a corrector.
+  static StageCoefficients implicit_predictor(double theta, double carry) {
+    StageCoefficients c;
+    c.f_visc = 1 - theta, c.f_p = 1, c.f_carry = carry, c.f_theta = theta;
+    return c;
+  }
+  /// The trapezoidal corrector: out = carried + dt/2 (nu lap - adv - grad p)(in), the dye by Heun's second stage.
+  static StageCoefficients trapezoidal_corrector() {
+    StageCoefficients c;
+    c.w = 1, c.a = 0, c.f_adv = c.f_visc = c.f_p = 0.5, c.w_dye = 0.5;
+    return c;
+  }
 };
 
 /// This rank's box of the setup's grid (periodic dimensions wrap over the ranks).
@@ -248,33 +276,43 @@ class FluidModel final : public Model {
 
   bool adaptive_dt() const override { return true; }
 
-  /// The stages of one step from (u_, v_, d_) into (u1_, ...) or (u2_, ...), dt uploaded.
+  /// The stages of one step from (u_, v_, d_) into (u1_, ...) or (u2_, ...), dt uploaded. The
+  /// explicit schemes are the solvers' forward Euler and Heun (Shu-Osher form) over the stage
+  /// "momentum, then projection"; the implicit-viscosity ones predict, solve, project the increment.
   void advance(double dt) {
+    if (!implicit_) {
+      State s0{&u_, &v_, &d_}, s1{&u1_, &v1_, &d1_}, s2{&u2_, &v2_, &d2_};
+      auto update = [this](State& in, State& out, double, double w, State& base) {
+        fill_ghosts(*in.u, *in.v, *in.d, false);
+        stage(*in.u, *in.v, *in.d, *out.u, *out.v, *out.d, StageCoefficients::explicit_stage(w), *base.u, *base.v);
+        project(*out.u, *out.v);
+      };
+      if (rk2_) solvers::rk2_step(update, s0, s1, s2, dt);
+      else solvers::euler_step(update, s0, s1, dt);
+      return;
+    }
     fill_ghosts(u_, v_, d_, false);
-    if (!implicit_) {  // explicit: forward Euler, or Heun in Shu-Osher form
-      stage(u_, v_, d_, u1_, v1_, d1_, {0, 1, 1, 1, 0, 0, 0}, u_, v_);
-      project(u1_, v1_);
-      if (rk2_) {
-        fill_ghosts(u1_, v1_, d1_, false);
-        stage(u1_, v1_, d1_, u2_, v2_, d2_, {0.5, 0.5, 0.5, 0.5, 0, 0.5, 0}, u_, v_);
-        project(u2_, v2_);
-      }
-    } else if (!rk2_) {  // (I - dt nu L) u1 = u - dt (adv(u) + grad p), then the increment's projection
-      stage(u_, v_, d_, u1_, v1_, d1_, {0, 1, 1, 0, 1, 0, 0, 1}, u_, v_);
+    if (!rk2_) {  // backward Euler viscosity: (I - dt nu L) u1 = u - dt (adv(u) + grad p), then the increment's projection
+      stage(u_, v_, d_, u1_, v1_, d1_, StageCoefficients::implicit_predictor(1, 0), u_, v_);
       solve_viscous(u1_, v1_, d1_, dt);
       outflow_pressure_face(u1_);
       project_increment(u1_, v1_, true);
     } else {  // (I - dt/2 nu L) U = u + dt (nu/2 L u - adv(u) - grad p); then u + dt/2 (F(u) + F(U)), F = nu L - adv - grad p
-      stage(u_, v_, d_, u1_, v1_, d1_, {0, 1, 1, 0.5, 1, 0, 0.5, 0.5}, u_, v_);
+      stage(u_, v_, d_, u1_, v1_, d1_, StageCoefficients::implicit_predictor(0.5, 0.5), u_, v_);
       solve_viscous(u1_, v1_, d1_, 0.5 * dt);
       outflow_pressure_face(u1_);
       project_increment(u1_, v1_, false);
       fill_ghosts(u1_, v1_, d1_, false);
-      stage(u1_, v1_, d1_, u2_, v2_, d2_, {1, 0, 0.5, 0.5, 0.5, 0.5, 0}, cu_, cv_);
+      stage(u1_, v1_, d1_, u2_, v2_, d2_, StageCoefficients::trapezoidal_corrector(), cu_, cv_);
       outflow_pressure_face(u2_);
       project_increment(u2_, v2_, true);
     }
   }
+
+  /// The fields of one state, for the solvers' explicit schemes.
+  struct State {
+    Field<T, 2>*u, *v, *d;
+  };
 
   double next_dt(double cfl) override {
     adaptive_calls_ = true;
