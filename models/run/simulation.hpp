@@ -77,8 +77,8 @@ class Simulation {
   OutputCounts counts;
 
  private:
-  bool due(Schedule& s);
-  void run_output();
+  bool due(Schedule& s);  // s asked once per step (and told when it fired); later asks get the same answer
+  void run_output();      // the activities on the output schedule, now
   std::vector<std::unique_ptr<Activity>> activities_;
   std::map<Schedule*, bool> due_now_;  // this step's answers
   std::optional<int> stop_code_;
