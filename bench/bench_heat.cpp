@@ -49,7 +49,7 @@ bench::Row stage_only(const Context& ctx, long n, int steps, int repeat, double 
   fill_uniform(a.storage());
   fill_uniform(b.storage());
   const Boundary<Rank> bc = Boundary<Rank>::all({BcKind::dirichlet, 0.0});
-  const LastDimFaces<T> faces{face_rule<T>(bc, g, Rank - 1, 0), face_rule<T>(bc, g, Rank - 1, 1), n};
+  const LastDimFaces<T> faces = last_dim_faces<T>(bc, g);
   auto t = bench::time_it(ctx, repeat, [&] {
     for (int s = 0; s < steps; ++s)
       heat::explicit_stage<T, Rank>(ctx, g, g.interior(), s % 2 ? b.view() : a.view(), s % 2 ? a.view() : b.view(),

@@ -41,6 +41,12 @@ struct LastDimFaces {
   index_t period = 0;
 };
 
+/// The rules of both faces of the last dimension of bc on grid g, as a pass applies them.
+template <class T, int Rank>
+LastDimFaces<T> last_dim_faces(const Boundary<Rank>& bc, const Grid<Rank>& g) {
+  return {face_rule<T>(bc, g, Rank - 1, 0), face_rule<T>(bc, g, Rank - 1, 1), g.cells.n[Rank - 1]};
+}
+
 /// N views of one kind (at least one slot, so that N = 0 compiles).
 template <class V, int N>
 struct ViewList {

@@ -96,7 +96,7 @@ class GrayScott final : public Model {
       : ctx_(setup.ctx), grid_(setup.grid.grid<Rank>()), h_(Spacing<T, Rank>::of(grid_)),
         u_(ctx_, grid_), v_(ctx_, grid_), un_(ctx_, grid_), vn_(ctx_, grid_),
         bc_(boundary_from_config<Rank>(*setup.config)),
-        faces_{face_rule<T>(bc_, grid_, Rank - 1, 0), face_rule<T>(bc_, grid_, Rank - 1, 1), grid_.cells.n[Rank - 1]} {
+        faces_(last_dim_faces<T>(bc_, grid_)) {
     const io::Config& c = *setup.config;
     Du_ = c.real("model", "Du"), Dv_ = c.real("model", "Dv");
     F_ = c.real("model", "F"), k_ = c.real("model", "k");

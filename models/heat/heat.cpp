@@ -229,16 +229,13 @@ class HeatModel final : public Model {
   /// One explicit stage on the cells of box: out = w u0 + (1 - w)(v + h (alpha lap v + s)).
   void stage(Field<T, Rank>& v, Field<T, Rank>& out, T h, T w, Field<T, Rank>& u0, const Box<Rank>& box) {
     explicit_stage<T, Rank>(ctx_, grid_, box, v.view(), out.view(), u0.view(), src_view(), has_source_, T(alpha_), h,
-                            w, last_dim_faces());
+                            w, ruled_faces());
   }
   /// The rules of the last dimension's physical faces of this rank's box (the stage applies
   /// them where its box touches them).
-  LastDimFaces<T> last_dim_faces() const {
-    constexpr int L = Rank - 1;
-    LastDimFaces<T> f;
-    if (sub_.at_boundary(L, 0)) f.lo = face_rule<T>(bc_, grid_, L, 0);
-    if (sub_.at_boundary(L, 1)) f.hi = face_rule<T>(bc_, grid_, L, 1);
-    f.period = grid_.cells.n[L];
+  LastDimFaces<T> ruled_faces() const {
+    LastDimFaces<T> f = last_dim_faces<T>(bc_, grid_);
+    f.lo.on = sub_.at_boundary(Rank - 1, 0), f.hi.on = sub_.at_boundary(Rank - 1, 1);
     return f;
   }
   View<const T, Rank> src_view() const { return has_source_ ? source_.view() : u_.view(); }

@@ -105,8 +105,7 @@ void check(const Context& ctx, Kind kind, const Extents<Rank>& cells, const Boun
   fill_ghosts(u, bc), fill_ghosts(v, bc);
   poison_last_dim_ghosts(ru), poison_last_dim_ghosts(rv);
   fill_ghosts(ru, bc, Rank - 1), fill_ghosts(rv, bc, Rank - 1);
-  constexpr int L = Rank - 1;
-  const LastDimFaces<T> faces{face_rule<T>(bc, g, L, 0), face_rule<T>(bc, g, L, 1), cells.n[L]};
+  const LastDimFaces<T> faces = last_dim_faces<T>(bc, g);
 
   Field<T, Rank> a0(ctx, g), a1(ctx, g), b0(ctx, g), b1(ctx, g);
   for (Field<T, Rank>* f : {&a0, &a1, &b0, &b1}) f->fill(T(0));
@@ -199,7 +198,7 @@ TYPED_TEST(StencilPassTest, RuledFacesReadNoGhost) {
   un.fill(0.0f);
   sim_test::poison_last_dim_ghosts(u);
   fill_ghosts(u, bc, 1);
-  const LastDimFaces<float> faces{face_rule<float>(bc, g, 1, 0), face_rule<float>(bc, g, 1, 1), 40};
+  const LastDimFaces<float> faces = last_dim_faces<float>(bc, g);
   const Field<float, 2>& cu = u;
   stencil_pass(this->ctx, "test::ruled", g.interior(), sim_test::LaplacianStep<float, 2>{Spacing<float, 2>::of(g), 0.1f},
                reads(cu), writes(un), faces);
