@@ -95,6 +95,68 @@ Array<sum_t<T>, Rank> cumsum(const Array<T, Rank>& x, int axis) {
   return out;
 }
 
+// ---- selection by a mask: the selected elements (or their flat indices), in order
+namespace {
+/// x as dense row-major memory: x itself when contiguous, else a packed copy in keep.
+template <class T, int Rank>
+const T* dense_of(const Context& ctx, View<const T, Rank> x, Array<T, Rank>& keep) {
+  if (x.contiguous()) return x.ptr;
+  keep = Array<T, Rank>(ctx, x.shape);
+  detail::copy<T, Rank>(ctx, x, keep.view());
+  return keep.data();
+}
+/// Selects value(t) for the t < n where flags[t]; Value is a pointer or gives t itself (indices).
+template <class T, int Rank, class Value>
+Array<T, 1> select_flagged(const Context& ctx, View<const bool, Rank> mask, const Value& value, const char* name) {
+  Array<bool, Rank> keep;
+  const bool* flags = dense_of(ctx, mask, keep);
+  const index_t n = mask.size();
+  if (ctx.is_cuda()) {
+#if SIM_TU_HAS_CUDA
+    Array<T, 1> all(ctx, extents(n));
+    const index_t k = gpu::select_flagged(ctx, value, flags, all.data(), n);
+    Array<T, 1> out(ctx, extents(k));
+    detail::copy<T, 1>(ctx, View<const T, 1>(dense_view<T, 1>(all.data(), extents(k))), out.view());
+    return out;
+#else
+    throw detail::not_compiled_for_cuda(name);
+#endif
+  }
+  (void)name;
+  index_t k = 0;
+  for (index_t t = 0; t < n; ++t) k += flags[t] ? 1 : 0;
+  Array<T, 1> out(ctx, extents(k));
+  T* o = out.data();
+  for (index_t t = 0; t < n; ++t)
+    if (flags[t]) *o++ = value[t];
+  return out;
+}
+struct FlatIndex {
+  SIM_HOST_DEVICE std::int64_t operator[](index_t t) const { return t; }
+};
+}  // namespace
+
+template <class T, int Rank>
+Array<T, 1> extract(const Context& ctx, View<const bool, Rank> mask, View<const T, Rank> a) {
+  if (mask.shape != a.shape)
+    throw ShapeError("extract: mask of shape " + to_string(mask.shape) + " for an array of shape " + to_string(a.shape));
+  Array<T, Rank> keep;
+  return select_flagged<T, Rank>(ctx, mask, dense_of(ctx, a, keep), "sim::extract");
+}
+template <class T, int Rank>
+Array<T, 1> extract(const Array<bool, Rank>& mask, const Array<T, Rank>& a) {
+  if (mask.context() != a.context()) throw BackendError("extract: the mask and the array live on different contexts");
+  return extract<T, Rank>(a.context(), mask.view(), a.view());
+}
+template <int Rank>
+Array<std::int64_t, 1> flatnonzero(const Context& ctx, View<const bool, Rank> mask) {
+  return select_flagged<std::int64_t, Rank>(ctx, mask, FlatIndex{}, "sim::flatnonzero");
+}
+template <int Rank>
+Array<std::int64_t, 1> flatnonzero(const Array<bool, Rank>& mask) {
+  return flatnonzero<Rank>(mask.context(), mask.view());
+}
+
 template <class T>
 Array<sum_t<T>, 1> cumsum(const Array<T, 1>& x) {
   Array<sum_t<T>, 1> out(x.context(), x.shape());
@@ -105,10 +167,14 @@ Array<sum_t<T>, 1> cumsum(const Array<T, 1>& x) {
 #define SIM_INSTANTIATE_SCAN_AXIS(T, R)                                                     \
   template void cumsum<T, R>(const Context&, View<const T, R>, int, View<sum_t<T>, R>);      \
   template Array<sum_t<T>, R> cumsum<T, R>(const Array<T, R>&, int);
+#define SIM_INSTANTIATE_SELECT(T, R)                                                            \
+  template Array<T, 1> extract<T, R>(const Array<bool, R>&, const Array<T, R>&);                \
+  template Array<T, 1> extract<T, R>(const Context&, View<const bool, R>, View<const T, R>);
 #define SIM_INSTANTIATE_SCAN(T)                                                         \
   template void cumsum<T>(const Context&, View<const T, 1>, View<sum_t<T>, 1>);         \
   template Array<sum_t<T>, 1> cumsum<T>(const Array<T, 1>&);                            \
-  SIM_INSTANTIATE_SCAN_AXIS(T, 1) SIM_INSTANTIATE_SCAN_AXIS(T, 2) SIM_INSTANTIATE_SCAN_AXIS(T, 3)
+  SIM_INSTANTIATE_SCAN_AXIS(T, 1) SIM_INSTANTIATE_SCAN_AXIS(T, 2) SIM_INSTANTIATE_SCAN_AXIS(T, 3)       \
+  SIM_INSTANTIATE_SELECT(T, 1) SIM_INSTANTIATE_SELECT(T, 2) SIM_INSTANTIATE_SELECT(T, 3)
 SIM_INSTANTIATE_SCAN(bool)
 SIM_INSTANTIATE_SCAN(float)
 SIM_INSTANTIATE_SCAN(double)
@@ -116,5 +182,12 @@ SIM_INSTANTIATE_SCAN(std::int32_t)
 SIM_INSTANTIATE_SCAN(std::int64_t)
 SIM_INSTANTIATE_SCAN(std::uint32_t)
 SIM_INSTANTIATE_SCAN(std::uint64_t)
+
+template Array<std::int64_t, 1> flatnonzero<1>(const Array<bool, 1>&);
+template Array<std::int64_t, 1> flatnonzero<2>(const Array<bool, 2>&);
+template Array<std::int64_t, 1> flatnonzero<3>(const Array<bool, 3>&);
+template Array<std::int64_t, 1> flatnonzero<1>(const Context&, View<const bool, 1>);
+template Array<std::int64_t, 1> flatnonzero<2>(const Context&, View<const bool, 2>);
+template Array<std::int64_t, 1> flatnonzero<3>(const Context&, View<const bool, 3>);
 
 }  // namespace sim

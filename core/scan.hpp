@@ -3,6 +3,8 @@
 // an axis of a 2-D or 3-D array (NumPy's cumsum(a, axis)): a scan by key over the lines, or
 // one thread per line when the axis is not the last, on the GPU; blocked line loops on the
 // CPU threads.
+#include <cstdint>
+
 #include "core/array.hpp"
 #include "core/reduce_ops.hpp"
 
@@ -32,5 +34,19 @@ Array<sum_t<T>, 1> cumsum(const Array<T, Rank>& x) {
   cumsum<T>(x.context(), dense_view<const T, 1>(x.data(), extents(x.size())), out.view());
   return out;
 }
+
+/// The elements of a where mask is true, in row-major order (NumPy's a[mask] and
+/// np.extract(mask, a)); mask and a have one shape and may be strided views. Waits for the
+/// device (the result's length is the number of true elements). CUB's DeviceSelect on the
+/// GPU, one ordered pass on the CPU.
+template <class T, int Rank>
+Array<T, 1> extract(const Array<bool, Rank>& mask, const Array<T, Rank>& a);
+template <class T, int Rank>
+Array<T, 1> extract(const Context& ctx, View<const bool, Rank> mask, View<const T, Rank> a);
+/// The flat (row-major) indices of the true elements of mask (np.flatnonzero), int64. Waits.
+template <int Rank>
+Array<std::int64_t, 1> flatnonzero(const Array<bool, Rank>& mask);
+template <int Rank>
+Array<std::int64_t, 1> flatnonzero(const Context& ctx, View<const bool, Rank> mask);
 
 }  // namespace sim

@@ -6,6 +6,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
@@ -215,6 +216,31 @@ void sort_lines(const Context& ctx, const T* x, const detail::Lines& lx, bool x_
     }
   }
   if (!out_dense) launch_for_each(ctx, "sim::sort(axis, unpack)", Box<1>{{0}, {n}}, UnpackLines<Out>{dst, lo, out});
+}
+
+template <class T>
+const T* select_input(const T* p) { return p; }
+template <class Indices>
+thrust::counting_iterator<std::int64_t> select_input(const Indices&) { return thrust::counting_iterator<std::int64_t>(0); }
+
+/// The value[t] (a pointer, or an index source with operator[]) where flags[t], in order,
+/// into out; returns how many (waits for that count).
+template <class Value, class T>
+index_t select_flagged(const Context& ctx, const Value& value, const bool* flags, T* out, index_t n) {
+  auto stream = static_cast<cudaStream_t>(ctx.stream());
+  if (n == 0) return 0;
+  PoolScratch count(ctx, sizeof(std::int64_t));
+  auto* c = static_cast<std::int64_t*>(count.ptr);
+  auto in = select_input(value);
+  std::size_t bytes = 0;
+  SIM_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, in, flags, out, c, n, stream));
+  PoolScratch temp(ctx, bytes);
+  SIM_CUDA_CHECK(cub::DeviceSelect::Flagged(temp.ptr, bytes, in, flags, out, c, n, stream));
+  SIM_CUDA_CHECK_LAUNCH("sim::extract", stream);
+  std::int64_t k = 0;
+  SIM_CUDA_CHECK(cudaMemcpyAsync(&k, c, sizeof k, cudaMemcpyDeviceToHost, stream));
+  SIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return index_t(k);
 }
 
 }  // namespace sim::gpu

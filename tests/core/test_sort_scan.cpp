@@ -9,6 +9,7 @@
 #include <numeric>
 #include <vector>
 
+#include "core/expr.hpp"
 #include "core/scan.hpp"
 #include "core/slicing.hpp"
 #include "core/sort.hpp"
@@ -239,4 +240,36 @@ TYPED_TEST(SortScanTest, AlongAxesFloatSumsAndStridedViews) {
   auto flat = cumsum(M).to_host();
   ASSERT_EQ(flat.size(), 84u);
   EXPECT_EQ(flat.back(), std::accumulate(hm.begin(), hm.end(), std::int64_t(0)));
+}
+
+// a[mask] (np.extract) and np.flatnonzero on every backend: in row-major order, from strided
+// views too, with no element or every element selected.
+TYPED_TEST(SortScanTest, ExtractAndFlatnonzeroByMask) {
+  const index_t r = 301, c = 77;
+  std::vector<double> h(r * c);
+  for (index_t t = 0; t < r * c; ++t) h[t] = std::sin(0.7 * double(t));
+  auto a = Array<double, 2>::from_host(this->ctx, extents(r, c), h);
+  Array<bool, 2> m(this->ctx, a.shape());
+  m = a > 0.5;
+  std::vector<double> ref;
+  std::vector<std::int64_t> where;
+  for (index_t t = 0; t < r * c; ++t)
+    if (h[t] > 0.5) ref.push_back(h[t]), where.push_back(t);
+  EXPECT_EQ(extract(m, a).to_host(), ref);
+  EXPECT_EQ(flatnonzero(m).to_host(), where);
+  // strided: the transposed mask picks from the transposed array, column by column
+  auto sel = extract<double, 2>(this->ctx, transposed(m), transposed(a)).to_host();
+  std::vector<double> reft;
+  for (index_t j = 0; j < c; ++j)
+    for (index_t i = 0; i < r; ++i)
+      if (h[i * c + j] > 0.5) reft.push_back(h[i * c + j]);
+  EXPECT_EQ(sel, reft);
+  m = a > 2.0;
+  EXPECT_EQ(extract(m, a).size(), 0);
+  m = a < 2.0;
+  EXPECT_EQ(extract(m, a).to_host(), h);
+  auto e = Array<bool, 1>::zeros(this->ctx, extents(0));
+  EXPECT_EQ(flatnonzero(e).size(), 0);
+  auto wrong = Array<double, 2>::zeros(this->ctx, extents(c, r));
+  EXPECT_THROW(extract(m, wrong), ShapeError);
 }
