@@ -58,7 +58,10 @@ PoissonGrid<T> coarsen(const PoissonGrid<T>& f) {
   g.singular = f.singular;
   g.fluid_cells = g.nx * g.ny;
   if (!f.has_links()) return g;
-  // Coarse faces average the two fine faces they cover; a coarse cell is fluid if every child is.
+  // Coarse faces average the two fine faces they cover (a closed fine face counts 0, so a face
+  // half blocked by an obstacle is half open); a coarse cell is fluid if any child is. (Calling
+  // it solid unless every child is fluid lost the cells around an obstacle on every coarse
+  // level: the cylinder's mg_cg took 38 iterations a step at 1024 x 256, against 15 now.)
   const index_t nx = g.nx, ny = g.ny;
   const bool periodic_x = f.sides[0] == PressureSide::periodic, periodic_y = f.sides[2] == PressureSide::periodic;
   std::vector<T>&cx = g.cx, &cy = g.cy, &act = g.active;
@@ -73,11 +76,11 @@ PoissonGrid<T> coarsen(const PoissonGrid<T>& f) {
   g.fluid_cells = 0;
   for (index_t i = 0; i < nx; ++i)
     for (index_t j = 0; j < ny; ++j) {
-      bool all = true;
+      bool any = false;
       for (int a = 0; a < 2; ++a)
-        for (int b = 0; b < 2; ++b) all &= f.active[std::size_t((2 * i + a) * f.ny + 2 * j + b)] != T(0);
-      act[std::size_t(i * ny + j)] = T(all);
-      g.fluid_cells += all;
+        for (int b = 0; b < 2; ++b) any |= f.active[std::size_t((2 * i + a) * f.ny + 2 * j + b)] != T(0);
+      act[std::size_t(i * ny + j)] = T(any);
+      g.fluid_cells += any;
     }
   // Links into a solid coarse cell close, so the operator stays symmetric (solid rows are identity rows).
   auto solid = [&](index_t i, index_t j) {
