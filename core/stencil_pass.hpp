@@ -20,6 +20,7 @@
 // itself, so the fields need only fill_ghosts(f, bc, Rank - 1): their strided faces are the
 // costly part of a separate fill (one sector per row, twice). Overlap with a ghost exchange:
 // halo.overlapped(f, box, [&](const Box<Rank>& b) { stencil_pass(..., b, ...); }).
+#include <string>
 #include <type_traits>
 
 #include "core/boundary.hpp"
@@ -165,7 +166,7 @@ struct StencilPassFn {
 /// cell, update(x) with x.in[s] the stars of `in`, x.read(p) the cells of `point` and
 /// x.write(o, value) into `out`. Ghosts of `in` must hold what the stars read, except on the
 /// last dimension's faces where `faces` has a rule on (and box touches them): there the pass
-/// applies the rule. The update is a functor (its operator() a template on the cell type, marked
+/// applies the rule. Outputs must not alias the fields read. The update is a functor (its operator() a template on the cell type, marked
 /// SIM_INLINE) holding values and views only, never `this`.
 template <class T, int Rank, int S, int P, int O, class U>
 void stencil_pass(const Context& ctx, const char* name, const Box<Rank>& box, const U& update,
@@ -174,8 +175,19 @@ void stencil_pass(const Context& ctx, const char* name, const Box<Rank>& box, co
   static_assert(std::is_trivially_copyable<U>::value,
                 "a stencil_pass update is copied to the GPU: hold values and views, not this or references");
   if (box.size() == 0) return;
+  const Extents<Rank> shape = in.v[0].shape;
+  auto check = [&](const auto& v, const char* what) {
+    if (v.shape != shape)
+      throw ShapeError(std::string(name) + ": a field of " + what + " has shape " + to_string(v.shape) +
+                       ", the first field read " + to_string(shape) + "; a stencil pass takes fields of one grid");
+  };
+  for (int s = 0; s < S; ++s) check(in.v[s], "reads()");
+  for (int p = 0; p < P; ++p) check(point.v[p], "point_reads()");
+  for (int o = 0; o < O; ++o) check(out.v[o], "writes()");
+  if (!box_of(shape).contains(box))
+    throw ShapeError(std::string(name) + ": box " + to_string(box) + " is not inside the fields' cells " + to_string(shape));
   constexpr int L = Rank - 1;
-  const index_t n = in.v[0].shape.n[L];
+  const index_t n = shape.n[L];
   LastDimFaces<T> f = faces;  // the rules of the faces box touches
   if (box.lo[L] != 0) f.lo.on = false;
   if (box.hi[L] != n) f.hi.on = false;

@@ -206,3 +206,13 @@ TYPED_TEST(StencilPassTest, RuledFacesReadNoGhost) {
   for (float x : un.to_host_with_ghosts()) nan += std::isnan(x);
   EXPECT_EQ(nan, 0u);
 }
+
+TYPED_TEST(StencilPassTest, RefusesFieldsOfOtherShapesAndBoxesOutside) {
+  const Grid<2> g = Grid<2>::uniform(extents(index_t(6), index_t(8)), {1.0, 1.0});
+  const Grid<2> other = Grid<2>::uniform(extents(index_t(6), index_t(9)), {1.0, 1.0});
+  Field<double, 2> u(this->ctx, g), un(this->ctx, g), wrong(this->ctx, other);
+  const Field<double, 2>& cu = u;
+  const sim_test::LaplacianStep<double, 2> up{Spacing<double, 2>::of(g), 0.1};
+  EXPECT_THROW(stencil_pass(this->ctx, "test::shapes", g.interior(), up, reads(cu), writes(wrong)), ShapeError);
+  EXPECT_THROW(stencil_pass(this->ctx, "test::box", Box<2>{{0, 0}, {7, 8}}, up, reads(cu), writes(un)), ShapeError);
+}
