@@ -71,10 +71,19 @@ struct AxisAt {
       return e(i, o - i * n1, m);
     }
   }
-  /// The values at V consecutive inner positions p..p+V-1 (the axis is not the last; they lie
-  /// in one row: checked by vec_along_ok).
+  /// V values consecutive in memory: at positions m..m+V-1 along the axis when it is the last
+  /// (p is 0), else at inner positions p..p+V-1 (in one row: checked before the launch).
   template <int V>
   SIM_INLINE void vec(typename E::value_type (&out)[V], index_t o, index_t m, index_t p) const {
+    if (axis == E::rank - 1) {
+      if constexpr (E::rank == 2) {
+        e.template vec<V>(out, o, m);
+      } else {
+        const index_t i = o / n1;
+        e.template vec<V>(out, i, o - i * n1, m);
+      }
+      return;
+    }
     if constexpr (E::rank == 2) {
       e.template vec<V>(out, m, p);
     } else {
@@ -215,9 +224,13 @@ Array<Out, E::rank - 1> along(const Context* ctx, const char* name, const E& e, 
   if (o.ctx->is_cuda()) {
 #if SIM_TU_HAS_CUDA
     constexpr int V = gpu::vec_width<typename E::value_type>;
-    if constexpr (has_vec<std::decay_t<decltype(map)>>) {  // vector loads along rows: inner positions in whole vectors
-      const bool rows_ok = Rank == 2 || at.axis != 0 || o.shape.n[Rank - 1] % V == 0;
-      if (s.inner > 1 && s.inner % V == 0 && rows_ok && e.template vec_ok<V>(false)) {
+    if constexpr (has_vec<std::decay_t<decltype(map)>>) {  // vector loads along rows, in whole vectors
+      // the last axis: whole vectors along it (an earlier axis whose later extents are 1 also
+      // has inner == 1, but its elements are not consecutive: no vector path); another axis:
+      // groups of V outputs within one row
+      const bool rows_ok = s.inner == 1 ? at.axis == Rank - 1 && s.len % V == 0
+                                        : s.inner % V == 0 && (Rank == 2 || at.axis != 0 || o.shape.n[Rank - 1] % V == 0);
+      if (rows_ok && e.template vec_ok<V>(false)) {
         gpu::reduce_along<V>(*o.ctx, name, s.outer, s.len, s.inner, map, op, init, fin, out.data());
         return out;
       }

@@ -19,15 +19,26 @@ namespace sim::gpu {
 
 constexpr int axis_threads = 256;
 
-template <class Acc, class Out, class Map, class Op, class Fin>
+// V > 1: each thread reads V consecutive elements of the row per step (map.vec, len % V == 0).
+template <int V, class Acc, class Out, class Map, class Op, class Fin>
 __global__ void __launch_bounds__(axis_threads)
     reduce_rows_block_kernel(index_t outer, index_t len, Map map, Op op, Acc init, Fin fin, Out* out) {
   using Reduce = cub::BlockReduce<Acc, axis_threads>;
   __shared__ typename Reduce::TempStorage tmp;
   for (index_t o = blockIdx.x; o < outer; o += gridDim.x) {
     Acc a = init;
+    if constexpr (V == 1) {
 #pragma unroll 4
-    for (index_t m = threadIdx.x; m < len; m += axis_threads) a = op(a, map(o, m, index_t(0)));
+      for (index_t m = threadIdx.x; m < len; m += axis_threads) a = op(a, map(o, m, index_t(0)));
+    } else {
+#pragma unroll 2
+      for (index_t m = index_t(threadIdx.x) * V; m < len; m += axis_threads * V) {
+        Acc x[V];
+        map.template vec<V>(x, o, m, index_t(0));
+#pragma unroll
+        for (int k = 0; k < V; ++k) a = op(a, x[k]);
+      }
+    }
     const Acc r = Reduce(tmp).Reduce(a, op);
     if (threadIdx.x == 0) out[o] = fin(r, o, index_t(0), len);
     __syncthreads();
@@ -108,7 +119,9 @@ __global__ void combine_chunks_kernel(index_t outer, index_t len, index_t inner,
   }
 }
 
-/// V > 1: map.vec<V> reads V consecutive outputs' values at once (inner % V == 0).
+/// V > 1: map.vec<V> reads V values at once: consecutive outputs (inner % V == 0), or, when
+/// the axis is the last (inner == 1), consecutive elements of a row (len % V == 0; rows of
+/// 2048 or more, shorter rows take one warp each and scalar loads).
 template <int V = 1, class Acc, class Out, class Map, class Op, class Fin>
 void reduce_along(const Context& ctx, const char* name, index_t outer, index_t len, index_t inner, const Map& map,
                   const Op& op, Acc init, const Fin& fin, Out* out) {
@@ -117,7 +130,7 @@ void reduce_along(const Context& ctx, const char* name, index_t outer, index_t l
   if (inner == 1) {
     if (len >= 2048) {
       const unsigned grid = clamp_grid(outer, 1 << 30);
-      reduce_rows_block_kernel<<<grid, axis_threads, 0, stream>>>(outer, len, map, op, init, fin, out);
+      reduce_rows_block_kernel<V><<<grid, axis_threads, 0, stream>>>(outer, len, map, op, init, fin, out);
     } else {
       const unsigned grid = clamp_grid((outer + axis_threads / 32 - 1) / (axis_threads / 32), 1 << 30);
       reduce_rows_warp_kernel<<<grid, axis_threads, 0, stream>>>(outer, len, map, op, init, fin, out);

@@ -218,7 +218,43 @@ TYPED_TEST(ReduceAxisTest, VectorLoadShapesAgainstHost) {
       ASSERT_NEAR(mf[j], float(2 * sf_ref / double(r)), 1e-5f * (1 + std::fabs(float(sf_ref / r)))) << j;
     }
   }
-  // rank 3 along axes 0 and 1 (inner positions span rows / lie in one row)
+  // along the last axis: rows of 2048 and more read whole vectors
+  for (auto [r, c] : {std::array<index_t, 2>{70, 8192}, {3, 2048}, {2, 2051}}) {
+    auto h = wavy(r * c, 0.9);
+    std::vector<float> hf(h.begin(), h.end());
+    auto M = Array<float, 2>::from_host(this->ctx, extents(r, c), hf);
+    auto s1 = sim::sum(M, 1).to_host(), x1 = amin(M, -1).to_host();
+    for (index_t i = 0; i < r; ++i) {
+      double ref = 0;
+      float mn = hf[i * c];
+      for (index_t j = 0; j < c; ++j) ref += hf[i * c + j], mn = std::min(mn, hf[i * c + j]);
+      ASSERT_NEAR(s1[i], ref, 1e-4 * (1 + std::fabs(ref))) << r << "x" << c << " row " << i;
+      ASSERT_EQ(x1[i], mn) << i;
+    }
+  }
+  // a (rows, 1) slice of a 4-column matrix along axis 0: inner == 1 but not the last axis
+  {
+    const index_t r = 4096;
+    auto h = wavy(r * 4, 0.4);
+    auto M = Array<double, 2>::from_host(this->ctx, extents(r, 4), h);
+    auto s0 = sim::sum(this->ctx, slice(M, Range{0, r}, Range{2, 3}), 0).to_host();
+    double ref = 0;
+    for (index_t i = 0; i < r; ++i) ref += h[i * 4 + 2];
+    ASSERT_EQ(s0.size(), 1u);
+    ASSERT_NEAR(s0[0], ref, 1e-9 * (1 + std::fabs(ref)));
+  }
+  // rank 3 along axes 0, 1 and 2 (inner positions span rows / lie in one row / the axis is the row)
+  {
+    auto h = wavy(3 * 2 * 4096, 0.2);
+    std::vector<float> hf(h.begin(), h.end());
+    auto X = Array<float, 3>::from_host(this->ctx, extents(3, 2, 4096), hf);
+    auto s2 = sim::sum(X, 2).to_host();
+    for (index_t q = 0; q < 6; ++q) {
+      double ref = 0;
+      for (index_t k = 0; k < 4096; ++k) ref += hf[q * 4096 + k];
+      ASSERT_NEAR(s2[q], ref, 1e-4 * (1 + std::fabs(ref))) << q;
+    }
+  }
   {
     const index_t a = 40, b = 30, c = 64;
     auto h = wavy(a * b * c, 1.1);
