@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/one_block.hpp"
 #include "solvers/poisson.hpp"
 
 namespace sim::solvers {
@@ -128,13 +129,79 @@ struct MgCoarseDense {
   }
 };
 
+/// One level as the one-block coarse cycle reads it: its operator, fields and the
+/// interpolation to the next coarser level.
+template <class T>
+struct MgLevelRefs {
+  PoissonStencil<T> stencil;
+  View<T, 2> x, r;
+  View<const T, 2> b;
+  View<T, 2> b_out;  ///< b, written by the restriction from the finer level (null at the entry level)
+  Interp1D<T> ix, iy;
+  SIM_INLINE Box<2> box() const { return Box<2>{{0, 0}, {stencil.nx, stencil.ny}}; }
+};
+
+/// The most levels one block runs.
+constexpr int mg_block_levels = 8;
+
+/// The V-cycle from level[0] down to level[count - 1] (solved by the dense operator) and back,
+/// the same passes as Multigrid::cycle, run by one team (core/one_block.hpp): one launch
+/// instead of a dozen per level. x of level[0] holds the initial guess; the others start at 0.
+template <class T>
+struct MgBlockCycle {
+  MgLevelRefs<T> level[mg_block_levels];
+  int count = 0, pre = 2, post = 2;
+  const double* dense = nullptr;
+  index_t dense_n = 0;
+
+  bool entry_zero = false;  ///< x of level[0] is 0 (the coarser levels' always start at 0)
+
+  SIM_INLINE void smooth(const BlockTeam& team, const MgLevelRefs<T>& L, int sweeps, bool red_first, bool from_zero) const {
+    const Box<2> half{{0, 0}, {L.stencil.nx, (L.stencil.ny + 1) / 2}};
+    for (int s = 0; s < sweeps; ++s)
+      for (int c = 0; c < 2; ++c) {
+        const int colour = red_first ? c : 1 - c;
+        if (from_zero && s == 0 && c == 0) team.for_each(L.box(), PoissonGaussSeidelFromZero<T>{L.stencil, L.x, L.b, colour});
+        else team.for_each(half, PoissonGaussSeidel<T>{L.stencil, L.x, L.b, colour});
+        team.sync();
+      }
+  }
+  SIM_INLINE void operator()(const BlockTeam& team) const {
+    for (int l = 0; l + 1 < count; ++l) {
+      const MgLevelRefs<T>&L = level[l], &C = level[l + 1];
+      smooth(team, L, pre, true, l > 0 || entry_zero);
+      team.for_each(L.box(), PoissonResidual<T>{L.stencil, L.x, L.b, L.r});
+      team.sync();
+      team.for_each(C.box(), MgRestrict<T>{L.ix, L.iy, L.stencil.nx, L.stencil.ny, L.r, C.b_out, C.stencil});
+      team.sync();
+    }
+    const MgLevelRefs<T>& last = level[count - 1];
+    team.for_each(last.box(), MgCoarseDense<T>{dense, dense_n, last.stencil.ny, last.b, last.x});
+    team.sync();
+    for (int l = count - 2; l >= 0; --l) {
+      const MgLevelRefs<T>&L = level[l], &C = level[l + 1];
+      team.for_each(L.box(), MgProlongAdd<T>{L.ix, L.iy, C.x, L.x});
+      team.sync();
+      smooth(team, L, post, false, false);
+    }
+  }
+};
+
 /// Multigrid options.
 struct MgOptions {
   int pre_smooth = 2, post_smooth = 2;
-  index_t coarsest_cells = 64;  ///< coarsen while a level has more cells than this (and even sizes)
+  /// Coarsen while a level has more cells than this (and even sizes). The coarsest level is
+  /// solved by a dense operator in one pass, so a coarsest of 256 cells saves a level's dozen
+  /// launches over 64 for the price of 256 multiply-adds per cell.
+  index_t coarsest_cells = 256;
   /// On several ranks: gather a level onto every rank once every box has at most this many
   /// cells (0: 128^2 on GPUs, where each exchange costs more than a small level's kernels; 16^2 on CPUs).
   index_t gather_cells = 0;
+  /// One rank: the levels from the first with at most this many cells down run as one launch
+  /// (core/one_block.hpp) instead of a dozen launches each; 0 runs every level by itself.
+  /// (On the H100 one block is slower than separate launches over 64^2 cells: the cylinder at
+  /// 1024 x 256 ran 5.08 ms a step with 64^2, 4.41 ms with none, 4.32 ms with 32^2.)
+  index_t block_cells = 32 * 32;
 };
 
 template <class T>
@@ -173,6 +240,14 @@ class Multigrid {
     }
     if (!whole_) factor_coarsest(g);
     if (!whole_ && coarse_boxes_.size() == 1 && n_ <= dense_cells_max) form_dense_coarse(levels_.back().ctx);
+    if (const char* e = std::getenv("SIMKIT_MG_BLOCK_CELLS"))  // for tuning
+      opt_.block_cells = index_t(std::atol(e));
+    if (dense_.size() > 0 && opt_.block_cells > 0)  // the first level small enough, if the rest fit in a block's cycle
+      for (std::size_t l = 0; l < levels_.size(); ++l)
+        if (levels_[l].stencil.nx * levels_[l].stencil.ny <= opt_.block_cells) {
+          if (levels_.size() - l <= std::size_t(mg_block_levels)) block_from_ = int(l);
+          break;
+        }
   }
 
   /// True when a V-cycle never waits for the host (one rank, the coarsest solve on the device):
@@ -186,13 +261,10 @@ class Multigrid {
   PoissonLevel<T>& finest() { return levels_.front(); }
 
   /// One V-cycle on A x = b from the current x (finest level).
-  void vcycle(const Field<T, 2>& b, Field<T, 2>& x) { cycle(0, b, x); }
+  void vcycle(const Field<T, 2>& b, Field<T, 2>& x) { cycle(0, b, x, false); }
 
   /// z = M r: one V-cycle from zero (the preconditioner).
-  void precondition(const Field<T, 2>& r, Field<T, 2>& z) {
-    z.fill(T(0));
-    cycle(0, r, z);
-  }
+  void precondition(const Field<T, 2>& r, Field<T, 2>& z) { cycle(0, r, z, true); }
 
   /// Standalone multigrid: V-cycles until ||b - A x|| <= rel_tol ||b||, or until 10 cycles in a
   /// row gain less than a factor 2 (the precision's floor: float32 at 4096^2 sits near 1e-4),
@@ -257,20 +329,29 @@ class Multigrid {
     return m;
   }
 
-  void smooth(PoissonLevel<T>& L, const Field<T, 2>& b, Field<T, 2>& x, int sweeps, bool red_first) {
+  /// Red-black Gauss-Seidel sweeps; from_zero: x is 0 on entry (its values, ghosts included,
+  /// are not read: the first colour's pass writes every cell).
+  void smooth(PoissonLevel<T>& L, const Field<T, 2>& b, Field<T, 2>& x, int sweeps, bool red_first, bool from_zero) {
     const Box<2> half{{0, 0}, {L.stencil.nx, (L.stencil.ny + 1) / 2}};
     for (int s = 0; s < sweeps; ++s)
       for (int c = 0; c < 2; ++c) {
+        const int colour = red_first ? c : 1 - c;
+        if (from_zero && s == 0 && c == 0) {
+          for_each(L.ctx, "mg::gauss_seidel_from_zero", L.box(), PoissonGaussSeidelFromZero<T>{L.stencil, x.view(), b.view(), colour});
+          continue;
+        }
         L.exchange_faces(x);
-        for_each(L.ctx, "mg::gauss_seidel", half, PoissonGaussSeidel<T>{L.stencil, x.view(), b.view(), red_first ? c : 1 - c});
+        for_each(L.ctx, "mg::gauss_seidel", half, PoissonGaussSeidel<T>{L.stencil, x.view(), b.view(), colour});
       }
   }
 
-  void cycle(int l, const Field<T, 2>& b, Field<T, 2>& x) {
+  /// One V-cycle on level l from the guess in x (x_zero: the guess is 0, and x may hold anything).
+  void cycle(int l, const Field<T, 2>& b, Field<T, 2>& x, bool x_zero) {
+    if (l == block_from_) return block_cycle(b, x, x_zero);
     PoissonLevel<T>& L = levels_[std::size_t(l)];
     if (std::size_t(l) + 1 == levels_.size()) return whole_ ? cycle_whole(b, x) : solve_coarsest(b, x);
     Field<T, 2>& r = r_[std::size_t(l)];
-    smooth(L, b, x, opt_.pre_smooth, true);
+    smooth(L, b, x, opt_.pre_smooth, true, x_zero);
     L.residual(b, x, r);
     L.exchange(r);
     PoissonLevel<T>& C = levels_[std::size_t(l) + 1];
@@ -278,11 +359,28 @@ class Multigrid {
     Field<T, 2>& xc = x_[std::size_t(l) + 1];
     for_each(C.ctx, "mg::restrict", C.box(),
              MgRestrict<T>{interp(l, 0), interp(l, 1), L.stencil.nx, L.stencil.ny, r.view(), bc.view(), C.stencil});
-    xc.fill(T(0));
-    cycle(l + 1, bc, xc);
+    cycle(l + 1, bc, xc, true);
     C.exchange(xc);
     for_each(L.ctx, "mg::prolong_add", L.box(), MgProlongAdd<T>{interp(l, 0), interp(l, 1), xc.view(), x.view()});
-    smooth(L, b, x, opt_.post_smooth, false);
+    smooth(L, b, x, opt_.post_smooth, false, false);
+  }
+
+  /// The V-cycle from level block_from_ down, as one launch (MgBlockCycle).
+  void block_cycle(const Field<T, 2>& b, Field<T, 2>& x, bool x_zero) {
+    MgBlockCycle<T> k;
+    k.entry_zero = x_zero;
+    k.count = int(levels_.size()) - block_from_, k.pre = opt_.pre_smooth, k.post = opt_.post_smooth;
+    k.dense = dense_.data(), k.dense_n = n_;
+    for (int i = 0; i < k.count; ++i) {
+      const std::size_t l = std::size_t(block_from_ + i);
+      MgLevelRefs<T>& R = k.level[i];
+      R.stencil = levels_[l].stencil;
+      R.r = r_[l].view();
+      if (i == 0) R.x = x.view(), R.b = b.view();
+      else R.x = x_[l].view(), R.b = b_[l].view(), R.b_out = b_[l].view();
+      if (l + 1 < levels_.size()) R.ix = interp(int(l), 0), R.iy = interp(int(l), 1);
+    }
+    one_block(levels_[std::size_t(block_from_)].ctx, "mg::block_cycle", k);
   }
 
   /// Dense Cholesky factor of the whole coarsest operator g (plus the projector on the null
@@ -424,6 +522,7 @@ class Multigrid {
   Field<T, 2> whole_b_, whole_x_;
   std::vector<double> chol_, fluid_;     // fluid_: 1 on the coarsest level's fluid cells, 0 on solid ones
   Array<double, 1> dense_;                // the coarsest solve as a dense operator (one rank, small grids)
+  int block_from_ = -1;                   // the first level of the one-launch coarse cycle (-1: none)
   double fluid_count_ = 0;
   index_t n_ = 0, coarse_ny_ = 0;
 };

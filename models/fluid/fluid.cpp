@@ -533,7 +533,7 @@ class FluidModel final : public Model {
       if (st.stalled)
         std::snprintf(msg, sizeof msg,
                       "fluid: the pressure solve stalled at relative residual %.3g after %d iterations, above "
-                      "pressure_tol = %g: the residual no longer halves every 10 cycles, the floor of %s on this grid; "
+                      "pressure_tol = %g: the residual stopped falling there, the floor of %s on this grid; "
                       "raise model.pressure_tol%s%s",
                       st.residual, st.iterations, tol_, sizeof(T) == 4 ? "float32" : "float64",
                       sizeof(T) == 4 ? ", use run.precision = \"float64\"" : "", other);
