@@ -458,7 +458,7 @@ Transform<T, Rank>::Transform(const Context& ctx, Kind kind, const Extents<Rank>
 #if SIM_TU_HAS_CUDA
     im.plan_cuda();
 #else
-    throw detail::not_compiled_for_cuda("fft::Transform");
+    throw sim::detail::not_compiled_for_cuda("fft::Transform");
 #endif
   }
 }
