@@ -80,6 +80,13 @@ struct PoissonStencil {
     return (link_x(i, j) * at(p, i - 1, j) + link_x(i + 1, j) * at(p, i + 1, j)) * inv_hx2 +
            (link_y(i, j) * at(p, i, j - 1) + link_y(i, j + 1) * at(p, i, j + 1)) * inv_hy2;
   }
+  /// The value that solves row (i, j) for its cell given the neighbours' sum nb (neighbours()):
+  /// b on a solid cell, 0 on a cell with every link closed.
+  SIM_INLINE T relaxed(T b, T nb, index_t i, index_t j) const {
+    const T d = diagonal(i, j);
+    if (solid(i, j)) return b;
+    return d == T(0) ? T(0) : (b + nb) / d;
+  }
   /// (A p)(i, j).
   SIM_INLINE T apply(const View<const T, 2>& p, index_t i, index_t j) const {
     if (solid(i, j)) return p(i, j);
@@ -115,13 +122,7 @@ struct PoissonGaussSeidel {
   int colour;
   SIM_INLINE void operator()(index_t i, index_t jj) const {
     const index_t j = 2 * jj + ((i + colour) & 1);
-    if (j >= s.ny) return;
-    const T d = s.diagonal(i, j);
-    if (s.solid(i, j) || d == T(0)) {
-      p(i, j) = s.solid(i, j) ? b(i, j) : T(0);
-      return;
-    }
-    p(i, j) = (b(i, j) + s.neighbours(p, i, j)) / d;
+    if (j < s.ny) p(i, j) = s.relaxed(b(i, j), s.neighbours(p, i, j), i, j);
   }
 };
 
@@ -135,16 +136,7 @@ struct PoissonGaussSeidelFromZero {
   View<const T, 2> b;
   int colour;
   SIM_INLINE void operator()(index_t i, index_t j) const {
-    if (((i + j) & 1) != colour) {
-      p(i, j) = T(0);
-      return;
-    }
-    const T d = s.diagonal(i, j);
-    if (s.solid(i, j) || d == T(0)) {
-      p(i, j) = s.solid(i, j) ? b(i, j) : T(0);
-      return;
-    }
-    p(i, j) = (b(i, j) + T(0)) / d;
+    p(i, j) = ((i + j) & 1) == colour ? s.relaxed(b(i, j), T(0), i, j) : T(0);
   }
 };
 
