@@ -224,7 +224,7 @@ class ConjugateGradient {
     Recorded* halves = record ? recording(x, first_half, second_half) : nullptr;
     const int quiet = std::max(0, expected_ - 1);  // iterations queued without looking at the state
     int queued = 0;
-    if (parts_sum(read_state(), kParts + 3 * N) == 0 && zero_for_zero_b_) {
+    if (parts<N>(read_state().data(), kParts + 3 * N) == 0 && zero_for_zero_b_) {
       for (int c = 0; c < N; ++c) x[c]->fill(T(0));
       expected_ = 0;
       return CgResult{0, 0.0, true, false};
@@ -240,7 +240,7 @@ class ConjugateGradient {
     const std::vector<double>& st = read_state();
     CgResult res;
     res.iterations = int(st[kIters]);
-    const double bnorm = std::sqrt(parts_sum(st, kParts + 3 * N));
+    const double bnorm = std::sqrt(parts<N>(st.data(), kParts + 3 * N));
     res.residual = std::sqrt(st[kRr]) / (bnorm > 0 ? bnorm : 1.0);
     res.converged = st[kStatus] == kConverged;
     res.stalled = st[kStatus] == kFloor;
@@ -268,7 +268,7 @@ class ConjugateGradient {
       *r_[c] = *b[c] - *ap_[c];
       dot(*r_[c], *r_[c], kParts + N + c);
     }
-    const double rr = parts_sum(read_state(), kParts + N);
+    const double rr = parts<N>(read_state().data(), kParts + N);
     res.residual = std::sqrt(rr) / (bnorm > 0 ? bnorm : 1.0);
     if (std::sqrt(rr) > target) res.converged = false, res.stalled = true;
   }
@@ -314,12 +314,6 @@ class ConjugateGradient {
   const std::vector<double>& read_state() {
     detail::copy_to_host<double, 1>(ctx_, scalars_.view(), host_.data());
     return host_;
-  }
-
-  static double parts_sum(const std::vector<double>& st, int first) {
-    double sum = 0;
-    for (int c = 0; c < N; ++c) sum += st[std::size_t(first + c)];
-    return sum;
   }
 
   Context ctx_;
