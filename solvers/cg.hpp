@@ -20,15 +20,15 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <type_traits>
 #include <vector>
 
 #include "core/array.hpp"
 #include "core/comm.hpp"
 #include "core/expr.hpp"
 #include "core/for_each.hpp"
+#include "core/for_each_sum.hpp"
 #include "core/graph.hpp"
-#include "core/reduce_async.hpp"
-#include "core/reduce_ops.hpp"
 
 namespace sim::solvers {
 
@@ -110,19 +110,36 @@ struct Alpha {
   }
 };
 
-/// x += alpha p, r -= alpha A p (one component).
+/// x += alpha p, r -= alpha A p (one component); returns the new r^2 (in double) for r . r.
 template <class T, int Rank>
 struct UpdateXR {
   const double* s;
   View<T, Rank> x, r;
   View<const T, Rank> p, ap;
   template <class... I>
-  SIM_INLINE void operator()(I... i) const {
-    if (s[kActive] == 0) return;
-    const T alpha = T(s[kAlpha]);
-    x(i...) = x(i...) + alpha * p(i...);
-    r(i...) = r(i...) - alpha * ap(i...);
+  SIM_INLINE double operator()(I... i) const {
+    if (s[kActive] != 0) {
+      const T alpha = T(s[kAlpha]);
+      x(i...) = x(i...) + alpha * p(i...);
+      r(i...) = r(i...) - alpha * ap(i...);
+    }
+    const double v = double(r(i...));
+    return v * v;
   }
+};
+
+/// Runs a then() as a one-point kernel (on several ranks, after the sum over the ranks).
+template <class F>
+struct AtPoint {
+  F f;
+  SIM_INLINE void operator()(index_t) const { f(); }
+};
+
+/// Runs a one-point kernel F (Alpha, Check, Beta) as ForEachSum's then().
+template <class F>
+struct Once {
+  F f;
+  SIM_INLINE void operator()() const { f(0); }
 };
 
 /// Counts the iteration and tests ||r|| against the target.
@@ -186,7 +203,7 @@ class ConjugateGradient {
   /// in z, or z == r, mean none). The fields must outlive the solver.
   ConjugateGradient(const Context& ctx, const Box<Rank>& box, const Comm& comm, Vector r, Vector p, Vector ap,
                     Vector z = {})
-      : ctx_(ctx), box_(box), comm_(comm), r_(r), p_(p), ap_(ap), z_(z[0] ? z : r), dots_(ctx),
+      : ctx_(ctx), box_(box), comm_(comm), r_(r), p_(p), ap_(ap), z_(z[0] ? z : r), sums_(ctx),
         scalars_(ctx, Extents<1>{{cg_detail::kParts + 4 * N}}), host_(std::size_t(cg_detail::kParts + 4 * N), 0.0) {
     scalars_.fill(0.0);
   }
@@ -251,11 +268,20 @@ class ConjugateGradient {
   }
 
  private:
-  /// The dot product a . b of this rank's boxes into slot (then added over the ranks).
-  void dot(const Field<T, Rank>& a, const Field<T, Rank>& b, int slot) {
-    dots_.queue_into("cg::dot", box_, cg_detail::DotMap<T, Rank>{a.view(), b.view()}, ops::Plus{}, 0.0,
-                     scalars_.data() + slot);
+  /// Runs f at every point of this rank's box, its values summed into slot (then added over
+  /// the ranks), then the one-point kernel then_ (on one rank in the same launch).
+  template <class F, class Then = NothingAfter>
+  void sum_into(const char* name, const F& f, int slot, const Then& then_ = {}) {
+    if (comm_.size() == 1) return sums_.queue(name, box_, f, scalars_.data() + slot, then_);
+    sums_.queue(name, box_, f, scalars_.data() + slot);
     add_over_ranks(ctx_, comm_, scalars_.view().sub(Box<1>{{slot}, {slot + 1}}));
+    if constexpr (!std::is_same_v<Then, NothingAfter>)
+      for_each(ctx_, name, Box<1>{{0}, {1}}, cg_detail::AtPoint<Then>{then_});
+  }
+  /// The dot product a . b of this rank's boxes into slot (then added over the ranks), then then_.
+  template <class Then = NothingAfter>
+  void dot(const Field<T, Rank>& a, const Field<T, Rank>& b, int slot, const Then& then_ = {}) {
+    sum_into("cg::dot", cg_detail::DotMap<T, Rank>{a.view(), b.view()}, slot, then_);
   }
 
   /// The updated residual keeps falling below what the precision can give (float32 CG "reaches"
@@ -276,23 +302,24 @@ class ConjugateGradient {
   void iterate_first_half(const Apply& apply, const Vector& x) {
     using namespace cg_detail;
     apply(p_, ap_);
-    for (int c = 0; c < N; ++c) dot(*p_[c], *ap_[c], kParts + c);
-    for_each(ctx_, "cg::alpha", Box<1>{{0}, {1}}, Alpha<N>{scalars_.data()});
+    for (int c = 0; c + 1 < N; ++c) dot(*p_[c], *ap_[c], kParts + c);
+    dot(*p_[N - 1], *ap_[N - 1], kParts + N - 1, Once<Alpha<N>>{{scalars_.data()}});
     for (int c = 0; c < N; ++c) {
-      for_each(ctx_, "cg::update_x_r", box_,
-               UpdateXR<T, Rank>{scalars_.data(), x[c]->view(), r_[c]->view(), p_[c]->view(), ap_[c]->view()});
-      dot(*r_[c], *r_[c], kParts + N + c);
+      const UpdateXR<T, Rank> update{scalars_.data(), x[c]->view(), r_[c]->view(), p_[c]->view(), ap_[c]->view()};
+      if (c + 1 < N) sum_into("cg::update_x_r", update, kParts + N + c);
+      else sum_into("cg::update_x_r", update, kParts + N + c, Once<Check<N>>{{scalars_.data()}});
     }
-    for_each(ctx_, "cg::check", Box<1>{{0}, {1}}, Check<N>{scalars_.data()});
   }
 
   void iterate_second_half(const Precondition& precondition, bool pre) {
     using namespace cg_detail;
     if (pre) {
       precondition(r_, z_);
-      for (int c = 0; c < N; ++c) dot(*r_[c], *z_[c], kParts + 2 * N + c);
+      for (int c = 0; c + 1 < N; ++c) dot(*r_[c], *z_[c], kParts + 2 * N + c);
+      dot(*r_[N - 1], *z_[N - 1], kParts + 3 * N - 1, Once<Beta<N>>{{scalars_.data(), pre}});
+    } else {
+      for_each(ctx_, "cg::beta", Box<1>{{0}, {1}}, Beta<N>{scalars_.data(), pre});
     }
-    for_each(ctx_, "cg::beta", Box<1>{{0}, {1}}, Beta<N>{scalars_.data(), pre});
     for (int c = 0; c < N; ++c)
       for_each(ctx_, "cg::update_p", box_, UpdateP<T, Rank>{scalars_.data(), p_[c]->view(), z_[c]->view()});
   }
@@ -320,7 +347,7 @@ class ConjugateGradient {
   Box<Rank> box_{};
   Comm comm_;
   Vector r_{}, p_{}, ap_{}, z_{};
-  AsyncReduction<double> dots_;
+  ForEachSum sums_;
   Array<double, 1> scalars_;
   std::vector<double> host_;
   std::map<std::vector<const void*>, std::array<Recorded, 2>> recorded_;

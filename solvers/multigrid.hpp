@@ -4,6 +4,9 @@
 // prolongation (R = P^T / 4), coarse operators rediscretised on grids twice as coarse, and
 // an exact dense Cholesky solve on the coarsest grid. Pre-smoothing runs red then black and
 // post-smoothing black then red, so one V-cycle is a symmetric operator: it can precondition CG.
+// On one rank the large levels smooth on tiles (mg_tiles.hpp: two passes over the level per
+// V-cycle) and the small ones run as one launch (MgBlockCycle); both give the same bits as
+// the pass-by-pass cycle.
 // On several ranks the fine levels are split like the finest (boxes halve with the grid),
 // ghosts are exchanged before each kernel that reads neighbours (so each colour of a sweep
 // sees its neighbours' latest values, as on one rank), and once the boxes get small (their
@@ -19,6 +22,8 @@
 #include <vector>
 
 #include "core/one_block.hpp"
+#include "solvers/mg_tiles.hpp"
+#include "solvers/mg_transfer.hpp"
 #include "solvers/poisson.hpp"
 
 namespace sim::solvers {
@@ -29,88 +34,6 @@ struct SolveStats {
   double residual = 0;  ///< final ||b - A x|| / ||b||
   bool converged = false;
   bool stalled = false;  ///< stopped early: the residual stopped falling (the precision's floor)
-};
-
-/// Bilinear prolongation weights in one dimension for fine index f: coarse c0 with w0 and
-/// c1 with w1 (c1 == c0 at a non-periodic edge, where the ghost mirrors with sign).
-template <class T>
-struct Interp1D {
-  index_t n_coarse = 0;
-  bool periodic = false;
-  bool halo_lo = false, halo_hi = false;  ///< side shared with another rank: its cells are in the ghosts
-  T sign_lo = 1, sign_hi = 1;  ///< +1: zero gradient (Neumann), -1: zero value (Dirichlet)
-  SIM_INLINE void weights(index_t f, index_t& c0, T& w0, index_t& c1, T& w1) const {
-    c0 = f >> 1;
-    w0 = T(0.75);
-    c1 = (f & 1) ? c0 + 1 : c0 - 1;
-    w1 = T(0.25);
-    if ((c1 < 0 && !halo_lo) || (c1 >= n_coarse && !halo_hi)) {
-      if (periodic) c1 = c1 < 0 ? c1 + n_coarse : c1 - n_coarse;
-      else w1 = T(0.25) * (c1 < 0 ? sign_lo : sign_hi), c1 = c0;
-    }
-  }
-  /// Fine index f of an nf-cell line, wrapped into it when periodic; false when it lies outside
-  /// a non-periodic line (true for a ghost on a shared side).
-  SIM_INLINE bool wrap(index_t& f, index_t nf) const {
-    if (f >= 0 && f < nf) return true;
-    if ((f < 0 && halo_lo) || (f >= nf && halo_hi)) return true;
-    if (!periodic) return false;
-    f = f < 0 ? f + nf : f - nf;
-    return true;
-  }
-  /// Weight of coarse cell c in the interpolation to fine f (the transpose, for restriction).
-  SIM_INLINE T weight_of(index_t f, index_t c) const {
-    index_t c0, c1;
-    T w0, w1;
-    weights(f, c0, w0, c1, w1);
-    return (c0 == c ? w0 : T(0)) + (c1 == c ? w1 : T(0));
-  }
-};
-
-/// fine += P coarse.
-template <class T>
-struct MgProlongAdd {
-  Interp1D<T> ix, iy;
-  View<const T, 2> coarse;
-  View<T, 2> fine;
-  SIM_INLINE void operator()(index_t i, index_t j) const {
-    index_t a0, a1, b0, b1;
-    T wa0, wa1, wb0, wb1;
-    ix.weights(i, a0, wa0, a1, wa1);
-    iy.weights(j, b0, wb0, b1, wb1);
-    fine(i, j) += wa0 * (wb0 * coarse(a0, b0) + wb1 * coarse(a0, b1)) + wa1 * (wb0 * coarse(a1, b0) + wb1 * coarse(a1, b1));
-  }
-};
-
-/// coarse = P^T fine / 4: each coarse cell gathers the 4 x 4 fine cells whose interpolation uses it.
-template <class T>
-struct MgRestrict {
-  Interp1D<T> ix, iy;
-  index_t nfx, nfy;
-  View<const T, 2> fine;
-  View<T, 2> coarse;
-  PoissonStencil<T> coarse_stencil;  ///< solid coarse cells (identity rows) take 0: no correction there
-  SIM_INLINE void operator()(index_t I, index_t J) const {
-    if (coarse_stencil.solid(I, J)) {
-      coarse(I, J) = T(0);
-      return;
-    }
-    T acc = 0;
-    for (index_t a = -1; a <= 2; ++a) {
-      index_t i = 2 * I + a;
-      if (!ix.wrap(i, nfx)) continue;
-      const T wx = ix.weight_of(i, I);
-      if (wx == T(0)) continue;
-      T row = 0;
-      for (index_t b = -1; b <= 2; ++b) {
-        index_t j = 2 * J + b;
-        if (!iy.wrap(j, nfy)) continue;
-        row += iy.weight_of(j, J) * fine(i, j);
-      }
-      acc += wx * row;
-    }
-    coarse(I, J) = T(0.25) * acc;
-  }
 };
 
 /// x = M b on the coarsest level, M the dense solution operator (row-major over the cells, in
@@ -124,7 +47,7 @@ struct MgCoarseDense {
   SIM_INLINE void operator()(index_t i, index_t j) const {
     const double* row = m + (i * ny + j) * n;
     double acc = 0;
-    for (index_t k = 0; k < n; ++k) acc += row[k] * double(b(k / ny, k % ny));
+    for (index_t k = 0; k < n; ++k) acc += math::mul_rn(row[k], double(b(k / ny, k % ny)));
     x(i, j) = T(acc);
   }
 };
@@ -202,6 +125,9 @@ struct MgOptions {
   /// (On the H100 one block is slower than separate launches over 64^2 cells: the cylinder at
   /// 1024 x 256 ran 5.08 ms a step with 64^2, 4.41 ms with none, 4.32 ms with 32^2.)
   index_t block_cells = 32 * 32;
+  /// One rank: levels of even sizes above block_cells smooth on tiles (mg_tiles.hpp), the same
+  /// values for a third of the memory traffic; false runs every colour pass by itself.
+  bool tiles = true;
 };
 
 template <class T>
@@ -213,6 +139,10 @@ class Multigrid {
     if (const char* e = std::getenv("SIMKIT_MG_SMOOTH"))  // "pre,post" sweeps, for tuning
       if (std::sscanf(e, "%d,%d", &opt_.pre_smooth, &opt_.post_smooth) != 2 || opt_.pre_smooth < 1 || opt_.post_smooth < 1)
         throw Error(std::string("SIMKIT_MG_SMOOTH='") + e + "': expected two sweep counts of at least 1, e.g. \"2,2\"");
+    if (const char* e = std::getenv("SIMKIT_MG_BLOCK_CELLS"))  // for tuning
+      opt_.block_cells = index_t(std::atol(e));
+    if (const char* e = std::getenv("SIMKIT_MG_TILES"))  // for comparisons
+      opt_.tiles = std::string(e) != "0";
     PoissonGrid<T> g = grid;
     PoissonPartition p = part;
     for (int k = 0; k < 4; ++k) sides_[k] = grid.sides[k];
@@ -235,13 +165,12 @@ class Multigrid {
     coarse_ny_ = g.ny;
     for (std::size_t l = 0; l < levels_.size(); ++l) {
       r_.push_back(levels_[l].make_field());
+      t_.push_back(tiled(int(l)) ? levels_[l].make_field() : Field<T, 2>());
       if (l > 0) b_.push_back(levels_[l].make_field()), x_.push_back(levels_[l].make_field());
       else b_.emplace_back(), x_.emplace_back();
     }
     if (!whole_) factor_coarsest(g);
     if (!whole_ && coarse_boxes_.size() == 1 && n_ <= dense_cells_max) form_dense_coarse(levels_.back().ctx);
-    if (const char* e = std::getenv("SIMKIT_MG_BLOCK_CELLS"))  // for tuning
-      opt_.block_cells = index_t(std::atol(e));
     if (dense_.size() > 0 && opt_.block_cells > 0)  // the first level small enough, if the rest fit in a block's cycle
       for (std::size_t l = 0; l < levels_.size(); ++l)
         if (levels_[l].stencil.nx * levels_[l].stencil.ny <= opt_.block_cells) {
@@ -345,11 +274,25 @@ class Multigrid {
       }
   }
 
+  /// True when level l (not the last) smooths on tiles: one rank, even sizes, above the one-block levels.
+  bool tiled(int l) const {
+    const PoissonStencil<T>& s = levels_[std::size_t(l)].stencil;
+    const bool shared = s.halo_x[0] || s.halo_x[1] || s.halo_y[0] || s.halo_y[1];
+    return opt_.tiles && !shared && s.nx % 2 == 0 && s.ny % 2 == 0 && s.nx * s.ny > opt_.block_cells;
+  }
+
+  /// The tiles of level l.
+  Box<2> tiles(int l) const {
+    const PoissonStencil<T>& s = levels_[std::size_t(l)].stencil;
+    return Box<2>{{0, 0}, {(s.nx + mg_tile - 1) / mg_tile, (s.ny + mg_tile - 1) / mg_tile}};
+  }
+
   /// One V-cycle on level l from the guess in x (x_zero: the guess is 0, and x may hold anything).
   void cycle(int l, const Field<T, 2>& b, Field<T, 2>& x, bool x_zero) {
     if (l == block_from_) return block_cycle(b, x, x_zero);
     PoissonLevel<T>& L = levels_[std::size_t(l)];
     if (std::size_t(l) + 1 == levels_.size()) return whole_ ? cycle_whole(b, x) : solve_coarsest(b, x);
+    if (tiled(l)) return tiled_cycle(l, b, x, x_zero);
     Field<T, 2>& r = r_[std::size_t(l)];
     smooth(L, b, x, opt_.pre_smooth, true, x_zero);
     L.residual(b, x, r);
@@ -363,6 +306,27 @@ class Multigrid {
     C.exchange(xc);
     for_each(L.ctx, "mg::prolong_add", L.box(), MgProlongAdd<T>{interp(l, 0), interp(l, 1), xc.view(), x.view()});
     smooth(L, b, x, opt_.post_smooth, false, false);
+  }
+
+  /// cycle() on a tiled level: pre-smoothing, residual and restriction in one pass over the
+  /// level (x into the work field t), prolongation and post-smoothing in another (t into x).
+  void tiled_cycle(int l, const Field<T, 2>& b, Field<T, 2>& x, bool x_zero) {
+    PoissonLevel<T>& L = levels_[std::size_t(l)];
+    PoissonLevel<T>& C = levels_[std::size_t(l) + 1];
+    Field<T, 2>& bc = b_[std::size_t(l) + 1];
+    Field<T, 2>& xc = x_[std::size_t(l) + 1];
+    Field<T, 2>& t = t_[std::size_t(l)];
+    MgTileSmooth<T> pre{L.stencil, x.view(), t.view(), b.view()};
+    pre.passes = 2 * opt_.pre_smooth, pre.first_colour = 0, pre.from_zero = x_zero;
+    pre.restrict_to = true;
+    pre.res = MgRestrict<T>{interp(l, 0), interp(l, 1), L.stencil.nx, L.stencil.ny, {}, bc.view(), C.stencil};
+    for_each_tile(L.ctx, "mg::smooth_restrict_tiles", tiles(l), pre.scratch_bytes(), pre);
+    cycle(l + 1, bc, xc, true);
+    MgTileSmooth<T> post{L.stencil, t.view(), x.view(), b.view()};
+    post.passes = 2 * opt_.post_smooth, post.first_colour = 1;
+    post.prolong = true;
+    post.pro = MgProlongAdd<T>{interp(l, 0), interp(l, 1), xc.view(), {}};
+    for_each_tile(L.ctx, "mg::prolong_smooth_tiles", tiles(l), post.scratch_bytes(), post);
   }
 
   /// The V-cycle from level block_from_ down, as one launch (MgBlockCycle).
@@ -516,7 +480,7 @@ class Multigrid {
   MgOptions opt_;
   PressureSide sides_[4] = {};
   std::vector<PoissonLevel<T>> levels_;
-  std::vector<Field<T, 2>> r_, b_, x_;
+  std::vector<Field<T, 2>> r_, b_, x_, t_;  // t_: the tiled levels' smoothed guess
   std::vector<Subdomain> coarse_boxes_;  // every rank's box of the last split level
   std::unique_ptr<Multigrid<T>> whole_;  // the rest of the hierarchy, on the whole grid (when gathered)
   Field<T, 2> whole_b_, whole_x_;

@@ -16,6 +16,7 @@
 #include "core/for_each.hpp"
 #include "core/grid.hpp"
 #include "core/halo.hpp"
+#include "core/rounding.hpp"
 
 namespace sim::solvers {
 
@@ -71,26 +72,51 @@ struct PoissonStencil {
     }
     return p(i, j);
   }
+  // The arithmetic of a row, in products rounded on their own (math::mul_rn): every kernel
+  // that uses it (pass by pass, on tiles, in one block) gives the same bits, on both backends.
+
+  /// The diagonal of a row whose links are cxl, cxh (x-low, x-high), cyl, cyh.
+  SIM_INLINE T diagonal_of(T cxl, T cxh, T cyl, T cyh) const {
+    return math::mul_rn(cxl + cxh, inv_hx2) + math::mul_rn(cyl + cyh, inv_hy2);
+  }
+  /// The neighbours' values xl, xh, yl, yh times the links cxl, cxh, cyl, cyh, summed.
+  SIM_INLINE T combine_of(T cxl, T cxh, T cyl, T cyh, T xl, T xh, T yl, T yh) const {
+    using math::mul_rn;
+    return mul_rn(mul_rn(cxl, xl) + mul_rn(cxh, xh), inv_hx2) + mul_rn(mul_rn(cyl, yl) + mul_rn(cyh, yh), inv_hy2);
+  }
+  /// (A p) of a fluid row of diagonal d given p's value pc there and the neighbours' sum nb.
+  SIM_INLINE static T applied_of(T pc, T nb, T d) { return math::mul_rn(d, pc) - nb; }
+  /// The value that solves a fluid row of diagonal d given b and the neighbours' sum nb.
+  SIM_INLINE static T relaxed_of(T b, T nb, T d) { return d == T(0) ? T(0) : (b + nb) / d; }
   /// Diagonal of row (i, j) (0 for a cell with every link closed).
   SIM_INLINE T diagonal(index_t i, index_t j) const {
-    return (link_x(i, j) + link_x(i + 1, j)) * inv_hx2 + (link_y(i, j) + link_y(i, j + 1)) * inv_hy2;
+    return diagonal_of(link_x(i, j), link_x(i + 1, j), link_y(i, j), link_y(i, j + 1));
+  }
+  /// The neighbours' values xl, xh (x-low, x-high), yl, yh of cell (i, j) times their
+  /// (positive) link coefficients, summed.
+  SIM_INLINE T combine(index_t i, index_t j, T xl, T xh, T yl, T yh) const {
+    return combine_of(link_x(i, j), link_x(i + 1, j), link_y(i, j), link_y(i, j + 1), xl, xh, yl, yh);
   }
   /// Sum of the off-diagonal neighbours times their (positive) link coefficients.
   SIM_INLINE T neighbours(const View<const T, 2>& p, index_t i, index_t j) const {
-    return (link_x(i, j) * at(p, i - 1, j) + link_x(i + 1, j) * at(p, i + 1, j)) * inv_hx2 +
-           (link_y(i, j) * at(p, i, j - 1) + link_y(i, j + 1) * at(p, i, j + 1)) * inv_hy2;
+    return combine(i, j, at(p, i - 1, j), at(p, i + 1, j), at(p, i, j - 1), at(p, i, j + 1));
   }
   /// The value that solves row (i, j) for its cell given the neighbours' sum nb (neighbours()):
   /// b on a solid cell, 0 on a cell with every link closed.
   SIM_INLINE T relaxed(T b, T nb, index_t i, index_t j) const {
     const T d = diagonal(i, j);
     if (solid(i, j)) return b;
-    return d == T(0) ? T(0) : (b + nb) / d;
+    return relaxed_of(b, nb, d);
+  }
+  /// (A p)(i, j) given p(i, j) = pc and the neighbours' sum nb (neighbours()).
+  SIM_INLINE T applied(T pc, T nb, index_t i, index_t j) const {
+    if (solid(i, j)) return pc;
+    return applied_of(pc, nb, diagonal(i, j));
   }
   /// (A p)(i, j).
   SIM_INLINE T apply(const View<const T, 2>& p, index_t i, index_t j) const {
     if (solid(i, j)) return p(i, j);
-    return diagonal(i, j) * p(i, j) - neighbours(p, i, j);
+    return applied(p(i, j), neighbours(p, i, j), i, j);
   }
 };
 

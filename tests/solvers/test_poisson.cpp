@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,26 @@ double error(const Field<T, 2>& x, const Field<T, 2>& exact, bool singular, cons
   for (std::size_t k = 0; k < a.size(); ++k)
     m = std::max(m, std::abs(double(a[k]) - double(e[k]) - (in_fluid(k) ? shift : 0.0)));
   return m;
+}
+
+/// "" when a and b (row-major, n columns) are equal bit for bit, else how many values differ
+/// and where the first and the largest difference are.
+template <class T>
+std::string differences(const std::vector<T>& a, const std::vector<T>& b, index_t n) {
+  std::size_t count = 0, first = 0, worst = 0;
+  double largest = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    if (std::memcmp(&a[k], &b[k], sizeof(T)) == 0) continue;
+    if (count++ == 0) first = k;
+    const double d = std::abs(double(a[k]) - double(b[k]));
+    if (d >= largest) largest = d, worst = k;
+  }
+  if (count == 0) return "";
+  char text[200];
+  std::snprintf(text, sizeof text, "%zu of %zu differ; first at (%ld, %ld), largest %g at (%ld, %ld)", count, a.size(),
+                long(first / std::size_t(n)), long(first % std::size_t(n)), largest, long(worst / std::size_t(n)),
+                long(worst % std::size_t(n)));
+  return text;
 }
 
 struct Case {
@@ -212,6 +233,7 @@ TYPED_TEST(PoissonSolvers, OneLaunchCoarseCycleGivesTheSameBits) {
     Problem<double> p = make_problem<double>(this->ctx, n, c.sides, c.obstacle);
     MgOptions whole_block, by_level, only_coarse;
     whole_block.block_cells = n * n, by_level.block_cells = 0, only_coarse.block_cells = 32 * 32;
+    by_level.tiles = whole_block.tiles = only_coarse.tiles = false;
     std::vector<double> a = smooth_field(n, n, false);
     for (std::size_t k = 0; k < a.size(); ++k) a[k] += 0.2 * std::sin(1.7 * double(k));
     const Field<double, 2> r = field<double>(this->ctx, n, n, a);
@@ -227,6 +249,36 @@ TYPED_TEST(PoissonSolvers, OneLaunchCoarseCycleGivesTheSameBits) {
     EXPECT_EQ(z[0], z[2]) << c.name;
     EXPECT_GT(std::abs(z[0][std::size_t(n * n / 2 + 3)]), 0) << c.name;
   }
+}
+
+// Smoothing on tiles (mg_tiles.hpp) recomputes each tile's halo instead of reading other
+// tiles' results: the same values as the pass-by-pass sweeps, bit for bit, at sizes that are
+// and are not multiples of the tile, in both precisions, for every kind of side and obstacle.
+TYPED_TEST(PoissonSolvers, TiledSmoothingGivesTheSameBits) {
+  auto compare = [&](auto zero, index_t n) {
+    using T = decltype(zero);
+    for (const Case& c : kCases) {
+      Problem<T> p = make_problem<T>(this->ctx, n, c.sides, c.obstacle);
+      MgOptions plain, tiled, tiled_down;
+      plain.tiles = false, tiled_down.block_cells = 0;  // tiled_down: every level but the coarsest on tiles
+      std::vector<double> a = smooth_field(n, n, false);
+      std::vector<T> h(a.size());
+      for (std::size_t k = 0; k < a.size(); ++k) h[k] = T(a[k] + 0.2 * std::sin(1.7 * double(k)));
+      const Field<T, 2> r = field<T>(this->ctx, n, n, h);
+      std::vector<std::vector<T>> z;
+      for (const MgOptions& o : {plain, tiled, tiled_down}) {
+        Multigrid<T> mg(this->ctx, p.grid, PoissonPartition::whole(n, n), o);
+        Field<T, 2> out = field<T>(this->ctx, n, n);
+        mg.precondition(r, out);
+        mg.vcycle(r, out);  // and a cycle from a non-zero guess
+        z.push_back(to_host(out));
+      }
+      EXPECT_EQ(differences(z[0], z[1], n), "") << c.name << " n=" << n << (sizeof(T) == 4 ? " float32" : " float64");
+      EXPECT_EQ(differences(z[0], z[2], n), "") << c.name << " n=" << n << (sizeof(T) == 4 ? " float32" : " float64");
+      EXPECT_GT(std::abs(z[0][std::size_t(n * n / 2 + 3)]), 0) << c.name;
+    }
+  };
+  for (index_t n : {128, 80}) compare(double(0), n), compare(float(0), n);
 }
 
 TYPED_TEST(PoissonSolvers, MultigridIterationsStayFlatAsTheGridGrows) {
