@@ -274,11 +274,13 @@ class Multigrid {
       }
   }
 
-  /// True when level l (not the last) smooths on tiles: one rank, even sizes, above the one-block levels.
+  /// True when level l (not the last) smooths on tiles: one rank, even sizes, above the one-block
+  /// levels, and no obstacle (whose per-face links the tiles read from memory cell by cell: the
+  /// cylinder ran 5.3 ms a step on tiles against 3.9 level by level on the H100).
   bool tiled(int l) const {
     const PoissonStencil<T>& s = levels_[std::size_t(l)].stencil;
     const bool shared = s.halo_x[0] || s.halo_x[1] || s.halo_y[0] || s.halo_y[1];
-    return opt_.tiles && !shared && s.nx % 2 == 0 && s.ny % 2 == 0 && s.nx * s.ny > opt_.block_cells;
+    return opt_.tiles && !shared && !s.has_links && s.nx % 2 == 0 && s.ny % 2 == 0 && s.nx * s.ny > opt_.block_cells;
   }
 
   /// The tiles of level l.

@@ -77,13 +77,22 @@ void launch_flat(const Context& ctx, const char* name, const Box<Rank>& b, const
   SIM_CUDA_CHECK_LAUNCH(name, stream);
 }
 
+/// The grid's rows of blocks for `rows` rows of blocks' worth of work, gx blocks wide: up to
+/// 8 rows a thread (a thread's start-up, its parameters and indices, costs more than a cell of a
+/// stencil), but never fewer than about 16 blocks a multiprocessor.
+inline index_t rows_of_blocks(const Context& ctx, index_t gx, index_t rows) {
+  const index_t enough = (16 * index_t(std::max(1, ctx.multiprocessor_count())) + gx - 1) / gx;
+  return std::min(rows, std::max((rows + 7) / 8, enough));
+}
+
 template <class F>
 void launch_for_each(const Context& ctx, const char* name, const Box<2>& b, const F& f) {
   const index_t n0 = b.extent(0), n1 = b.extent(1);
   if (n1 < thin_extent) return launch_flat(ctx, name, b, f);
   auto stream = static_cast<cudaStream_t>(ctx.stream());
   dim3 block = block_shape(n1);
-  dim3 grid(clamp_grid((n1 + block.x - 1) / block.x, 0x7fffffff), clamp_grid((n0 + block.y - 1) / block.y, 65535));
+  const index_t gx = (n1 + block.x - 1) / block.x, rows = (n0 + block.y - 1) / block.y;
+  dim3 grid(clamp_grid(gx, 0x7fffffff), clamp_grid(rows_of_blocks(ctx, gx, rows), 65535));
   for_each_kernel_2d<<<grid, block, 0, stream>>>(b.lo[0], b.lo[1], n0, n1, f);
   SIM_CUDA_CHECK_LAUNCH(name, stream);
 }

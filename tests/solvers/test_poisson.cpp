@@ -252,8 +252,9 @@ TYPED_TEST(PoissonSolvers, OneLaunchCoarseCycleGivesTheSameBits) {
 }
 
 // Smoothing on tiles (mg_tiles.hpp) recomputes each tile's halo instead of reading other
-// tiles' results: the same values as the pass-by-pass sweeps, bit for bit, at sizes that are
-// and are not multiples of the tile, in both precisions, for every kind of side and obstacle.
+// tiles' results: the same values as the pass-by-pass sweeps, bit for bit on both backends, at
+// sizes that are and are not multiples of the tile, in both precisions, for every kind of side
+// (obstacles run level by level: they compare the one path with itself).
 TYPED_TEST(PoissonSolvers, TiledSmoothingGivesTheSameBits) {
   auto compare = [&](auto zero, index_t n) {
     using T = decltype(zero);
