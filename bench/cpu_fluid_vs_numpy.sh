@@ -4,18 +4,20 @@
 # round runs bench_fluid's four rows (128^2 and 256^2, float32 and float64), then the same
 # four on NumPy. Writes OUTDIR/simkit_rK.json and OUTDIR/numpy_rK.json, and prints each
 # round, the medians over the rounds and the load before and after each round.
-#   bench/cpu_fluid_vs_numpy.sh OUTDIR [BUILD_DIR] [ROUNDS]
+#   bench/cpu_fluid_vs_numpy.sh OUTDIR [BUILD_DIR] [ROUNDS] [SAMPLING]
+# SAMPLING is bench_fluid's (default "--steps 5 --batch 10": the median of 5 samples of 10
+# steps); "--steps 50 --batch 1" samples single steps, as fluid_fast.py does (the median of 50).
 # OMP_NUM_THREADS, when set, reaches bench_fluid (its JSON's "device" says how many threads ran).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=$1; build=${2:-build}; rounds=${3:-3}
+out=$1; build=${2:-build}; rounds=${3:-3}; sampling=${4:---steps 5 --batch 10}
 mkdir -p "$out"
-commit=$(git rev-parse --short HEAD)
+commit=${COMMIT:-$(git rev-parse --short HEAD)}  # COMMIT: the one BUILD_DIR was built from, when HEAD has moved on
 py=/usr/bin/python3  # Debian's python3-numpy and python3-scipy
 loads=()
 for r in $(seq 1 "$rounds"); do
   before=$(cut -d' ' -f1-3 /proc/loadavg)
-  "$build/bench/bench_fluid" --backend cpu --sizes 128,256 --solvers auto --no-solve-alone --steps 5 --batch 10 \
+  "$build/bench/bench_fluid" --backend cpu --sizes 128,256 --solvers auto --no-solve-alone $sampling \
     --commit "$commit" --json "$out/simkit_r$r.json" > /dev/null
   for n in 128 256; do
     for p in float32 float64; do
