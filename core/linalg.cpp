@@ -281,24 +281,51 @@ void lu_solve_fallback(index_t n, const T* a, const std::vector<index_t>& piv, T
 }
 #endif
 
-// y = alpha A x + beta y for a row-major A on the cpu: OpenMP over the rows, each row's dot
-// product in 8 lanes (vectorisable). Not OpenBLAS's gemv: its threads and OpenMP's, both
-// spinning between calls, fight over the cores, and the bandwidth-bound loop gains nothing.
+// Rows [i0, i1) of y = alpha A x + beta y for a row-major A: each row's dot product in 32
+// lanes (independent chains for 2 to 8 vector registers, whatever the vector width), the
+// lanes combined in a fixed tree, so every build and machine gives the same bits.
+template <class T>
+inline void matvec_rows_body(index_t i0, index_t i1, index_t n, T alpha, const T* a, index_t lda, const T* x,
+                             index_t incx, T beta, T* y, index_t incy) {
+  constexpr int L = 32;
+  for (index_t i = i0; i < i1; ++i) {
+    const T* row = a + i * lda;
+    T lane[L] = {};
+    index_t j = 0;
+    if (incx == 1)
+      for (; j + L <= n; j += L)
+        for (int l = 0; l < L; ++l) lane[l] += row[j + l] * x[j + l];
+    for (; j < n; ++j) lane[j % L] += row[j] * x[j * incx];
+    for (int w = L / 2; w > 0; w /= 2)
+      for (int l = 0; l < w; ++l) lane[l] += lane[l + w];
+    y[i * incy] = beta == T(0) ? alpha * lane[0] : alpha * lane[0] + beta * y[i * incy];
+  }
+}
+// The same, compiled for AVX2 too and picked at load time (NumPy's OpenBLAS uses the wide
+// vectors as well); no FMA (-ffp-contract=off), so both versions round alike.
+__attribute__((target_clones("avx2", "default"))) void matvec_rows_range(index_t i0, index_t i1, index_t n, float alpha,
+                                                                         const float* a, index_t lda, const float* x,
+                                                                         index_t incx, float beta, float* y, index_t incy) {
+  matvec_rows_body(i0, i1, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+__attribute__((target_clones("avx2", "default"))) void matvec_rows_range(index_t i0, index_t i1, index_t n, double alpha,
+                                                                         const double* a, index_t lda, const double* x,
+                                                                         index_t incx, double beta, double* y,
+                                                                         index_t incy) {
+  matvec_rows_body(i0, i1, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+// y = alpha A x + beta y for a row-major A on the cpu: OpenMP over blocks of rows. Not
+// OpenBLAS's gemv: its threads and OpenMP's, both spinning between calls, fight over the
+// cores, and the bandwidth-bound loop gains nothing from them.
 template <class T>
 void matvec_rows_cpu(index_t m, index_t n, T alpha, const T* a, index_t lda, const T* x, index_t incx, T beta, T* y,
                      index_t incy) {
+  constexpr index_t rows = 16;  // rows a task
+  const index_t tasks = (m + rows - 1) / rows;
 #pragma omp parallel for schedule(static) if (m * n > (1 << 16))
-  for (index_t i = 0; i < m; ++i) {
-    const T* row = a + i * lda;
-    T lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    index_t j = 0;
-    if (incx == 1)
-      for (; j + 8 <= n; j += 8)
-        for (int l = 0; l < 8; ++l) lane[l] += row[j + l] * x[j + l];
-    for (; j < n; ++j) lane[j & 7] += row[j] * x[j * incx];
-    const T s = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
-    y[i * incy] = beta == T(0) ? alpha * s : alpha * s + beta * y[i * incy];
-  }
+  for (index_t t = 0; t < tasks; ++t)
+    matvec_rows_range(t * rows, std::min(m, (t + 1) * rows), n, alpha, a, lda, x, incx, beta, y, incy);
 }
 
 template <class T>
