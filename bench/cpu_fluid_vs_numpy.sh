@@ -7,7 +7,8 @@
 #   bench/cpu_fluid_vs_numpy.sh OUTDIR [BUILD_DIR] [ROUNDS] [SAMPLING]
 # SAMPLING is bench_fluid's (default "--steps 5 --batch 10": the median of 5 samples of 10
 # steps); "--steps 50 --batch 1" samples single steps, as fluid_fast.py does (the median of 50).
-# OMP_NUM_THREADS, when set, reaches bench_fluid (its JSON's "device" says how many threads ran).
+# OMP_NUM_THREADS and OMP_WAIT_POLICY, when set, reach bench_fluid only (its JSON's "device" says how many threads
+# ran); NumPy always runs with the shell's other settings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$1; build=${2:-build}; rounds=${3:-3}; sampling=${4:---steps 5 --batch 10}
@@ -21,7 +22,7 @@ for r in $(seq 1 "$rounds"); do
     --commit "$commit" --json "$out/simkit_r$r.json" > /dev/null
   for n in 128 256; do
     for p in float32 float64; do
-      $py ../shared/peers/fluid_fast.py --backend numpy --n "$n" --steps 50 --dtype "$p"
+      env -u OMP_NUM_THREADS -u OMP_WAIT_POLICY $py ../shared/peers/fluid_fast.py --backend numpy --n "$n" --steps 50 --dtype "$p"
     done
   done | $py -c 'import json, sys; json.dump([json.loads(l) for l in sys.stdin], sys.stdout, indent=1)' > "$out/numpy_r$r.json"
   loads+=("round $r: load $before before, $(cut -d' ' -f1-3 /proc/loadavg) after")
