@@ -193,9 +193,9 @@ TYPED_TEST(LinalgTest, TransposeCopyOddShapesAndViews) {
 }
 
 TYPED_TEST(LinalgTest, MatvecContiguousRowsEveryShape) {
-  // the row kernel's vector path (n and the row length multiples of 4, float4 / double2
-  // loads) and its scalar path (other n, a row slice whose rows do not start 16-byte aligned),
-  // beta == 0 and beta != 0
+  // the row kernel's vector path (whole matrices whose n is a multiple of 4: float4 / double2
+  // loads) and its scalar path (other n, slices whose rows do not start 16-byte aligned),
+  // odd and even row counts (two rows a warp), beta == 0 and beta != 0
   for (auto [m, n] : {std::array<index_t, 2>{1, 4}, {5, 8}, {33, 64}, {130, 256}, {3, 1028}, {9, 7}, {64, 33}, {2, 1}}) {
     auto ha = values<double>(m * (n + 1), 0.3), hx = values<double>(n, 0.6), hy = values<double>(m, 0.9);
     std::vector<float> fa(ha.begin(), ha.end()), fx(hx.begin(), hx.end()), fy(hy.begin(), hy.end());
@@ -216,6 +216,19 @@ TYPED_TEST(LinalgTest, MatvecContiguousRowsEveryShape) {
         ASSERT_NEAR(rd[i], 2.0 * s + 0.5 * hy[i], 1e-12 * (1 + n)) << m << "x" << n << " first " << first << " row " << i;
         ASSERT_NEAR(rf[i], 2.0 * s, 1e-5 * (1 + n)) << m << "x" << n << " first " << first << " row " << i;
       }
+    }
+    // a whole matrix (rows n apart: the vector loads when n is a multiple of 16 bytes)
+    std::vector<double> hc(static_cast<std::size_t>(m * n));
+    for (index_t i = 0; i < m; ++i)
+      for (index_t j = 0; j < n; ++j) hc[i * n + j] = ha[i * (n + 1) + j];
+    std::vector<float> fc(hc.begin(), hc.end());
+    auto yd = matvec(Array<double, 2>::from_host(this->ctx, extents(m, n), hc), xd).to_host();
+    auto yf = matvec(Array<float, 2>::from_host(this->ctx, extents(m, n), fc), xf).to_host();
+    for (index_t i = 0; i < m; ++i) {
+      double s = 0;
+      for (index_t j = 0; j < n; ++j) s += hc[i * n + j] * hx[j];
+      ASSERT_NEAR(yd[i], s, 1e-12 * (1 + n)) << m << "x" << n << " whole, row " << i;
+      ASSERT_NEAR(yf[i], s, 1e-5 * (1 + n)) << m << "x" << n << " whole, row " << i;
     }
   }
 }
