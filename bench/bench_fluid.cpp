@@ -38,9 +38,9 @@ Setup make(const Context& ctx, int n, const std::string& solver, bool f64, doubl
   static const ModelRegistry registry = builtin_models();
   const std::string text = "[run]\nmodel = \"fluid\"\nsteps = 1\nprecision = \"" + std::string(f64 ? "float64" : "float32") +
                            "\"\n[grid]\ncells = [" + std::to_string(n) + ", " + std::to_string(n) +
-                           "]\nlength = [1.0, 1.0]\n[model]\nviscosity = 0.001\nlid_velocity = 1.0\ntime_scheme = \"euler\"\n"
+                           "]\nlength = [1.0, 1.0]\n[model]\nviscosity = 0.001\ntime_scheme = \"euler\"\n"
                            "pressure_solver = \"" + solver + "\"\npressure_tol = " + real_text(tol) +
-                           "\npressure_max_iterations = " + std::to_string(max_it) + "\n";
+                           "\npressure_max_iterations = " + std::to_string(max_it) + "\n[boundary]\ny_hi_value = 1.0\n";
   Setup s{std::make_unique<io::Config>(io::Config::parse(text, "bench_fluid.toml")), nullptr};
   s.model = build_model(registry, ctx, *s.config);
   s.model->initialize();

@@ -8,12 +8,50 @@
 
 namespace sim {
 
+namespace {
+const BcKind kAllKinds[] = {BcKind::periodic, BcKind::dirichlet, BcKind::neumann,
+                            BcKind::wall,     BcKind::inflow,    BcKind::outflow};
+
+/// Throws Error naming the first face whose kind fill_ghosts cannot apply to a scalar field.
+template <int Rank>
+void check_scalar_kinds(const Boundary<Rank>& bc) {
+  for (int d = 0; d < Rank; ++d)
+    for (int side = 0; side < 2; ++side) {
+      const BcKind k = side ? bc.hi[d].kind : bc.lo[d].kind;
+      if (k != BcKind::periodic && k != BcKind::dirichlet && k != BcKind::neumann)
+        throw Error("boundary " + face_name({d, side}) + " = \"" + bc_name(k) +
+                    "\": a scalar field takes periodic, dirichlet or neumann (" + bc_name(k) + " is a fluid kind)");
+    }
+}
+}  // namespace
+
 const char* bc_name(BcKind k) {
   switch (k) {
     case BcKind::periodic: return "periodic";
     case BcKind::dirichlet: return "dirichlet";
-    default: return "neumann";
+    case BcKind::neumann: return "neumann";
+    case BcKind::wall: return "wall";
+    case BcKind::inflow: return "inflow";
+    case BcKind::outflow: return "outflow";
   }
+  return "?";
+}
+
+bool bc_kind_from_name(const std::string& name, BcKind& kind) {
+  for (BcKind k : kAllKinds)
+    if (name == bc_name(k)) return kind = k, true;
+  return false;
+}
+
+std::string face_name(Face f) {
+  return std::string(1, "xyz"[f.axis]) + (f.side ? "_hi" : "_lo");
+}
+
+bool face_from_name(const std::string& name, int rank, Face& face) {
+  for (int d = 0; d < rank && d < 3; ++d)
+    for (int side = 0; side < 2; ++side)
+      if (name == face_name({d, side})) return face = Face{d, side}, true;
+  return false;
 }
 
 template <int Rank>
@@ -93,6 +131,7 @@ void fill_ghosts(Field<T, Rank>& f, const Boundary<Rank>& bc, int dims) {
   const Grid<Rank>& g = f.grid();
   if (g.ghost == 0) return;
   validate(bc, g);
+  check_scalar_kinds(bc);
   if (dims <= 0) return;
   GhostFillAll<T, Rank> fn;
   fn.v = f.view();

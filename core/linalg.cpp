@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "core/linalg_kernels.hpp"
 #include "core/transpose.hpp"
 #if SIMKIT_HAS_CUDA
 #include <cublas_v2.h>
@@ -94,6 +96,16 @@ cublasOperation_t op_of(bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; }
 
 // One cuSOLVER handle per device, created on first use (creating one costs milliseconds);
 // each call binds it to the context's stream.
+// The default options of the 64-bit cuSOLVER calls (Xgetrf), made once.
+cusolverDnParams_t solver_params() {
+  static cusolverDnParams_t params = [] {
+    cusolverDnParams_t p;
+    cusolver_check(cusolverDnCreateParams(&p), "cusolverDnCreateParams");
+    return p;
+  }();
+  return params;
+}
+
 cusolverDnHandle_t solver(const Context& ctx) {
   static std::mutex mutex;
   static std::map<int, cusolverDnHandle_t> handles;
@@ -132,27 +144,20 @@ void scal_gpu(const Context& c, index_t n, float a, float* x, index_t inc) {
 void scal_gpu(const Context& c, index_t n, double a, double* x, index_t inc) {
   cublas_check(cublasDscal_64(blas(c), n, &a, x, inc), "Dscal");
 }
-int getrf_work(cusolverDnHandle_t h, int n, float* a) {
-  int w = 0;
-  cusolver_check(cusolverDnSgetrf_bufferSize(h, n, n, a, n, &w), "Sgetrf_bufferSize");
-  return w;
+cudaDataType cuda_type(float) { return CUDA_R_32F; }
+cudaDataType cuda_type(double) { return CUDA_R_64F; }
+// B = B op(T)^-1 for the column-major triangle T in a (n x n), B column-major k x n.
+void trsm_right_gpu(const Context& c, bool upper, bool unit, index_t k, index_t n, const float* a, float* b) {
+  const float one = 1;
+  cublas_check(cublasStrsm_64(blas(c), CUBLAS_SIDE_RIGHT, upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                              unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, k, n, &one, a, n, b, k),
+               "Strsm");
 }
-int getrf_work(cusolverDnHandle_t h, int n, double* a) {
-  int w = 0;
-  cusolver_check(cusolverDnDgetrf_bufferSize(h, n, n, a, n, &w), "Dgetrf_bufferSize");
-  return w;
-}
-void getrf(cusolverDnHandle_t h, int n, float* a, float* w, int* ipiv, int* info) {
-  cusolver_check(cusolverDnSgetrf(h, n, n, a, n, w, ipiv, info), "Sgetrf");
-}
-void getrf(cusolverDnHandle_t h, int n, double* a, double* w, int* ipiv, int* info) {
-  cusolver_check(cusolverDnDgetrf(h, n, n, a, n, w, ipiv, info), "Dgetrf");
-}
-void getrs(cusolverDnHandle_t h, cublasOperation_t t, int n, int nrhs, const float* a, const int* ipiv, float* b, int* info) {
-  cusolver_check(cusolverDnSgetrs(h, t, n, nrhs, a, n, ipiv, b, n, info), "Sgetrs");
-}
-void getrs(cusolverDnHandle_t h, cublasOperation_t t, int n, int nrhs, const double* a, const int* ipiv, double* b, int* info) {
-  cusolver_check(cusolverDnDgetrs(h, t, n, nrhs, a, n, ipiv, b, n, info), "Dgetrs");
+void trsm_right_gpu(const Context& c, bool upper, bool unit, index_t k, index_t n, const double* a, double* b) {
+  const double one = 1;
+  cublas_check(cublasDtrsm_64(blas(c), CUBLAS_SIDE_RIGHT, upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                              unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, k, n, &one, a, n, b, k),
+               "Dtrsm");
 }
 #endif
 
@@ -174,11 +179,34 @@ void gemv_cpu(bool t, int m, int n, double alpha, const double* a, int lda, cons
               double* y, int incy) {
   cblas_dgemv(CblasRowMajor, cop(t), m, n, alpha, a, lda, x, incx, beta, y, incy);
 }
-int gesv_cpu(int n, int nrhs, float* a, int* ipiv, float* b, int ldb) {
-  return LAPACKE_sgesv(LAPACK_ROW_MAJOR, n, nrhs, a, n, ipiv, b, ldb);
+// LU of the column-major n x n matrix a (for a row-major A: of A^T), LAPACK's info.
+int getrf_cpu(int n, float* a, int* ipiv) { return LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, n, n, a, n, ipiv); }
+int getrf_cpu(int n, double* a, int* ipiv) { return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, a, n, ipiv); }
+// B = op(T)^-1 B for the row-major triangle T held in a (lower / upper, unit diagonal or not),
+// B row-major n x k.
+void trsm_cpu(bool lower, bool unit, int n, int k, const float* a, float* b) {
+  cblas_strsm(CblasRowMajor, CblasLeft, lower ? CblasLower : CblasUpper, CblasNoTrans, unit ? CblasUnit : CblasNonUnit,
+              n, k, 1.0f, a, n, b, k);
 }
-int gesv_cpu(int n, int nrhs, double* a, int* ipiv, double* b, int ldb) {
-  return LAPACKE_dgesv(LAPACK_ROW_MAJOR, n, nrhs, a, n, ipiv, b, ldb);
+void trsm_cpu(bool lower, bool unit, int n, int k, const double* a, double* b) {
+  cblas_dtrsm(CblasRowMajor, CblasLeft, lower ? CblasLower : CblasUpper, CblasNoTrans, unit ? CblasUnit : CblasNonUnit,
+              n, k, 1.0, a, n, b, k);
+}
+// Solves A X = B in place of the row-major n x k B, for the row-major n x n A in a (which
+// it overwrites), with no transposed copies: a is A^T to column-major LAPACK, whose LU
+// A^T = P L U gives A = U^T L^T P^T; read row-major, a's lower triangle is U^T and its
+// strict upper one L^T. So X = P L^-T U^-T B: two triangular solves, then the row swaps
+// of P, last pivot first. Returns LAPACK's info.
+template <class T>
+int lu_solve_cpu(int n, int k, T* a, T* b) {
+  std::vector<int> ipiv(static_cast<std::size_t>(n));
+  const int info = getrf_cpu(n, a, ipiv.data());
+  if (info != 0) return info;
+  trsm_cpu(true, false, n, k, a, b);  // U^T
+  trsm_cpu(false, true, n, k, a, b);  // L^T
+  for (int i = n - 1; i >= 0; --i)
+    if (ipiv[i] - 1 != i) std::swap_ranges(b + std::size_t(i) * k, b + std::size_t(i + 1) * k, b + std::size_t(ipiv[i] - 1) * k);
+  return 0;
 }
 int inv_cpu(int n, float* a, int* ipiv) {
   int info = LAPACKE_sgetrf(LAPACK_ROW_MAJOR, n, n, a, n, ipiv);
@@ -253,6 +281,53 @@ void lu_solve_fallback(index_t n, const T* a, const std::vector<index_t>& piv, T
 }
 #endif
 
+// Rows [i0, i1) of y = alpha A x + beta y for a row-major A: each row's dot product in 32
+// lanes (independent chains for 2 to 8 vector registers, whatever the vector width), the
+// lanes combined in a fixed tree, so every build and machine gives the same bits.
+template <class T>
+inline void matvec_rows_body(index_t i0, index_t i1, index_t n, T alpha, const T* a, index_t lda, const T* x,
+                             index_t incx, T beta, T* y, index_t incy) {
+  constexpr int L = 32;
+  for (index_t i = i0; i < i1; ++i) {
+    const T* row = a + i * lda;
+    T lane[L] = {};
+    index_t j = 0;
+    if (incx == 1)
+      for (; j + L <= n; j += L)
+        for (int l = 0; l < L; ++l) lane[l] += row[j + l] * x[j + l];
+    for (; j < n; ++j) lane[j % L] += row[j] * x[j * incx];
+    for (int w = L / 2; w > 0; w /= 2)
+      for (int l = 0; l < w; ++l) lane[l] += lane[l + w];
+    y[i * incy] = beta == T(0) ? alpha * lane[0] : alpha * lane[0] + beta * y[i * incy];
+  }
+}
+// The same, compiled for AVX2 too and picked at load time (NumPy's OpenBLAS uses the wide
+// vectors as well); no FMA (-ffp-contract=off), so both versions round alike.
+__attribute__((target_clones("avx2", "default"))) void matvec_rows_range(index_t i0, index_t i1, index_t n, float alpha,
+                                                                         const float* a, index_t lda, const float* x,
+                                                                         index_t incx, float beta, float* y, index_t incy) {
+  matvec_rows_body(i0, i1, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+__attribute__((target_clones("avx2", "default"))) void matvec_rows_range(index_t i0, index_t i1, index_t n, double alpha,
+                                                                         const double* a, index_t lda, const double* x,
+                                                                         index_t incx, double beta, double* y,
+                                                                         index_t incy) {
+  matvec_rows_body(i0, i1, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+// y = alpha A x + beta y for a row-major A on the cpu: OpenMP over blocks of rows. Not
+// OpenBLAS's gemv: its threads and OpenMP's, both spinning between calls, fight over the
+// cores, and the bandwidth-bound loop gains nothing from them.
+template <class T>
+void matvec_rows_cpu(index_t m, index_t n, T alpha, const T* a, index_t lda, const T* x, index_t incx, T beta, T* y,
+                     index_t incy) {
+  constexpr index_t rows = 16;  // rows a task
+  const index_t tasks = (m + rows - 1) / rows;
+#pragma omp parallel for schedule(static) if (m * n > (1 << 16))
+  for (index_t t = 0; t < tasks; ++t)
+    matvec_rows_range(t * rows, std::min(m, (t + 1) * rows), n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
 template <class T>
 void check_singular(const char* op, index_t info) {
   if (info > 0)
@@ -269,27 +344,61 @@ void set_identity(const Context& ctx, Array<T, 2>& a) {
   detail::fill<T, 1>(ctx, d, T(1));
 }
 
-// Factorises and solves on the GPU: the row-major copy `a` is A^T to cuSOLVER. With
-// trans = true it solves A X = B for column-major B; with false, A^T X = B.
+// Solves A X = B on the GPU for the row-major n x n A in a (overwritten) and the row-major
+// n x k B in b, with no transposed copies; returns X (row-major, n x k). To column-major
+// cuSOLVER, a is A^T and b is B^T: cusolverDnXgetrf gives A^T = P L U, so A = U^T L^T P^T
+// and X^T = B^T U^-1 L^-1 P^T: two right-sided cuBLAS triangular solves in place of b, then
+// X's rows are b's rows in the order of the pivots (one gather). The pivots and LAPACK's
+// info come to the host once, after the factorisation: a singular A throws before any solve.
 #if SIMKIT_HAS_CUDA
 template <class T>
-void lu_solve_gpu(const Context& ctx, const char* op, Array<T, 2>& a, T* b, index_t nrhs, bool trans) {
-  const index_t n = a.extent(0);
+Array<T, 2> lu_solve_gpu(const Context& ctx, const char* op, Array<T, 2>& a, Array<T, 2>& b) {
+  const index_t n = a.extent(0), k = b.extent(1);
   auto h = solver(ctx);
   auto stream = static_cast<cudaStream_t>(ctx.stream());
-  const int work = getrf_work(h, int(n), a.data());
-  Array<T, 1> w(ctx, extents(std::max(work, 1)));
-  Array<std::int32_t, 1> ipiv(ctx, extents(std::max<index_t>(n, 1)));
-  Array<std::int32_t, 1> info(ctx, extents(2));
-  getrf(h, int(n), a.data(), w.data(), ipiv.data(), info.data());
-  getrs(h, trans ? CUBLAS_OP_T : CUBLAS_OP_N, int(n), int(nrhs), a.data(), ipiv.data(), b, info.data() + 1);
-  std::int32_t hinfo[2] = {0, 0};
-  SIM_CUDA_CHECK(cudaMemcpyAsync(hinfo, info.data(), sizeof hinfo, cudaMemcpyDeviceToHost, stream));
+  std::size_t dev_bytes = 0, host_bytes = 0;
+  cusolver_check(cusolverDnXgetrf_bufferSize(h, solver_params(), n, n, cuda_type(T()), a.data(), n, cuda_type(T()), &dev_bytes,
+                                             &host_bytes),
+                 "Xgetrf_bufferSize");
+  Array<std::int64_t, 1> work(ctx, extents(index_t(dev_bytes / 8 + 1)));  // the device workspace
+  std::vector<std::uint8_t> host_work(std::max<std::size_t>(host_bytes, 1));
+  Array<std::int64_t, 1> ipiv(ctx, extents(n + 1));  // the pivots, then info (as int64)
+  auto* info = reinterpret_cast<int*>(ipiv.data() + n);
+  SIM_CUDA_CHECK(cudaMemsetAsync(info, 0, sizeof(std::int64_t), stream));
+  cusolver_check(cusolverDnXgetrf(h, solver_params(), n, n, cuda_type(T()), a.data(), n, ipiv.data(), cuda_type(T()), work.data(),
+                                  dev_bytes, host_work.data(), host_bytes, info),
+                 "Xgetrf");
+  std::vector<std::int64_t> piv(static_cast<std::size_t>(n + 1));
+  SIM_CUDA_CHECK(cudaMemcpyAsync(piv.data(), ipiv.data(), sizeof(std::int64_t) * std::size_t(n + 1), cudaMemcpyDeviceToHost,
+                                 stream));
   SIM_CUDA_CHECK(cudaStreamSynchronize(stream));
-  check_singular<T>(op, hinfo[0]);
-  check_singular<T>(op, hinfo[1]);
+  int hinfo = 0;
+  std::memcpy(&hinfo, &piv[std::size_t(n)], sizeof hinfo);
+  check_singular<T>(op, hinfo);
+  // X = P Z for Z = (b read row-major) and P = P_1 ... P_n (P_i swaps rows i and piv[i]):
+  // the swaps from the last, followed on the row labels. Sent while the stream is idle (a
+  // copy from pageable memory waits for the stream; perm may go once it returns).
+  std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
+  for (index_t r = 0; r < n; ++r) perm[std::size_t(r)] = r;
+  for (index_t i = n - 1; i >= 0; --i) std::swap(perm[std::size_t(i)], perm[std::size_t(piv[std::size_t(i)] - 1)]);
+  SIM_CUDA_CHECK(cudaMemcpyAsync(ipiv.data(), perm.data(), sizeof(std::int64_t) * std::size_t(n), cudaMemcpyHostToDevice, stream));
+  trsm_right_gpu(ctx, true, false, k, n, a.data(), b.data());  // B^T U^-1
+  trsm_right_gpu(ctx, false, true, k, n, a.data(), b.data());  // then L^-1
+  Array<T, 2> x(ctx, b.shape());
+  detail::gather_rows_gpu(ctx, n, k, ipiv.data(), b.data(), x.data());
+  return x;
 }
 #endif
+
+// A copy of a to factorise or solve in place: clone() on the GPU; on the cpu one memcpy
+// rather than an OpenMP loop, whose threads would spin on beside OpenBLAS's (see matvec_rows_cpu).
+template <class T, int Rank>
+Array<T, Rank> copy_of(const Array<T, Rank>& a) {
+  if (a.context().is_cuda()) return a.clone();
+  Array<T, Rank> c(a.context(), a.shape());
+  if (a.size() > 0) std::memcpy(c.data(), a.data(), a.bytes());
+  return c;
+}
 
 template <class T>
 void require_square(const char* op, const Array<T, 2>& A) {
@@ -368,18 +477,16 @@ void matvec(const Context& ctx, View<const T, 2> A, View<const T, 1> x, View<T, 
   }
   if (ctx.is_cuda()) {
 #if SIMKIT_HAS_CUDA
-    if (a.trans)
+    if (a.trans)  // columns contiguous: cuBLAS's column-major gemv reads them coalesced
       gemv_gpu(ctx, CUBLAS_OP_N, m, n, alpha, a.p, a.ld, x.ptr, incx, beta, y.ptr, incy);
-    else
-      gemv_gpu(ctx, CUBLAS_OP_T, n, m, alpha, a.p, a.ld, x.ptr, incx, beta, y.ptr, incy);
+    else  // rows contiguous: one warp per row
+      detail::matvec_rows_gpu(ctx, m, n, alpha, a.p, a.ld, x.ptr, incx, beta, y.ptr, incy);
 #endif
   } else {
 #if SIMKIT_HAS_CBLAS
+    if (!a.trans) return matvec_rows_cpu(m, n, alpha, a.p, a.ld, x.ptr, incx, beta, y.ptr, incy);
     check_int("matvec", std::max({m, n, a.ld, incx, incy}));
-    if (a.trans)
-      gemv_cpu(true, int(n), int(m), alpha, a.p, int(a.ld), x.ptr, int(incx), beta, y.ptr, int(incy));
-    else
-      gemv_cpu(false, int(m), int(n), alpha, a.p, int(a.ld), x.ptr, int(incx), beta, y.ptr, int(incy));
+    gemv_cpu(true, int(n), int(m), alpha, a.p, int(a.ld), x.ptr, int(incx), beta, y.ptr, int(incy));
 #else
 #pragma omp parallel for schedule(static) if (m * n > (1 << 14))
     for (index_t i = 0; i < m; ++i) {
@@ -409,19 +516,22 @@ Array<T, 1> solve(const Array<T, 2>& A, const Array<T, 1>& b) {
   if (b.extent(0) != n)
     throw ShapeError("solve: A of shape " + to_string(A.shape()) + " and b of shape " + to_string(b.shape()) + " do not fit");
   const Context& ctx = A.context();
-  Array<T, 1> x = b.clone();
+  Array<T, 1> x = copy_of(b);
   if (n == 0) return x;
-  Array<T, 2> a = A.clone();
+  Array<T, 2> a = copy_of(A);
   if (ctx.is_cuda()) {
 #if SIMKIT_HAS_CUDA
-    lu_solve_gpu(ctx, "solve", a, x.data(), 1, true);
+    auto stream = static_cast<cudaStream_t>(ctx.stream());
+    Array<T, 2> b2(ctx, extents(n, index_t(1)));  // b as an n x 1 matrix
+    SIM_CUDA_CHECK(cudaMemcpyAsync(b2.data(), b.data(), b.bytes(), cudaMemcpyDeviceToDevice, stream));
+    Array<T, 2> x2 = lu_solve_gpu(ctx, "solve", a, b2);
+    SIM_CUDA_CHECK(cudaMemcpyAsync(x.data(), x2.data(), x.bytes(), cudaMemcpyDeviceToDevice, stream));
 #endif
     return x;
   }
 #if SIMKIT_HAS_CBLAS
   check_int("solve", n);
-  std::vector<int> ipiv(static_cast<std::size_t>(n));
-  check_singular<T>("solve", gesv_cpu(int(n), 1, a.data(), ipiv.data(), x.data(), 1));
+  check_singular<T>("solve", lu_solve_cpu(int(n), 1, a.data(), x.data()));
 #else
   std::vector<index_t> piv;
   check_singular<T>("solve", lu_fallback(n, a.data(), piv));
@@ -439,19 +549,17 @@ Array<T, 2> solve(const Array<T, 2>& A, const Array<T, 2>& B) {
     throw ShapeError("solve: A of shape " + to_string(A.shape()) + " and B of shape " + to_string(B.shape()) + " do not fit");
   const Context& ctx = A.context();
   if (n == 0 || k == 0) return B.clone();
-  Array<T, 2> a = A.clone();
+  Array<T, 2> a = copy_of(A);
   if (ctx.is_cuda()) {
 #if SIMKIT_HAS_CUDA
-    Array<T, 2> bt = transpose(B);  // B column-major
-    lu_solve_gpu(ctx, "solve", a, bt.data(), k, true);
-    return transpose(bt);
+    Array<T, 2> b = B.clone();
+    return lu_solve_gpu(ctx, "solve", a, b);
 #endif
   }
-  Array<T, 2> x = B.clone();
+  Array<T, 2> x = copy_of(B);
 #if SIMKIT_HAS_CBLAS
   check_int("solve", std::max(n, k));
-  std::vector<int> ipiv(static_cast<std::size_t>(n));
-  check_singular<T>("solve", gesv_cpu(int(n), int(k), a.data(), ipiv.data(), x.data(), int(k)));
+  check_singular<T>("solve", lu_solve_cpu(int(n), int(k), a.data(), x.data()));
 #else
   std::vector<index_t> piv;
   check_singular<T>("solve", lu_fallback(n, a.data(), piv));
@@ -466,13 +574,12 @@ Array<T, 2> inv(const Array<T, 2>& A) {
   const index_t n = A.extent(0);
   const Context& ctx = A.context();
   if (n == 0) return A.clone();
-  Array<T, 2> a = A.clone();
+  Array<T, 2> a = copy_of(A);
   if (ctx.is_cuda()) {
 #if SIMKIT_HAS_CUDA
     Array<T, 2> x(ctx, A.shape());
     set_identity(ctx, x);
-    lu_solve_gpu(ctx, "inv", a, x.data(), n, false);  // (A^T)^-1 column-major is A^-1 row-major
-    return x;
+    return lu_solve_gpu(ctx, "inv", a, x);
 #endif
   }
 #if SIMKIT_HAS_CBLAS

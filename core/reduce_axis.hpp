@@ -97,6 +97,18 @@ struct AxisAt {
   }
 };
 
+/// A matrix read along axis 0 (the column sums and their kind): at (o, m, p) the element
+/// (m, p), with no per-element choice of axis, so the cpu loops over a row vectorise.
+template <class E>
+struct AxisRows {
+  E e;
+  SIM_INLINE auto operator()(index_t, index_t m, index_t p) const { return e(m, p); }
+  template <int V>
+  SIM_INLINE void vec(typename E::value_type (&out)[V], index_t, index_t m, index_t p) const {
+    e.template vec<V>(out, m, p);
+  }
+};
+
 /// Maps that can read V values at once (map.vec<V>) say so.
 template <class M, class = void>
 constexpr bool has_vec = false;
@@ -240,6 +252,20 @@ Array<Out, E::rank - 1> along(const Context* ctx, const char* name, const E& e, 
     throw detail::not_compiled_for_cuda(name);
 #endif
   } else {
+    if constexpr (Rank == 2) {
+      if (at.axis == 0) {  // a matrix's columns: rows streamed through a branch-free map
+        const auto rows = make_map(AxisRows<E>{e});
+        constexpr int V = 8;  // 8 consecutive outputs per load where the rows allow
+        if constexpr (has_vec<std::decay_t<decltype(rows)>>) {
+          if (s.inner % V == 0 && e.template vec_ok<V>(false)) {
+            cpu::reduce_along_vec<V>(s.outer, s.len, s.inner, rows, op, init, fin, out.data());
+            return out;
+          }
+        }
+        cpu::reduce_along(s.outer, s.len, s.inner, rows, op, init, fin, out.data());
+        return out;
+      }
+    }
     cpu::reduce_along(s.outer, s.len, s.inner, map, op, init, fin, out.data());
   }
   return out;

@@ -9,7 +9,8 @@
 // so are spectral filters and exact diffusion steps. On the GPU: one gather, a 2D real FFT
 // (cuFFT), one kernel that turns the spectrum into the multiplied one (Makhoul's reordering
 // makes the 2D cosine transform a 2D real FFT plus twiddles), the inverse FFT, one scatter;
-// asynchronous, no host synchronisation. On the CPU: FFTW's 2D r2r / r2c plans.
+// asynchronous, no host synchronisation. The CPU takes the same steps with FFTW's 2D r2c / c2r
+// plans and OpenMP kernels.
 #include <memory>
 
 #include "core/array.hpp"
@@ -23,8 +24,8 @@ enum class Basis2D { cosine, fourier };
 
 /// The buffer a SpectralMultiplier transforms, addressed by the input's own (i, j): a
 /// kernel can write its output there directly (fusing the gather into it) and read the result
-/// back from it (fusing the scatter). Storage may be permuted (Makhoul's order on the GPU's
-/// cosine basis); operator() hides that. Trivially copyable.
+/// back from it (fusing the scatter). Storage may be permuted (Makhoul's order in the cosine
+/// basis); operator() hides that. Trivially copyable.
 template <class T>
 struct StagedView {
   T* data = nullptr;

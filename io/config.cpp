@@ -132,8 +132,8 @@ ParamType element_type(ParamType t) {
 std::string range_text(const Param& p) {
   auto num = [](double d) { return fmt_real(d, false); };
   bool lo = std::isfinite(p.min), hi = std::isfinite(p.max);
-  if (lo && hi) return "in [" + num(p.min) + ", " + num(p.max) + "]";
-  if (lo) return p.min > 0 && p.min < 1e-200 ? "> 0" : ">= " + num(p.min);
+  if (lo && hi) return "in " + std::string(p.min_excluded ? "(" : "[") + num(p.min) + ", " + num(p.max) + "]";
+  if (lo) return (p.min_excluded ? "> " : ">= ") + num(p.min);
   if (hi) return "<= " + num(p.max);
   return "";
 }
@@ -173,7 +173,7 @@ std::string expected(const Param& p) {
 /// Converts one scalar to type t of p; on failure sets err to "expected ..., found ...[; fix]".
 Value convert_scalar(const Raw& r, ParamType t, const Param& p, std::string& err) {
   const std::string found = describe(r);
-  auto out_of_range = [&](double d) { return d < p.min || d > p.max; };
+  auto out_of_range = [&](double d) { return d < p.min || (p.min_excluded && d == p.min) || d > p.max; };
   switch (t) {
     case ParamType::boolean:
       if (r.kind == Kind::boolean) return r.scalar;
@@ -555,6 +555,8 @@ void Config::validate(const std::vector<Schema>& schemas) {
     }
     for (auto& it : s.items) {
       const Param* p = find_param(*schema, it.key);
+      for (const auto& r : schema->retired)
+        if (!p && r.first == it.key) throw c.error_at(it, it.loc, "[" + s.name + "] " + it.key + " " + r.second);
       if (!p) {
         std::string msg = "unknown key '" + it.key + "' in [" + s.name + "]";
         const std::string near = nearest(it.key, param_names(*schema));
@@ -657,87 +659,68 @@ std::string nearest(const std::string& word, const std::vector<std::string>& can
 
 // ---- framework sections and rules
 
-namespace {
-
-Value str(const char* s) { return Value{std::string(s)}; }
-
-Param param(const char* name, ParamType t, std::optional<Value> def, const char* unit, const char* doc,
-            double min = -kInf, double max = kInf, std::vector<std::string> choices = {}) {
-  Param p;
-  p.name = name, p.type = t, p.default_value = std::move(def), p.unit = unit, p.doc = doc;
-  p.min = min, p.max = max, p.choices = std::move(choices);
-  return p;
-}
-
-Param per_dim(Param p) {
-  p.min_length = 1, p.max_length = 3;
-  return p;
-}
-
-}  // namespace
-
 std::vector<Schema> framework_schemas() {
-  using T = ParamType;
-  using I = std::int64_t;
-  const std::vector<std::string> kinds = {"periodic", "dirichlet", "neumann"};
   std::vector<Schema> out;
 
   out.push_back({"run", "What to run, on which backend, for how long", {
-      param("model", T::string, std::nullopt, "", "Model to run (`simulate models` lists them)"),
-      param("backend", T::string, str("auto"), "", "Backend: auto (cuda when available), cuda or cpu", -kInf, kInf,
-            {"auto", "cuda", "cpu"}),
-      param("precision", T::string, str("float64"), "", "Floating-point precision of the fields", -kInf, kInf,
-            {"float32", "float64"}),
-      param("steps", T::integer, Value{I{0}}, "", "Number of time steps to run (set this or end_time)", 0),
-      param("end_time", T::real, Value{0.0}, "s", "Simulated time to reach (set this or steps)", 0),
-      param("dt", T::real, Value{0.0}, "s", "Fixed time step; unset: derived from cfl", 0),
-      param("cfl", T::real, Value{0.9}, "", "Courant number for the derived time step (meaning is the model's)", 0, 10),
-      param("seed", T::integer, Value{I{0}}, "", "Seed of the random streams", 0),
-      param("plugins", T::strings, Value{std::vector<std::string>{}}, "", "Shared libraries to load before the run"),
+      Param::string("model", "").required().says("Model to run (`simulate models` lists them)"),
+      Param::string("backend", "auto").one_of({"auto", "cuda", "cpu"})
+          .says("Backend: auto (cuda when available), cuda or cpu"),
+      Param::string("precision", "float64").one_of({"float32", "float64"}).says("Floating-point precision of the fields"),
+      Param::integer("steps", 0).at_least(0).says("Number of time steps to run (set this or end_time)"),
+      Param::real("end_time", 0.0).at_least(0).in("s").says("Simulated time to reach (set this or steps)"),
+      Param::real("dt", 0.0).at_least(0).in("s").says("Fixed time step; unset: derived from cfl"),
+      Param::real("cfl", 0.9).range(0, 10).says("Courant number for the derived time step (meaning is the model's)"),
+      Param::integer("seed", 0).at_least(0).says("Seed of the random streams"),
+      Param::strings("plugins", {}).says("Shared libraries to load before the run"),
   }});
 
-  Param cells = per_dim(param("cells", T::integers, Value{std::vector<I>{64, 64}}, "", "Cells per dimension (x, y, z)", 1));
-  Param length = per_dim(param("length", T::reals, Value{std::vector<double>{1.0, 1.0}}, "m",
-                               "Domain size per dimension; unset: 1 per entry of cells", 1e-300));
-  Param origin = per_dim(param("origin", T::reals, Value{std::vector<double>{0.0, 0.0}}, "m",
-                               "Coordinates of the domain's low corner; unset: 0 per entry of cells"));
   out.push_back({"grid", "The uniform Cartesian grid", {
-      cells, length, origin,
-      param("ghost", T::integer, Value{I{1}}, "", "Ghost cells on each side", 1, 4),
-      param("decomposition", T::integers, Value{std::vector<I>{}}, "",
-            "Ranks per dimension under mpirun (product = number of ranks); empty: automatic (fewest cut faces)", 1),
+      Param::integers("cells", {64, 64}).at_least(1).lengths(1, 3).says("Cells per dimension (x, y, z)"),
+      Param::reals("length", {1.0, 1.0}).positive().lengths(1, 3).in("m")
+          .says("Domain size per dimension; unset: 1 per entry of cells"),
+      Param::reals("origin", {0.0, 0.0}).lengths(1, 3).in("m")
+          .says("Coordinates of the domain's low corner; unset: 0 per entry of cells"),
+      Param::integer("ghost", 1).range(1, 4).says("Ghost cells on each side"),
+      Param::integers("decomposition", {}).at_least(1)
+          .says("Ranks per dimension under mpirun (product = number of ranks); empty: automatic (fewest cut faces)"),
   }});
 
   out.push_back({"output", "Snapshots of the fields (HDF5 + XDMF)", {
-      param("directory", T::string, str("output"), "", "Directory for snapshots and checkpoints"),
-      param("every", T::integer, Value{I{0}}, "steps", "Write a snapshot every this many steps; 0: off", 0),
-      param("every_time", T::real, Value{0.0}, "s", "Write a snapshot every this much simulated time; 0: off", 0),
-      param("fields", T::strings, Value{std::vector<std::string>{}}, "", "Fields to write; empty: all of the model's"),
-      param("compression", T::integer, Value{I{0}}, "", "Deflate level of the datasets; 0: none", 0, 9),
-      param("prefix", T::string, str("snapshot"), "", "File name prefix of the snapshots"),
+      Param::string("directory", "output").says("Directory for snapshots and checkpoints"),
+      Param::integer("every", 0).at_least(0).in("steps").says("Write a snapshot every this many steps; 0: off"),
+      Param::real("every_time", 0.0).at_least(0).in("s").says("Write a snapshot every this much simulated time; 0: off"),
+      Param::strings("fields", {}).says("Fields to write; empty: all of the model's"),
+      Param::integer("compression", 0).range(0, 9).says("Deflate level of the datasets; 0: none"),
+      Param::string("prefix", "snapshot").says("File name prefix of the snapshots"),
   }});
 
   out.push_back({"checkpoint", "Restart files", {
-      param("every", T::integer, Value{I{0}}, "steps", "Write a checkpoint every this many steps; 0: off", 0),
-      param("every_minutes", T::real, Value{0.0}, "min", "Write a checkpoint every this many wall-clock minutes; 0: off", 0),
-      param("keep", T::integer, Value{I{3}}, "", "Number of checkpoints kept on disk", 1, 1000),
-      param("prefix", T::string, str("checkpoint"), "", "File name prefix of the checkpoints"),
+      Param::integer("every", 0).at_least(0).in("steps").says("Write a checkpoint every this many steps; 0: off"),
+      Param::real("every_minutes", 0.0).at_least(0).in("min")
+          .says("Write a checkpoint every this many wall-clock minutes; 0: off"),
+      Param::integer("keep", 3).range(1, 1000).says("Number of checkpoints kept on disk"),
+      Param::string("prefix", "checkpoint").says("File name prefix of the checkpoints"),
   }});
 
-  Schema bc{"boundary", "Boundary conditions of the fields, per face", {
-      param("default", T::string, str("neumann"), "", "Condition on faces not set below", -kInf, kInf, kinds),
-      param("default_value", T::real, Value{0.0}, "", "Value (dirichlet) or outward gradient (neumann) on those faces"),
-  }};
+  out.push_back(boundary_schema({"periodic", "dirichlet", "neumann"}, "neumann",
+                                 "value (dirichlet) or outward gradient (neumann)"));
+  return out;
+}
+
+Schema boundary_schema(const std::vector<std::string>& kinds, const std::string& default_kind, const std::string& value_doc) {
+  std::string kind_list;
+  for (const std::string& k : kinds) kind_list += (kind_list.empty() ? "" : ", ") + k;
+  Schema bc{"boundary", "Boundary conditions, per face (" + kind_list + ")", {}};
+  bc.params.push_back(Param::string("default", default_kind).one_of(kinds).says("Condition on faces not set below: " + kind_list));
+  bc.params.push_back(Param::real("default_value", 0.0).says("Value on faces not set below: " + value_doc));
   std::vector<std::string> face_kinds = kinds;
   face_kinds.insert(face_kinds.begin(), "");
-  for (const char* face : {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"}) {
-    const std::string f = face, kind_doc = "Condition on the " + f + " face; \"\": use default",
-                      value_doc = "Value or outward gradient on the " + f + " face; unset: default_value";
-    bc.params.push_back(param(face, T::string, str(""), "", kind_doc.c_str(), -kInf, kInf, face_kinds));
-    bc.params.push_back(param((f + "_value").c_str(), T::real, Value{0.0}, "", value_doc.c_str()));
+  for (const std::string face : {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"}) {
+    bc.params.push_back(Param::string(face, "").one_of(face_kinds).says("Condition on the " + face + " face; \"\": use default"));
+    bc.params.push_back(Param::real(face + "_value", 0.0).says("Value on the " + face + " face: " + value_doc + "; unset: default_value"));
   }
-  out.push_back(std::move(bc));
-  return out;
+  return bc;
 }
 
 void check_framework_rules(const Config& c) {

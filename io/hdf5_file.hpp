@@ -25,8 +25,11 @@ struct GridInfo {
   std::vector<double> origin, spacing;
 };
 
-/// Where a file came from: model, time, the full config and the build/run environment.
+/// Where a file came from: model, time, the full config and the build/run environment. Set
+/// its fields by name (it has no positional form).
 struct RunInfo {
+  /// Empty: every field blank or 0.
+  RunInfo() {}
   std::string model;
   std::int64_t step = 0;
   double time = 0, dt = 0;

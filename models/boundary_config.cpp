@@ -5,25 +5,36 @@
 namespace sim {
 
 namespace {
-BcKind kind_of(const std::string& s) {
-  if (s == "periodic") return BcKind::periodic;
-  if (s == "dirichlet") return BcKind::dirichlet;
-  return BcKind::neumann;
+/// The kind [boundary] key names (validated against the model's kinds already).
+BcKind kind_at(const io::Config& c, const std::string& key) {
+  BcKind k = BcKind::neumann;
+  if (!bc_kind_from_name(c.string("boundary", key), k))
+    throw c.error_at("boundary", key, "unknown boundary kind \"" + c.string("boundary", key) + "\"");
+  return k;
 }
 }  // namespace
 
 template <int Rank>
 Boundary<Rank> boundary_from_config(const io::Config& c) {
-  const FaceBc fallback{kind_of(c.string("boundary", "default")), c.real("boundary", "default_value")};
+  const FaceBc fallback{kind_at(c, "default"), c.real("boundary", "default_value")};
   Boundary<Rank> bc = Boundary<Rank>::all(fallback);
-  const char* axis = "xyz";
   for (int d = 0; d < Rank; ++d)
     for (int side = 0; side < 2; ++side) {
-      const std::string face = std::string(1, axis[d]) + (side ? "_hi" : "_lo");
+      const std::string face = face_name({d, side});
       FaceBc& f = side ? bc.hi[d] : bc.lo[d];
-      const std::string& kind = c.string("boundary", face);
-      if (!kind.empty()) f.kind = kind_of(kind);
+      if (!c.string("boundary", face).empty()) f.kind = kind_at(c, face);
       if (c.is_set("boundary", face + "_value")) f.value = c.real("boundary", face + "_value");
+    }
+  for (int d = 0; d < Rank; ++d)  // periodic pairs, named at the face to change
+    if ((bc.lo[d].kind == BcKind::periodic) != (bc.hi[d].kind == BcKind::periodic)) {
+      const Face odd{d, bc.lo[d].kind == BcKind::periodic ? 1 : 0}, other{d, 1 - odd.side};
+      const std::string key = c.is_set("boundary", face_name(odd))     ? face_name(odd)
+                              : c.is_set("boundary", face_name(other)) ? face_name(other)
+                                                                       : "default";
+      throw c.error_at("boundary", key, "periodic on " + face_name(other) + " needs periodic on " + face_name(odd) +
+                                            " too (found " + bc_name(odd.side ? bc.hi[d].kind : bc.lo[d].kind) +
+                                            "); set " + face_name(odd) + " = \"periodic\", or give " + face_name(other) +
+                                            " another kind");
     }
   try {
     Grid<Rank> probe;

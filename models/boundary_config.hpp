@@ -9,7 +9,9 @@ class Config;
 
 namespace sim {
 
-/// The boundary conditions the config asks for, for a grid of rank Rank.
+/// The boundary conditions the config asks for, for a grid of rank Rank: any kind the model's
+/// [boundary] schema accepted (ModelInfo::boundary_kinds). Throws ConfigError at the face's key
+/// when a dimension is periodic on one face only.
 template <int Rank>
 Boundary<Rank> boundary_from_config(const io::Config& c);
 

@@ -162,10 +162,19 @@ struct ModelInfo {
   std::string doc;
   io::Schema schema;          ///< the [model] section
   bool uses_boundary = false;  ///< reads the [boundary] section
+  /// The [boundary] kinds the model accepts (bc_name spellings), the kind of faces the config
+  /// leaves unset, and what a face's value means to it (for the schema's docs).
+  std::vector<std::string> boundary_kinds = {"periodic", "dirichlet", "neumann"};
+  std::string boundary_default = "neumann";
+  std::string boundary_value_doc = "value (dirichlet) or outward gradient (neumann)";
   Parallel parallel = Parallel::none;  ///< how it runs on several ranks
   std::vector<int> ranks = {1, 2, 3};
   std::function<std::unique_ptr<Model>(const ModelSetup&)> create;
 };
+
+/// Every schema a config of this model is validated against: the framework's sections, with
+/// [boundary] taking the model's kinds, and the model's [model] section.
+std::vector<io::Schema> schemas_of(const ModelInfo& info);
 
 /// The models a run can choose from (built-ins and loaded plugins), by name.
 class ModelRegistry {

@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "core/error.hpp"
+#include "io/config.hpp"
 #include "models/model.hpp"
 
 namespace sim {
@@ -13,6 +14,14 @@ void Model::check_dt(double dt) const {
                   dt, limit);
     throw Error(buf);
   }
+}
+
+std::vector<io::Schema> schemas_of(const ModelInfo& info) {
+  std::vector<io::Schema> schemas = io::framework_schemas();
+  for (io::Schema& s : schemas)
+    if (s.section == "boundary") s = io::boundary_schema(info.boundary_kinds, info.boundary_default, info.boundary_value_doc);
+  schemas.push_back(info.schema);
+  return schemas;
 }
 
 void ModelRegistry::add(ModelInfo info) {

@@ -42,9 +42,7 @@ GridSpec grid_from_config(const io::Config& c) {
 std::unique_ptr<Model> build_model(const ModelRegistry& registry, const Context& ctx, io::Config& config) {
   io::check_model_name(config, registry.names());
   const ModelInfo* info = registry.find(*config.raw_string("run", "model"));
-  std::vector<io::Schema> schemas = io::framework_schemas();
-  schemas.push_back(info->schema);
-  config.validate(schemas);
+  config.validate(schemas_of(*info));
   io::check_framework_rules(config);
   ModelSetup setup{ctx, &config, grid_from_config(config), config.string("run", "precision") == "float64"};
   return info->create(setup);
@@ -70,8 +68,16 @@ io::RunInfo run_info(const run::RunInput& in, const Comm& comm) {
   const std::string device = comm.parallel() ? comm.broadcast(in.ctx.device_name()) + " (rank 0 of " +
                                                    std::to_string(comm.size()) + ")"
                                              : in.ctx.device_name();
-  return io::RunInfo{in.info->name, 0, 0.0, in.plan.dt, in.config.to_toml(in.schemas, false), SIMKIT_VERSION_STRING,
-                     SIMKIT_GIT_COMMIT, backend_name(in.ctx.backend()), device, in.plan.float64 ? "float64" : "float32"};
+  io::RunInfo info;
+  info.model = in.info->name;
+  info.dt = in.plan.dt;
+  info.config_toml = in.config.to_toml(in.schemas, false);
+  info.simkit_version = SIMKIT_VERSION_STRING;
+  info.git_commit = SIMKIT_GIT_COMMIT;
+  info.backend = backend_name(in.ctx.backend());
+  info.device = device;
+  info.precision = in.plan.float64 ? "float64" : "float32";
+  return info;
 }
 
 /// The run of a checked input: resume if asked, step to the end with the standard

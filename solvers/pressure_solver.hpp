@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "core/boundary.hpp"
 #include "core/expr.hpp"
 #include "solvers/cg.hpp"
 #include "solvers/multigrid.hpp"
@@ -29,6 +30,14 @@ inline PoissonMethod poisson_method(const std::string& name) {
   if (name == "mg_cg") return PoissonMethod::mg_cg;
   if (name == "transform") return PoissonMethod::transform;
   throw Error("unknown pressure solver '" + name + "' (expected jacobi, cg, multigrid, mg_cg or transform)");
+}
+
+/// The pressure condition on a fluid face of this kind: periodic stays periodic, an outflow
+/// holds p = 0 (dirichlet), a wall or an inflow dp/dn = 0 (neumann).
+inline PressureSide pressure_side(BcKind kind) {
+  return kind == BcKind::periodic ? PressureSide::periodic
+         : kind == BcKind::outflow ? PressureSide::dirichlet
+                                   : PressureSide::neumann;
 }
 
 template <class T>

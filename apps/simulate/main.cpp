@@ -52,12 +52,12 @@ std::string format_range(const sim::io::Param& p) {
       p.type == sim::io::ParamType::strings || (p.min == -inf && p.max == inf))
     return "";
   std::ostringstream s;
-  if (p.min == 1e-300) {
-    s << "> 0";
+  if (p.min_excluded) {
+    s << "> " << p.min;
     if (p.max != inf) s << ", <= " << p.max;
     return s.str();
   }
-  s << (p.min == -inf ? "(-inf" : "[") ;
+  s << (p.min == -inf ? "(-inf" : "[");
   if (p.min != -inf) s << p.min;
   s << ", ";
   if (p.max == inf) s << "inf)";
@@ -90,6 +90,12 @@ void print_models(const sim::ModelRegistry& registry) {
       std::printf("  %-18s %-18s %-14s %-36s %-8s %s\n", p.name.c_str(), sim::io::type_name(p.type),
                   p.default_value ? format_value(*p.default_value).c_str() : "(required)", format_range(p).c_str(),
                   p.unit.c_str(), p.doc.c_str());
+    if (m.uses_boundary) {
+      std::string kinds;
+      for (const std::string& k : m.boundary_kinds) kinds += (kinds.empty() ? "" : "|") + k;
+      std::printf("  [boundary] x_lo, x_hi, y_lo, ... (default: %s): %s; <face>_value: %s\n", m.boundary_default.c_str(),
+                  kinds.c_str(), m.boundary_value_doc.c_str());
+    }
     std::printf("\n");
   }
   std::printf("The framework sections [run], [grid], [output], [checkpoint], [boundary]: see\n"

@@ -4,6 +4,8 @@
 // along a contiguous axis, one sweep per output otherwise), so results do not depend on the
 // thread count.
 #include <algorithm>
+#include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "core/cpu/for_each.hpp"
@@ -39,6 +41,30 @@ void reduce_along(index_t outer, index_t len, index_t inner, const Map& map, con
   }
 }
 
+/// reduce_along for an axis other than the last (inner > 1, inner % V == 0) through map.vec<V>:
+/// V consecutive outputs of a row per load, so the loops over a row vectorise. Each output is
+/// combined in the same order as above (along the axis), so the bits are the same.
+template <int V, class Acc, class Out, class Map, class Op, class Fin>
+void reduce_along_vec(index_t outer, index_t len, index_t inner, const Map& map, const Op& op, Acc init, const Fin& fin,
+                      Out* out) {
+  constexpr index_t block = 512;  // outputs swept together (a multiple of V): 2-4 KiB of row per step
+  const index_t blocks = (inner + block - 1) / block;
+  const bool parallel = outer * inner * std::max<index_t>(len, 1) > parallel_threshold;
+#pragma omp parallel for schedule(static) if (parallel && outer * blocks > 1)
+  for (index_t t = 0; t < outer * blocks; ++t) {
+    const index_t o = t / blocks, p0 = (t - o * blocks) * block, pn = std::min(block, inner - p0);
+    Acc acc[block];
+    for (index_t q = 0; q < pn; ++q) acc[q] = init;
+    for (index_t m = 0; m < len; ++m)
+      for (index_t q = 0; q < pn; q += V) {
+        Acc x[V];
+        map.template vec<V>(x, o, m, p0 + q);
+        for (int k = 0; k < V; ++k) acc[q + k] = op(acc[q + k], x[k]);
+      }
+    for (index_t q = 0; q < pn; ++q) out[o * inner + p0 + q] = fin(acc[q], o, p0 + q, len);
+  }
+}
+
 }  // namespace sim::cpu
 
 namespace sim::cpu {
@@ -70,39 +96,57 @@ void shifted_sums(index_t n, const Value& value, double k, double& s, double& s2
   for (index_t c = 0; c < chunks; ++c) s += ps[c], s2 += ps2[c];
 }
 
-/// Index of the first largest (Max) or smallest value(0..n-1), a NaN counting as the extreme;
-/// per block a vectorisable extreme first, then a search for its first position.
+/// Index of the first largest (Max) or smallest value(0..n-1), a NaN counting as the extreme.
+/// Per block of 4096: the extreme (NaN-blind) and the sum in 32 lanes each, one compare-select
+/// and one add per value, so the loop vectorises and keeps 8 registers in flight; a NaN makes
+/// the sum NaN (so can inf - inf: then the block is searched and found clean). Then a search
+/// of the block, now in L1, for the first NaN or else the first position of the extreme.
+/// (The two-pass order keeps NumPy's answer: the first extreme, or the first NaN.)
 template <bool Max, class T, class Value>
-index_t arg_extreme(index_t n, const Value& value) {
+index_t arg_extreme(index_t n, const Value& value_in) {
   constexpr index_t block = 1 << 12;
+  constexpr int L = 32;
+  constexpr bool floating = std::is_floating_point<T>::value;  // integers: no NaN, and no sum to overflow
   const index_t blocks = (n + block - 1) / block;
   std::vector<index_t> where(static_cast<std::size_t>(blocks));
   std::vector<T> best(static_cast<std::size_t>(blocks));
   std::vector<char> nan(static_cast<std::size_t>(blocks));
 #pragma omp parallel for schedule(static) if (blocks > 8)
   for (index_t c = 0; c < blocks; ++c) {
+    const Value value = value_in;  // a local copy: its pointers stay in registers through the loop
     const index_t lo = c * block, hi = std::min(n, lo + block);
-    T lane[8];
-    for (int l = 0; l < 8; ++l) lane[l] = value(lo);
-    bool any_nan = false;
+    T lane[L], sum[L];
+    for (int l = 0; l < L; ++l) lane[l] = value(lo), sum[l] = T(0);
     index_t t = lo;
-    for (; t + 8 <= hi; t += 8)
-      for (int l = 0; l < 8; ++l) {
+    for (; t + L <= hi; t += L)
+      for (int l = 0; l < L; ++l) {
         const T v = value(t + l);
         lane[l] = Max ? (lane[l] < v ? v : lane[l]) : (v < lane[l] ? v : lane[l]);
-        any_nan |= (v != v);
+        if constexpr (floating) sum[l] += v;
       }
     for (; t < hi; ++t) {
       const T v = value(t);
       lane[0] = Max ? (lane[0] < v ? v : lane[0]) : (v < lane[0] ? v : lane[0]);
-      any_nan |= (v != v);
+      if constexpr (floating) sum[0] += v;
     }
-    T m = lane[0];
-    for (int l = 1; l < 8; ++l) m = Max ? (m < lane[l] ? lane[l] : m) : (lane[l] < m ? lane[l] : m);
+    T m = lane[0], total = T(0);
+    for (int l = 1; l < L; ++l) m = Max ? (m < lane[l] ? lane[l] : m) : (lane[l] < m ? lane[l] : m);
+    if constexpr (floating)
+      for (int l = 0; l < L; ++l) total += sum[l];
+    bool any_nan = false;
     index_t i = lo;
-    if (any_nan) {
-      while (!(value(i) != value(i))) ++i;
-    } else {
+    if (total != total || m != m) {  // maybe a NaN: look for the first
+      while (i < hi && !(value(i) != value(i))) ++i;
+      any_nan = i < hi;
+      if (!any_nan) i = lo;
+    }
+    if (!any_nan) {  // the first m: whole groups of L compared at once (vectorised), then one by one
+      using Count = std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t>;
+      for (; i + L <= hi; i += L) {
+        Count hits = 0;
+        for (int l = 0; l < L; ++l) hits += value(i + l) == m ? 1 : 0;
+        if (hits) break;
+      }
       while (!(value(i) == m)) ++i;
     }
     where[c] = i, best[c] = m, nan[c] = any_nan;

@@ -139,9 +139,14 @@ void reduce_along(const Context& ctx, const char* name, index_t outer, index_t l
     return;
   }
   const index_t bx = (inner + 32 * V - 1) / (32 * V), bz = std::min<index_t>(outer, 65535);
-  const index_t target = 32 * sms;  // several waves of blocks: a partial last wave costs little
-  index_t chunks = std::max<index_t>(1, (target + bx * bz - 1) / (bx * bz));
-  chunks = std::min<index_t>(chunks, std::max<index_t>(1, len / 64));
+  // one full wave: as many blocks as the SMs hold at once, each a long run of rows (no tail
+  // of a partial last wave; fewer partials to combine)
+  int per_sm = 0;
+  SIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_cols_kernel<V, Acc, Out, Map, Op, Fin>,
+                                                               axis_threads, 0));
+  const index_t target = sms * std::max(1, per_sm);
+  index_t chunks = std::max<index_t>(1, target / (bx * bz));
+  chunks = std::min<index_t>(chunks, std::max<index_t>(1, len / 64));  // 8 rows or more per thread
   chunks = std::min<index_t>(chunks, 65535);
   const index_t chunk = std::max<index_t>(1, (len + chunks - 1) / chunks);
   chunks = std::max<index_t>(1, (len + chunk - 1) / chunk);
@@ -180,7 +185,7 @@ __global__ void __launch_bounds__(axis_threads)
     for (index_t t = first; t < n; t += step) a = op(a, map(t));
   } else {
     const index_t nv = n / V;
-#pragma unroll 2
+#pragma unroll 4
     for (index_t q = first; q < nv; q += step) {
       Acc x[V];
       map.template vec<V>(x, q * V);

@@ -190,8 +190,6 @@ std::unique_ptr<Model> make(const ModelSetup& s) {
 
 sim::ModelInfo gray_scott_info() {
   using sim::io::Param;
-  using sim::io::ParamType;
-  const double inf = std::numeric_limits<double>::infinity();
   sim::ModelInfo m;
   m.name = "gray_scott";
   m.doc = "Gray-Scott reaction-diffusion (u + 2v -> 3v), 2D/3D, explicit Euler";
@@ -200,15 +198,15 @@ sim::ModelInfo gray_scott_info() {
   m.schema.section = "model";
   m.schema.doc = "Gray-Scott parameters";
   auto p = [&](Param q) { m.schema.params.push_back(std::move(q)); };
-  p({"Du", ParamType::real, 2e-5, 0, inf, {}, "m^2/s", "diffusivity of u"});
-  p({"Dv", ParamType::real, 1e-5, 0, inf, {}, "m^2/s", "diffusivity of v"});
-  p({"F", ParamType::real, 0.04, 0, inf, {}, "1/s", "feed rate: u is replenished towards 1 at rate F"});
-  p({"k", ParamType::real, 0.06, 0, inf, {}, "1/s", "kill rate: v is removed at rate F + k"});
-  p({"init", ParamType::string, std::string("spots"), -inf, inf, {"spots"}, "",
-     "initial state: u = 1, v = 0, with square seeds where u = 1/2, v = 1/4"});
-  p({"seeds", ParamType::integer, std::int64_t(10), 0, 1e6, {}, "", "number of seeds, placed at random (run.seed)"});
-  p({"seed_size", ParamType::real, 0.2, 0, inf, {}, "m", "side of a seed square (cube in 3D)"});
-  p({"noise", ParamType::real, 0.01, 0, 1, {}, "", "uniform noise in [-noise, noise] added to u and v everywhere"});
+  p(Param::real("Du", 2e-5).at_least(0).in("m^2/s").says("diffusivity of u"));
+  p(Param::real("Dv", 1e-5).at_least(0).in("m^2/s").says("diffusivity of v"));
+  p(Param::real("F", 0.04).at_least(0).in("1/s").says("feed rate: u is replenished towards 1 at rate F"));
+  p(Param::real("k", 0.06).at_least(0).in("1/s").says("kill rate: v is removed at rate F + k"));
+  p(Param::string("init", "spots").one_of({"spots"})
+     .says("initial state: u = 1, v = 0, with square seeds where u = 1/2, v = 1/4"));
+  p(Param::integer("seeds", 10).range(0, 1e6).says("number of seeds, placed at random (run.seed)"));
+  p(Param::real("seed_size", 0.2).at_least(0).in("m").says("side of a seed square (cube in 3D)"));
+  p(Param::real("noise", 0.01).range(0, 1).says("uniform noise in [-noise, noise] added to u and v everywhere"));
   m.create = [](const sim::ModelSetup& s) -> std::unique_ptr<sim::Model> {
     return s.float64 ? gray_scott::make<double>(s) : gray_scott::make<float>(s);
   };

@@ -29,6 +29,7 @@
 #include "core/reduce_async.hpp"
 #include "core/step_input.hpp"
 #include "io/config.hpp"
+#include "models/boundary_config.hpp"
 #include "models/field_ref.hpp"
 #include "models/fluid/fluid_kernels.hpp"
 #include "models/fluid/implicit_viscosity.hpp"
@@ -38,9 +39,16 @@
 namespace sim {
 namespace fluid {
 
-inline Side side_of(const std::string& s) {
-  return s == "periodic" ? Side::periodic : s == "inflow" ? Side::inflow : s == "outflow" ? Side::outflow : Side::wall;
+/// The kernels' side of a face of this kind (the schema admits wall, periodic, inflow, outflow).
+inline Side side_of(BcKind k) {
+  return k == BcKind::periodic  ? Side::periodic
+         : k == BcKind::inflow  ? Side::inflow
+         : k == BcKind::outflow ? Side::outflow
+                                : Side::wall;
 }
+
+/// The [boundary] condition of side k (0 x_lo, 1 x_hi, 2 y_lo, 3 y_hi).
+inline const FaceBc& face_of(const Boundary<2>& b, int k) { return k % 2 ? b.hi[k / 2] : b.lo[k / 2]; }
 
 /// Initial face velocities and dye (host side, once).
 struct InitialState {
@@ -99,8 +107,8 @@ struct StageCoefficients {
 
 /// This rank's box of the setup's grid (periodic dimensions wrap over the ranks).
 inline Subdomain fluid_subdomain(const ModelSetup& setup) {
-  const io::Config& c = *setup.config;
-  const bool periodic[3] = {c.string("model", "left") == "periodic", c.string("model", "bottom") == "periodic", false};
+  const Boundary<2> faces = boundary_from_config<2>(*setup.config);
+  const bool periodic[3] = {faces.lo[0].kind == BcKind::periodic, faces.lo[1].kind == BcKind::periodic, false};
   return setup.subdomain(periodic);
 }
 
@@ -129,21 +137,19 @@ class FluidModel final : public Model {
     init_.amplitude = c.real("model", "init_velocity");
     init_.length[0] = hx_ * double(gnx_), init_.length[1] = hy_ * double(gny_);
 
-    const char* keys[4] = {"left", "right", "bottom", "top"};
+    const Boundary<2> faces = boundary_from_config<2>(c);
     solvers::PressureSide psides[4];
     for (int k = 0; k < 4; ++k) {
-      const std::string s = c.string("model", keys[k]);
-      bc_.side[k] = side_of(s);
-      psides[k] = s == "periodic" ? solvers::PressureSide::periodic
-                  : s == "outflow" ? solvers::PressureSide::dirichlet
-                                   : solvers::PressureSide::neumann;
+      bc_.side[k] = side_of(face_of(faces, k).kind);
+      psides[k] = solvers::pressure_side(face_of(faces, k).kind);
+      if (bc_.side[k] == Side::wall) bc_.wall_velocity[k] = T(face_of(faces, k).value);
     }
     check_sides(c);
     outflow_ = bc_.side[1] == Side::outflow;
+    const bool inflow = bc_.side[0] == Side::inflow;
+    if (inflow) bc_.inflow_velocity = T(face_of(faces, 0).value);
     for (int k = 0; k < 4; ++k)
       if (!sub_.at_boundary(k / 2, k % 2)) bc_.side[k] = Side::internal;
-    bc_.wall_velocity[3] = T(c.real("model", "lid_velocity"));
-    bc_.inflow_velocity = T(c.real("model", "inflow_velocity"));
     bc_.parabolic = c.string("model", "inflow_profile") == "parabolic";
     bc_.dye_pattern = init_.dye == "stripes" ? 1 : 0;
     has_dye_ = init_.dye != "none";  // no initial dye: none flows in either, and d stays 0
@@ -152,9 +158,12 @@ class FluidModel final : public Model {
     bc0_ = bc_;  // the homogeneous rules of the implicit viscous solve: no lid, no inflow
     for (T& w : bc0_.wall_velocity) w = T(0);
     bc0_.inflow_velocity = T(0);
-    u_max_hint_ = std::max({std::abs(c.real("model", "lid_velocity")), std::abs(c.real("model", "inflow_velocity")) *
-                                                                           (bc_.parabolic ? 1.5 : 1.0),
-                            std::abs(init_.amplitude) * (init_.kind == "rest" ? 0.0 : 1.0)});
+    // the speed scale of a start at rest: the inflow's peak where there is one, else 1 m/s,
+    // or a wall's or the initial flow's speed where faster
+    u_max_hint_ = std::max(std::abs(inflow ? face_of(faces, 0).value : 1.0) * (bc_.parabolic ? 1.5 : 1.0),
+                           std::abs(init_.amplitude) * (init_.kind == "rest" ? 0.0 : 1.0));
+    for (int k = 0; k < 4; ++k)
+      if (face_of(faces, k).kind == BcKind::wall) u_max_hint_ = std::max(u_max_hint_, std::abs(face_of(faces, k).value));
 
     const std::vector<T> fluid = obstacle_mask(c);
     const solvers::PoissonGrid<T> pgrid =
@@ -380,18 +389,18 @@ class FluidModel final : public Model {
   /// The explicit diffusion limit's rate (viscosity counts only when explicit).
   double viscous_rate() const { return 2 * std::max(implicit_ ? 0.0 : nu_, kappa_) * (1 / (hx_ * hx_) + 1 / (hy_ * hy_)); }
 
+  /// Inflow on x_lo only (with its speed given), outflow on x_hi only: the flow runs along +x.
+  /// (boundary_from_config checked the periodic pairs.)
   void check_sides(const io::Config& c) const {
-    const char* keys[4] = {"left", "right", "bottom", "top"};
-    for (int d = 0; d < 2; ++d)
-      if ((bc_.side[2 * d] == Side::periodic) != (bc_.side[2 * d + 1] == Side::periodic))
-        throw c.error_at("model", keys[2 * d + 1], std::string("periodic must be set on both ") +
-                                                       (d == 0 ? "left and right" : "bottom and top") + " sides");
     for (int k = 0; k < 4; ++k) {
+      const std::string face = face_name({k / 2, k % 2}), key = c.is_set("boundary", face) ? face : "default";
       if (bc_.side[k] == Side::inflow && k != 0)
-        throw c.error_at("model", keys[k], "inflow is supported on the left side only (flow along +x)");
+        throw c.error_at("boundary", key, "inflow is supported on x_lo only (flow along +x); set " + face + " = \"wall\"");
       if (bc_.side[k] == Side::outflow && k != 1)
-        throw c.error_at("model", keys[k], "outflow is supported on the right side only (flow along +x)");
+        throw c.error_at("boundary", key, "outflow is supported on x_hi only (flow along +x); set " + face + " = \"wall\"");
     }
+    if (bc_.side[0] == Side::inflow && !c.is_set("boundary", "x_lo_value") && !c.is_set("boundary", "default_value"))
+      throw c.error_at("boundary", "x_lo", "an inflow needs its mean velocity: set x_lo_value (m/s), e.g. x_lo_value = 1.0");
   }
 
   /// Host mask of the whole grid's fluid cells (1) and obstacle cells (0); empty without an obstacle.
@@ -606,9 +615,6 @@ class FluidModel final : public Model {
 
 ModelInfo fluid_model_info() {
   using io::Param;
-  using io::ParamType;
-  const double inf = std::numeric_limits<double>::infinity();
-  const std::vector<std::string> sides = {"wall", "periodic", "inflow", "outflow"};
   ModelInfo m;
   m.name = "fluid";
   m.doc = "2D incompressible Navier-Stokes, projection on a MAC grid, pluggable pressure solvers";
@@ -617,41 +623,50 @@ ModelInfo fluid_model_info() {
   m.schema.section = "model";
   m.schema.doc = "incompressible fluid parameters";
   auto p = [&](Param q) { m.schema.params.push_back(std::move(q)); };
-  p({"viscosity", ParamType::real, 0.01, 0, inf, {}, "m^2/s", "kinematic viscosity nu (Re = U L / nu)"});
-  p({"left", ParamType::string, std::string("wall"), -inf, inf, sides, "", "x-low side: wall, periodic, inflow"});
-  p({"right", ParamType::string, std::string("wall"), -inf, inf, sides, "", "x-high side: wall, periodic, outflow"});
-  p({"bottom", ParamType::string, std::string("wall"), -inf, inf, sides, "", "y-low side: wall or periodic"});
-  p({"top", ParamType::string, std::string("wall"), -inf, inf, sides, "", "y-high side: wall (a lid if lid_velocity != 0) or periodic"});
-  p({"lid_velocity", ParamType::real, 0.0, -inf, inf, {}, "m/s", "tangential velocity of the top wall"});
-  p({"inflow_velocity", ParamType::real, 1.0, -inf, inf, {}, "m/s", "mean inflow velocity on the left side"});
-  p({"inflow_profile", ParamType::string, std::string("uniform"), -inf, inf, {"uniform", "parabolic"}, "", "inflow velocity profile"});
-  p({"advection", ParamType::string, std::string("central"), -inf, inf, {"central", "upwind"}, "",
-     "central (second order) or upwind-blended (robust at high Reynolds numbers)"});
-  p({"upwind_weight", ParamType::real, 1.0, 0, 1, {}, "", "advection = upwind: 0 central ... 1 full donor-cell"});
-  p({"time_scheme", ParamType::string, std::string("rk2"), -inf, inf, {"euler", "rk2"}, "",
-     "euler (one projection per step) or rk2 (Heun, two projections, second order)"});
-  p({"viscous_scheme", ParamType::string, std::string("explicit"), -inf, inf, {"explicit", "implicit"}, "",
-     "viscous term: explicit (dt limited by h^2 / nu), or implicit by CG (backward Euler with euler, the "
-     "trapezoidal rule with rk2; dt then limited by advection only)"});
-  p({"viscous_tol", ParamType::real, 1e-8, 1e-300, 1, {}, "", "viscous_scheme = implicit: relative residual of the CG solve"});
-  p({"viscous_max_iterations", ParamType::integer, std::int64_t(1000), 1, 1e9, {}, "", "implicit viscous solve iteration cap"});
-  p({"pressure_solver", ParamType::string, std::string("auto"), -inf, inf,
-     {"auto", "transform", "jacobi", "cg", "multigrid", "mg_cg"}, "",
-     "pressure Poisson solver: auto (transform where it applies, else mg_cg; --dry-run says which), transform (exact, by "
-     "fast cosine/sine/Fourier transforms: no obstacle, one rank), jacobi, cg, multigrid (V-cycles) or mg_cg (CG "
-     "preconditioned by a V-cycle)"});
-  p({"pressure_tol", ParamType::real, 1e-8, 1e-300, 1, {}, "", "relative residual the pressure solve reaches"});
-  p({"pressure_max_iterations", ParamType::integer, std::int64_t(20000), 1, 1e9, {}, "", "pressure solver iteration cap"});
-  p({"init", ParamType::string, std::string("rest"), -inf, inf, {"rest", "uniform", "taylor_green"}, "",
-     "initial velocity: rest, uniform (init_velocity along x) or the Taylor-Green vortex"});
-  p({"init_velocity", ParamType::real, 1.0, -inf, inf, {}, "m/s", "amplitude of the initial velocity"});
-  p({"obstacle", ParamType::string, std::string("none"), -inf, inf, {"none", "cylinder", "box"}, "", "solid obstacle (no-slip)"});
-  p({"obstacle_center", ParamType::reals, std::vector<double>{0.5, 0.5}, -inf, inf, {}, "m", "obstacle centre [x, y]"});
-  p({"obstacle_radius", ParamType::real, 0.1, 0, inf, {}, "m", "cylinder radius"});
-  p({"obstacle_size", ParamType::reals, std::vector<double>{0.2, 0.2}, 0, inf, {}, "m", "box [width, height]"});
-  p({"dye", ParamType::string, std::string("none"), -inf, inf, {"none", "stripes", "half"}, "",
-     "passive scalar: initial pattern (stripes also stream in through an inflow)"});
-  p({"dye_diffusivity", ParamType::real, 0.0, 0, inf, {}, "m^2/s", "diffusivity of the dye"});
+  p(Param::real("viscosity", 0.01).at_least(0).in("m^2/s").says("kinematic viscosity nu (Re = U L / nu)"));
+  p(Param::string("inflow_profile", "uniform").one_of({"uniform", "parabolic"})
+     .says("profile of the inflow ([boundary] x_lo = \"inflow\", its mean velocity x_lo_value)"));
+  p(Param::string("advection", "central").one_of({"central", "upwind"})
+     .says("central (second order) or upwind-blended (robust at high Reynolds numbers)"));
+  p(Param::real("upwind_weight", 1.0).range(0, 1).says("advection = upwind: 0 central ... 1 full donor-cell"));
+  p(Param::string("time_scheme", "rk2").one_of({"euler", "rk2"})
+     .says("euler (one projection per step) or rk2 (Heun, two projections, second order)"));
+  p(Param::string("viscous_scheme", "explicit").one_of({"explicit", "implicit"})
+     .says("viscous term: explicit (dt limited by h^2 / nu), or implicit by CG (backward Euler with euler, the "
+         "trapezoidal rule with rk2; dt then limited by advection only)"));
+  p(Param::real("viscous_tol", 1e-8).positive().at_most(1)
+     .says("viscous_scheme = implicit: relative residual of the CG solve"));
+  p(Param::integer("viscous_max_iterations", 1000).range(1, 1e9).says("implicit viscous solve iteration cap"));
+  p(Param::string("pressure_solver", "auto").one_of({"auto", "transform", "jacobi", "cg", "multigrid", "mg_cg"})
+     .says("pressure Poisson solver: auto (transform where it applies, else mg_cg; --dry-run says which), "
+         "transform (exact, by fast cosine/sine/Fourier transforms: no obstacle, one rank), jacobi, cg, multigrid "
+         "(V-cycles) or mg_cg (CG preconditioned by a V-cycle)"));
+  p(Param::real("pressure_tol", 1e-8).positive().at_most(1).says("relative residual the pressure solve reaches"));
+  p(Param::integer("pressure_max_iterations", 20000).range(1, 1e9).says("pressure solver iteration cap"));
+  p(Param::string("init", "rest").one_of({"rest", "uniform", "taylor_green"})
+     .says("initial velocity: rest, uniform (init_velocity along x) or the Taylor-Green vortex"));
+  p(Param::real("init_velocity", 1.0).in("m/s").says("amplitude of the initial velocity"));
+  p(Param::string("obstacle", "none").one_of({"none", "cylinder", "box"}).says("solid obstacle (no-slip)"));
+  p(Param::reals("obstacle_center", {0.5, 0.5}).in("m").says("obstacle centre [x, y]"));
+  p(Param::real("obstacle_radius", 0.1).at_least(0).in("m").says("cylinder radius"));
+  p(Param::reals("obstacle_size", {0.2, 0.2}).at_least(0).in("m").says("box [width, height]"));
+  p(Param::string("dye", "none").one_of({"none", "stripes", "half"})
+     .says("passive scalar: initial pattern (stripes also stream in through an inflow)"));
+  p(Param::real("dye_diffusivity", 0.0).at_least(0).in("m^2/s").says("diffusivity of the dye"));
+  m.uses_boundary = true;
+  m.boundary_kinds = {"wall", "periodic", "inflow", "outflow"};
+  m.boundary_default = "wall";
+  m.boundary_value_doc = "a wall's tangential velocity (m/s; along +y on x faces, +x on y faces: a lid), an inflow's "
+                         "mean velocity (m/s)";
+  const std::string renamed = "was replaced by [boundary] ";
+  m.schema.retired = {
+      {"left", renamed + "x_lo (wall, periodic, inflow or outflow), e.g. x_lo = \"inflow\""},
+      {"right", renamed + "x_hi, e.g. x_hi = \"outflow\""},
+      {"bottom", renamed + "y_lo, e.g. y_lo = \"wall\""},
+      {"top", renamed + "y_hi, e.g. y_hi = \"wall\""},
+      {"lid_velocity", renamed + "y_hi_value (the y_hi wall's tangential velocity), e.g. y_hi_value = 1.0"},
+      {"inflow_velocity", renamed + "x_lo_value (the inflow's mean velocity, with x_lo = \"inflow\"), e.g. x_lo_value = 1.0"},
+  };
   m.create = [](const ModelSetup& s) -> std::unique_ptr<Model> {
     if (s.float64) return std::make_unique<fluid::FluidModel<double>>(s);
     return std::make_unique<fluid::FluidModel<float>>(s);

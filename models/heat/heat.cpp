@@ -104,6 +104,17 @@ struct Lap {
   SIM_INLINE void operator()(I... i) const { out(i...) = laplacian(x, i..., s); }
 };
 
+/// The time-stepping schemes, resolved from [model] scheme once at construction.
+enum class Scheme { euler, rk2, crank_nicolson, backward_euler };
+const char* const kSchemeNames[] = {"euler", "rk2", "crank_nicolson", "backward_euler"};
+
+/// The scheme called name (one of kSchemeNames; the schema lists the same); throws Error otherwise.
+inline Scheme scheme_of(const std::string& name) {
+  for (int k = 0; k < 4; ++k)
+    if (name == kSchemeNames[k]) return Scheme(k);
+  throw Error("unknown heat scheme '" + name + "' (expected euler, rk2, crank_nicolson or backward_euler)");
+}
+
 /// This rank's box of the setup's grid (the whole grid on one rank).
 template <int Rank>
 Subdomain subdomain_of(const ModelSetup& setup) {
@@ -122,7 +133,7 @@ class HeatModel final : public Model {
         bc_(boundary_from_config<Rank>(*setup.config)), halo_(comm_, sub_, grid_.ghost, ctx_) {
     const io::Config& c = *setup.config;
     alpha_ = c.real("model", "alpha");
-    scheme_ = c.string("model", "scheme");
+    scheme_ = scheme_of(c.string("model", "scheme"));
     cg_tol_ = c.real("model", "cg_tol");
     cg_max_ = int(c.integer("model", "cg_max_iterations"));
     init_kind_ = c.string("model", "init");
@@ -160,14 +171,14 @@ class HeatModel final : public Model {
 
   void step(double dt) override {
     const T tdt = T(dt);
-    if (scheme_ == "euler" || scheme_ == "rk2") {
+    if (!implicit()) {
       auto update = [this](Field<T, Rank>& v, Field<T, Rank>& out, T h, T w, Field<T, Rank>& u0) {
         // every face but the last dimension's (the stage applies their rules itself); faces
         // shared with other ranks then get their cells
         fill_ghosts(v, bc_, Rank - 1);
         halo_.overlapped(v, grid_.interior(), [&](const Box<Rank>& b) { stage(v, out, h, w, u0, b); });
       };
-      if (scheme_ == "euler") solvers::euler_step(update, u_, next_, tdt);
+      if (scheme_ == Scheme::euler) solvers::euler_step(update, u_, next_, tdt);
       else solvers::rk2_step(update, u_, stage_, next_, tdt);
     } else {
       implicit_step(tdt);
@@ -195,7 +206,7 @@ class HeatModel final : public Model {
       std::snprintf(buf, sizeof buf,
                     "dt = %.6g is beyond the explicit stability limit; the largest stable dt for scheme '%s' on this "
                     "grid is %.6g: lower run.dt, or set model.scheme = \"crank_nicolson\" for larger steps",
-                    dt, scheme_.c_str(), stable_dt());
+                    dt, kSchemeNames[int(scheme_)], stable_dt());
       throw Error(buf);
     }
   }
@@ -220,11 +231,11 @@ class HeatModel final : public Model {
   /// stages). The implicit schemes' CG traffic depends on its iterations: not declared.
   double bytes_per_step() const override {
     if (implicit()) return 0;
-    return (scheme_ == "rk2" ? 4.0 : 2.0) * double(global_.size()) * double(sizeof(T));
+    return (scheme_ == Scheme::rk2 ? 4.0 : 2.0) * double(global_.size()) * double(sizeof(T));
   }
 
  private:
-  bool implicit() const { return scheme_ == "crank_nicolson" || scheme_ == "backward_euler"; }
+  bool implicit() const { return scheme_ == Scheme::crank_nicolson || scheme_ == Scheme::backward_euler; }
 
   /// One explicit stage on the cells of box: out = w u0 + (1 - w)(v + h (alpha lap v + s)).
   void stage(Field<T, Rank>& v, Field<T, Rank>& out, T h, T w, Field<T, Rank>& u0, const Box<Rank>& box) {
@@ -306,7 +317,7 @@ class HeatModel final : public Model {
   }
 
   void setup_implicit() {
-    theta_ = scheme_ == "crank_nicolson" ? 0.5 : 1.0;
+    theta_ = scheme_ == Scheme::crank_nicolson ? 0.5 : 1.0;
     rhs_ = Field<T, Rank>(ctx_, grid_);
     r_ = Field<T, Rank>(ctx_, grid_);
     p_ = Field<T, Rank>(ctx_, grid_);
@@ -358,7 +369,8 @@ class HeatModel final : public Model {
   Boundary<Rank> bc_, bc_zero_;
   Halo<T, Rank> halo_;
   Profile<Rank> init_;
-  std::string scheme_, init_kind_, init_file_, init_dataset_;
+  Scheme scheme_ = Scheme::euler;
+  std::string init_kind_, init_file_, init_dataset_;
   std::vector<double> init_values_;  // init = "file": the whole field, read and checked at construction
   double alpha_ = 1, theta_ = 0.5, cg_tol_ = 1e-10;
   int cg_max_ = 1000;
@@ -379,8 +391,6 @@ std::unique_ptr<Model> make(const ModelSetup& s) {
 
 ModelInfo heat_model_info() {
   using io::Param;
-  using io::ParamType;
-  const double inf = std::numeric_limits<double>::infinity();
   ModelInfo m;
   m.name = "heat";
   m.doc = "heat diffusion du/dt = alpha lap(u) + source, 1D/2D/3D, explicit or implicit";
@@ -389,26 +399,25 @@ ModelInfo heat_model_info() {
   m.schema.section = "model";
   m.schema.doc = "heat diffusion parameters";
   auto p = [&](Param q) { m.schema.params.push_back(std::move(q)); };
-  p({"alpha", ParamType::real, 1.0, 0, inf, {}, "m^2/s", "thermal diffusivity"});
-  p({"scheme", ParamType::string, std::string("euler"), -inf, inf,
-     {"euler", "rk2", "crank_nicolson", "backward_euler"}, "", "time stepping: explicit euler/rk2, implicit via CG"});
-  p({"init", ParamType::string, std::string("gaussian"), -inf, inf,
-     {"constant", "gaussian", "sine", "cosine", "hot_box", "file"}, "", "initial condition"});
-  p({"init_value", ParamType::real, 0.0, -inf, inf, {}, "K", "background value of the initial condition"});
-  p({"amplitude", ParamType::real, 1.0, -inf, inf, {}, "K", "peak of gaussian / hot_box, amplitude of sine modes"});
-  p({"center", ParamType::reals, std::vector<double>{}, -inf, inf, {}, "m", "centre of gaussian / hot_box (default: domain centre)"});
-  p({"width", ParamType::real, 0.1, 1e-300, inf, {}, "m", "gaussian sigma, or hot_box half-width"});
-  p({"modes", ParamType::integers, std::vector<std::int64_t>{1}, 0, 1e9, {}, "",
-     "sine/cosine mode numbers k per dimension: sin(k pi x / L) (one entry: all dimensions)"});
-  p({"init_file", ParamType::string, std::string(""), -inf, inf, {}, "", "HDF5 file for init = \"file\""});
-  p({"init_dataset", ParamType::string, std::string("u"), -inf, inf, {}, "",
-     "field of init_file to start from: its name (u) or its path (/fields/u)"});
-  p({"source", ParamType::string, std::string("none"), -inf, inf, {"none", "constant", "gaussian"}, "", "source term"});
-  p({"source_value", ParamType::real, 0.0, -inf, inf, {}, "K/s", "source strength (peak for gaussian)"});
-  p({"source_center", ParamType::reals, std::vector<double>{}, -inf, inf, {}, "m", "gaussian source centre"});
-  p({"source_width", ParamType::real, 0.1, 1e-300, inf, {}, "m", "gaussian source sigma"});
-  p({"cg_tol", ParamType::real, 1e-10, 1e-300, 1, {}, "", "implicit schemes: CG relative residual tolerance"});
-  p({"cg_max_iterations", ParamType::integer, std::int64_t(5000), 1, 1e9, {}, "", "implicit schemes: CG iteration cap"});
+  p(Param::real("alpha", 1.0).at_least(0).in("m^2/s").says("thermal diffusivity"));
+  p(Param::string("scheme", "euler").one_of({"euler", "rk2", "crank_nicolson", "backward_euler"})
+     .says("time stepping: explicit euler/rk2, implicit via CG"));
+  p(Param::string("init", "gaussian").one_of({"constant", "gaussian", "sine", "cosine", "hot_box", "file"})
+     .says("initial condition"));
+  p(Param::real("init_value", 0.0).in("K").says("background value of the initial condition"));
+  p(Param::real("amplitude", 1.0).in("K").says("peak of gaussian / hot_box, amplitude of sine modes"));
+  p(Param::reals("center", {}).in("m").says("centre of gaussian / hot_box (default: domain centre)"));
+  p(Param::real("width", 0.1).positive().in("m").says("gaussian sigma, or hot_box half-width"));
+  p(Param::integers("modes", {1}).range(0, 1e9)
+     .says("sine/cosine mode numbers k per dimension: sin(k pi x / L) (one entry: all dimensions)"));
+  p(Param::string("init_file", "").says("HDF5 file for init = \"file\""));
+  p(Param::string("init_dataset", "u").says("field of init_file to start from: its name (u) or its path (/fields/u)"));
+  p(Param::string("source", "none").one_of({"none", "constant", "gaussian"}).says("source term"));
+  p(Param::real("source_value", 0.0).in("K/s").says("source strength (peak for gaussian)"));
+  p(Param::reals("source_center", {}).in("m").says("gaussian source centre"));
+  p(Param::real("source_width", 0.1).positive().in("m").says("gaussian source sigma"));
+  p(Param::real("cg_tol", 1e-10).positive().at_most(1).says("implicit schemes: CG relative residual tolerance"));
+  p(Param::integer("cg_max_iterations", 5000).range(1, 1e9).says("implicit schemes: CG iteration cap"));
   m.create = [](const ModelSetup& s) -> std::unique_ptr<Model> {
     return s.float64 ? heat::make<double>(s) : heat::make<float>(s);
   };

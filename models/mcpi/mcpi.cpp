@@ -102,8 +102,6 @@ class McModel final : public Model {
 
 ModelInfo mcpi_model_info() {
   using io::Param;
-  using io::ParamType;
-  const double inf = std::numeric_limits<double>::infinity();
   ModelInfo m;
   m.name = "mcpi";
   m.doc = "Monte Carlo integration: pi, or the volume of the unit d-ball; fused or array path";
@@ -111,12 +109,12 @@ ModelInfo mcpi_model_info() {
   m.schema.section = "model";
   m.schema.doc = "Monte Carlo parameters (the run draws run.steps batches)";
   auto p = [&](Param q) { m.schema.params.push_back(std::move(q)); };
-  p({"integrand", ParamType::string, std::string("pi"), -inf, inf, {"pi", "ball"}, "",
-     "pi: 4 x the quarter disc; ball: 2^d x the orthant of the unit d-ball"});
-  p({"dimension", ParamType::integer, std::int64_t(2), 2, 10, {}, "", "d for integrand = \"ball\""});
-  p({"batch", ParamType::integer, std::int64_t(100000000), 1, 1e12, {}, "samples", "samples drawn per step"});
-  p({"path", ParamType::string, std::string("fused"), -inf, inf, {"fused", "array"}, "",
-     "fused: one kernel, no samples stored; array: random arrays + expression + count (run.precision)"});
+  p(Param::string("integrand", "pi").one_of({"pi", "ball"})
+     .says("pi: 4 x the quarter disc; ball: 2^d x the orthant of the unit d-ball"));
+  p(Param::integer("dimension", 2).range(2, 10).says("d for integrand = \"ball\""));
+  p(Param::integer("batch", 100000000).range(1, 1e12).in("samples").says("samples drawn per step"));
+  p(Param::string("path", "fused").one_of({"fused", "array"})
+     .says("fused: one kernel, no samples stored; array: random arrays + expression + count (run.precision)"));
   m.create = [](const ModelSetup& s) -> std::unique_ptr<Model> {
     if (s.float64) return std::make_unique<McModel<double>>(s);
     return std::make_unique<McModel<float>>(s);

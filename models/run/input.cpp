@@ -121,8 +121,7 @@ void load_config(const RunOptions& opt, ModelRegistry& registry, RunInput& in) {
   for (const std::string& p : opt.plugins) load_plugin(p, registry);
   io::check_model_name(in.config, registry.names());
   in.info = registry.find(*in.config.raw_string("run", "model"));
-  in.schemas = io::framework_schemas();
-  in.schemas.push_back(in.info->schema);
+  in.schemas = schemas_of(*in.info);
   in.config.validate(in.schemas);
   io::check_framework_rules(in.config);
 }

@@ -149,6 +149,37 @@ TEST(Simulate, BadRunsExitTwoWithAClearMessage) {
   EXPECT_NE(unwritable.err.find("cannot create or write the output directory"), std::string::npos) << unwritable.err;
 }
 
+// The fluid's boundaries moved to [boundary] (the face names every model uses): a config with
+// the former [model] keys exits 2 naming the key that replaced each, and writes nothing.
+TEST(Simulate, FormerFluidSideKeysExitTwoNamingTheNewOnes) {
+  const std::string dir = scratch("fluid_keys");
+  const std::string out = dir + "/out";
+  const struct {
+    const char* line;
+    const char* want;
+  } cases[] = {
+      {"left = \"inflow\"", ":8:1: error: [model] left was replaced by [boundary] x_lo"},
+      {"top = \"wall\"", ":8:1: error: [model] top was replaced by [boundary] y_hi"},
+      {"lid_velocity = 1.0", ":8:1: error: [model] lid_velocity was replaced by [boundary] y_hi_value"},
+      {"inflow_velocity = 1.0", ":8:1: error: [model] inflow_velocity was replaced by [boundary] x_lo_value"},
+  };
+  for (const auto& c : cases) {
+    const std::string cfg = dir + "/fluid.toml";
+    std::ofstream(cfg) << "[run]\nmodel = \"fluid\"\nsteps = 2\n[grid]\ncells = [16, 16]\n[model]\nviscosity = 0.01\n"
+                       << c.line << "\n";
+    Result r = run("'" + cfg + "' --output '" + out + "' --quiet");
+    EXPECT_EQ(r.code, 2) << c.line << ": " << r.err;
+    EXPECT_NE(r.err.find(std::string("fluid.toml") + c.want), std::string::npos) << c.line << ": " << r.err;
+    EXPECT_FALSE(fs::exists(out)) << c.line;
+  }
+  // the new spelling runs: a lid on y_hi
+  const std::string cfg = dir + "/lid.toml";
+  std::ofstream(cfg) << "[run]\nmodel = \"fluid\"\nsteps = 2\n[grid]\ncells = [16, 16]\n[model]\nviscosity = 0.01\n"
+                        "[boundary]\ny_hi_value = 1.0\n";
+  Result r = run("'" + cfg + "' --output '" + out + "' --quiet");
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
 TEST(Simulate, ResumeIsBitIdenticalOnEveryBackend) {
   for (const std::string& backend : backends())
     for (const std::string scheme : {"euler", "rk2", "crank_nicolson"}) {

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/boundary.hpp"
@@ -177,4 +178,40 @@ TYPED_TEST(GridTest, BadBoundariesAreErrors) {
   bc.hi[1] = {BcKind::neumann, 0};
   EXPECT_THROW(fill_ghosts(u, bc), Error);
   EXPECT_THROW((Grid<2>::uniform(extents(0, 4), {1.0, 1.0})), ShapeError);
+}
+
+TYPED_TEST(GridTest, ScalarFieldsRefuseTheFluidsKinds) {
+  auto grid = Grid<2>::uniform(extents(4, 4), {1.0, 1.0});
+  Field<double, 2> u(this->ctx, grid);
+  Boundary<2> bc = Boundary<2>::all({BcKind::neumann, 0});
+  bc.hi[1] = {BcKind::wall, 1};
+  try {
+    fill_ghosts(u, bc);
+    ADD_FAILURE() << "a wall on a scalar field was filled";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("y_hi = \"wall\""), std::string::npos) << e.what();
+  }
+}
+
+// One vocabulary: faces by name (x_lo ... z_hi), kinds by name (periodic ... outflow).
+TEST(Boundary, FacesAndKindsByName) {
+  const char* faces[] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
+  for (int k = 0; k < 6; ++k) {
+    EXPECT_EQ(face_name({k / 2, k % 2}), faces[k]);
+    Face f;
+    ASSERT_TRUE(face_from_name(faces[k], 3, f)) << faces[k];
+    EXPECT_EQ(f.axis, k / 2);
+    EXPECT_EQ(f.side, k % 2);
+  }
+  Face f;
+  EXPECT_FALSE(face_from_name("z_lo", 2, f));  // no z on a 2D grid
+  EXPECT_FALSE(face_from_name("left", 2, f));
+  for (BcKind k : {BcKind::periodic, BcKind::dirichlet, BcKind::neumann, BcKind::wall, BcKind::inflow, BcKind::outflow}) {
+    BcKind back = BcKind::neumann;
+    ASSERT_TRUE(bc_kind_from_name(bc_name(k), back)) << bc_name(k);
+    EXPECT_EQ(back, k);
+  }
+  BcKind k = BcKind::wall;
+  EXPECT_FALSE(bc_kind_from_name("Wall", k));
+  EXPECT_EQ(k, BcKind::wall);
 }

@@ -191,3 +191,100 @@ TYPED_TEST(LinalgTest, TransposeCopyOddShapesAndViews) {
     for (index_t j = 0; j < 45; ++j) ASSERT_EQ(hd[(10 + j) * 60 + 20 + i], ha[(5 + i) * 50 + 3 + j]);
   EXPECT_EQ(hd[0], 0.0);
 }
+
+TYPED_TEST(LinalgTest, MatvecContiguousRowsEveryShape) {
+  // the row kernel's vector path (whole matrices whose n is a multiple of 4: float4 / double2
+  // loads) and its scalar path (other n, slices whose rows do not start 16-byte aligned),
+  // odd and even row counts (two rows a warp), beta == 0 and beta != 0
+  for (auto [m, n] : {std::array<index_t, 2>{1, 4}, {5, 8}, {33, 64}, {130, 256}, {3, 1028}, {9, 7}, {64, 33}, {2, 1}}) {
+    auto ha = values<double>(m * (n + 1), 0.3), hx = values<double>(n, 0.6), hy = values<double>(m, 0.9);
+    std::vector<float> fa(ha.begin(), ha.end()), fx(hx.begin(), hx.end()), fy(hy.begin(), hy.end());
+    auto Ad = Array<double, 2>::from_host(this->ctx, extents(m, n + 1), ha);
+    auto Af = Array<float, 2>::from_host(this->ctx, extents(m, n + 1), fa);
+    auto xd = Array<double, 1>::from_host(this->ctx, extents(n), hx);
+    auto xf = Array<float, 1>::from_host(this->ctx, extents(n), fx);
+    for (index_t first : {index_t(0), index_t(1)}) {  // columns [first, first + n) of an n + 1 wide matrix
+      auto yd = Array<double, 1>::from_host(this->ctx, extents(m), hy);
+      auto yf = Array<float, 1>::from_host(this->ctx, extents(m), fy);
+      matvec<double>(this->ctx, slice(Ad.view(), Range{0, m}, Range{first, first + n}), xd.view(), yd.view(), 2.0, 0.5);
+      matvec<float>(this->ctx, slice(Af.view(), Range{0, m}, Range{first, first + n}), xf.view(), yf.view(), 2.0f, 0.0f);
+      auto rd = yd.to_host();
+      auto rf = yf.to_host();
+      for (index_t i = 0; i < m; ++i) {
+        double s = 0;
+        for (index_t j = 0; j < n; ++j) s += ha[i * (n + 1) + first + j] * hx[j];
+        ASSERT_NEAR(rd[i], 2.0 * s + 0.5 * hy[i], 1e-12 * (1 + n)) << m << "x" << n << " first " << first << " row " << i;
+        ASSERT_NEAR(rf[i], 2.0 * s, 1e-5 * (1 + n)) << m << "x" << n << " first " << first << " row " << i;
+      }
+    }
+    // a whole matrix (rows n apart: the vector loads when n is a multiple of 16 bytes)
+    std::vector<double> hc(static_cast<std::size_t>(m * n));
+    for (index_t i = 0; i < m; ++i)
+      for (index_t j = 0; j < n; ++j) hc[i * n + j] = ha[i * (n + 1) + j];
+    std::vector<float> fc(hc.begin(), hc.end());
+    auto yd = matvec(Array<double, 2>::from_host(this->ctx, extents(m, n), hc), xd).to_host();
+    auto yf = matvec(Array<float, 2>::from_host(this->ctx, extents(m, n), fc), xf).to_host();
+    for (index_t i = 0; i < m; ++i) {
+      double s = 0;
+      for (index_t j = 0; j < n; ++j) s += hc[i * n + j] * hx[j];
+      ASSERT_NEAR(yd[i], s, 1e-12 * (1 + n)) << m << "x" << n << " whole, row " << i;
+      ASSERT_NEAR(yf[i], s, 1e-5 * (1 + n)) << m << "x" << n << " whole, row " << i;
+    }
+  }
+}
+
+template <class T>
+void check_solve_pivoting(const Context& ctx, index_t n, index_t k, double tol) {
+  // not diagonally dominant: the factorisation exchanges rows
+  auto ha = values<T>(n * n, 1.7), hB = values<T>(n * k, 2.3);
+  auto A = Array<T, 2>::from_host(ctx, extents(n, n), ha);
+  auto X = solve(A, Array<T, 2>::from_host(ctx, extents(n, k), hB)).to_host();
+  double scale = 0;
+  for (auto v : X) scale = std::max(scale, std::fabs(double(v)));
+  for (index_t i = 0; i < n; ++i)
+    for (index_t c = 0; c < k; ++c) {
+      double r = -double(hB[i * k + c]);
+      for (index_t j = 0; j < n; ++j) r += double(ha[i * n + j]) * X[j * k + c];
+      ASSERT_NEAR(r, 0.0, tol * n * (1 + scale)) << "solve n=" << n << " k=" << k << " row " << i << " col " << c;
+    }
+  std::vector<T> hb(hB.begin(), hB.begin() + n);  // one right-hand side, as a vector
+  auto x = solve(A, Array<T, 1>::from_host(ctx, extents(n), hb)).to_host();
+  for (index_t i = 0; i < n; ++i) {
+    double r = -double(hb[i]);
+    for (index_t j = 0; j < n; ++j) r += double(ha[i * n + j]) * x[j];
+    ASSERT_NEAR(r, 0.0, tol * n * (1 + scale)) << "solve(vector) n=" << n << " row " << i;
+  }
+}
+
+TYPED_TEST(LinalgTest, SolveWithRowExchangesManyRightHandSides) {
+  for (auto [n, k] : {std::array<index_t, 2>{3, 1}, {37, 5}, {64, 64}, {130, 41}, {257, 300}}) {
+    check_solve_pivoting<double>(this->ctx, n, k, 1e-11);
+    check_solve_pivoting<float>(this->ctx, n, k, 2e-4);
+  }
+}
+
+TYPED_TEST(LinalgTest, TransposeOddShapesAndViews) {
+  // shapes below, at and across the 64 x 64 tiles of the GPU kernel (even extents: its
+  // float path in pairs; odd ones: one element at a time), and a strided source
+  for (auto [m, n] : {std::array<index_t, 2>{1, 1}, {1, 100}, {100, 1}, {63, 65}, {64, 64}, {129, 200}, {300, 7},
+                      {130, 66}, {2, 98}, {66, 2}}) {
+    auto ha = values<double>(m * n, 0.5);
+    auto A = Array<double, 2>::from_host(this->ctx, extents(m, n), ha);
+    auto T = transpose(A).to_host();
+    for (index_t i = 0; i < m; ++i)
+      for (index_t j = 0; j < n; ++j) ASSERT_EQ(T[j * m + i], ha[i * n + j]) << m << "x" << n << " at " << i << "," << j;
+    std::vector<float> fa(ha.begin(), ha.end());
+    auto F = Array<float, 2>::from_host(this->ctx, extents(m, n), fa);
+    auto FT = transpose(F).to_host();  // 4-byte elements, contiguous
+    for (index_t i = 0; i < m; ++i)
+      for (index_t j = 0; j < n; ++j) ASSERT_EQ(FT[j * m + i], fa[i * n + j]) << m << "x" << n << " float at " << i << "," << j;
+    const index_t half = (n + 1) / 2;
+    View<const float, 2> every_other = F.view();  // columns 0, 2, 4, ...
+    every_other.shape.n[1] = half, every_other.stride[1] = 2;
+    Array<float, 2> Ft(this->ctx, extents(half, m));
+    transpose<float>(this->ctx, every_other, Ft.view());
+    auto ft = Ft.to_host();
+    for (index_t i = 0; i < m; ++i)
+      for (index_t j = 0; j < half; ++j) ASSERT_EQ(ft[j * m + i], fa[i * n + 2 * j]) << m << "x" << n << " at " << i << "," << j;
+  }
+}

@@ -58,8 +58,9 @@ cells = [{n}, {n}]
 length = [1.0, 1.0]
 [model]
 viscosity = 0.01
-lid_velocity = 1.0
 pressure_solver = "mg_cg"
+[boundary]
+y_hi_value = 1.0
 [output]
 every = {out}
 [checkpoint]

@@ -8,25 +8,19 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <type_traits>
 
 namespace sim::io {
 namespace {
 
 /// The sample model the tests (and the bad-config corpus) validate [model] against.
 Schema model_schema() {
-  Param alpha;
-  alpha.name = "alpha", alpha.type = ParamType::real, alpha.default_value = Value{1.0}, alpha.min = 0;
-  alpha.unit = "m^2/s", alpha.doc = "Diffusion coefficient";
-  Param init;
-  init.name = "init", init.type = ParamType::string, init.choices = {"constant", "gaussian"};
-  init.doc = "Initial condition";  // no default: required
-  Param modes;
-  modes.name = "modes", modes.type = ParamType::integers, modes.default_value = Value{std::vector<std::int64_t>{1}};
-  modes.doc = "Fourier modes of the initial perturbation";
-  Param implicit;
-  implicit.name = "implicit", implicit.type = ParamType::boolean, implicit.default_value = Value{false};
-  implicit.doc = "Implicit time stepping";
-  return {"model", "Sample diffusion model", {alpha, init, modes, implicit}};
+  return {"model", "Sample diffusion model", {
+      Param::real("alpha", 1.0).at_least(0).in("m^2/s").says("Diffusion coefficient"),
+      Param::string("init", "").required().one_of({"constant", "gaussian"}).says("Initial condition"),
+      Param::integers("modes", {1}).says("Fourier modes of the initial perturbation"),
+      Param::boolean("implicit", false).says("Implicit time stepping"),
+  }};
 }
 
 std::vector<Schema> all_schemas() {
@@ -300,6 +294,63 @@ std::filesystem::path corpus_dir() {  // SIMKIT_SOURCE_DIR: the sources moved (t
   if (const char* root = std::getenv("SIMKIT_SOURCE_DIR"); root && *root)
     return std::filesystem::path(root) / "tests" / "data" / "bad_configs";
   return std::filesystem::path(__FILE__).parent_path().parent_path() / "data" / "bad_configs";
+}
+
+// Parameters are built by name, one way only (no positional aggregate to get in the wrong order).
+static_assert(!std::is_aggregate_v<Param>, "Param is built by name: Param::real(name, default).at_least(0)...");
+
+/// The ConfigError of validating text (a [run] and [grid] are added) against the sample schemas; "" if valid.
+std::string validation_error(const std::string& text, const std::vector<Schema>& schemas) {
+  try {
+    Config c = Config::parse("[run]\nmodel = \"heat\"\nsteps = 1\n[model]\ninit = \"constant\"\n" + text, "t.toml");
+    c.validate(schemas);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Config, PositiveIsAStrictBoundSaidAsGreaterThanZero) {
+  std::vector<Schema> schemas = all_schemas();
+  schemas.back().params.push_back(Param::real("width", 0.1).positive().in("m").says("a width"));
+  schemas.back().params.push_back(Param::real("tol", 1e-8).positive().at_most(1).says("a tolerance"));
+  EXPECT_EQ(validation_error("width = 1e-300\ntol = 1\n", schemas), "");
+  EXPECT_NE(validation_error("width = 0\n", schemas).find("[model] width: expected a real > 0, found 0"), std::string::npos)
+      << validation_error("width = 0\n", schemas);
+  EXPECT_NE(validation_error("width = -2\n", schemas).find("expected a real > 0, found -2"), std::string::npos);
+  EXPECT_NE(validation_error("tol = 0\n", schemas).find("[model] tol: expected a real in (0, 1], found 0"), std::string::npos)
+      << validation_error("tol = 0\n", schemas);
+  for (const Schema& s : framework_schemas())  // "> 0" is positive(), no tiny stand-in for 0
+    for (const Param& p : s.params) EXPECT_FALSE(p.min > 0 && p.min < 1e-200) << s.section << " " << p.name;
+}
+
+TEST(Config, BoundaryFacesAndKindsAreCheckedWithSuggestions) {
+  const std::vector<Schema> scalar = all_schemas();
+  std::string msg = validation_error("[boundary]\nx_lo = \"dirichlett\"\n", scalar);
+  EXPECT_NE(msg.find("t.toml:7:8: error: [boundary] x_lo: expected one of \"\", \"periodic\", \"dirichlet\", \"neumann\""),
+            std::string::npos) << msg;
+  EXPECT_NE(msg.find("did you mean \"dirichlet\"?"), std::string::npos) << msg;
+  msg = validation_error("[boundary]\nx_low = \"dirichlet\"\n", scalar);
+  EXPECT_NE(msg.find("unknown key 'x_low' in [boundary]; did you mean 'x_lo'?"), std::string::npos) << msg;
+  msg = validation_error("[boundary]\ny_hi = \"wall\"\n", scalar);  // a fluid kind, not a scalar field's
+  EXPECT_NE(msg.find("[boundary] y_hi: expected one of"), std::string::npos) << msg;
+  // a model's own kinds: the fluid's
+  std::vector<Schema> fluid = scalar;
+  for (Schema& s : fluid)
+    if (s.section == "boundary") s = boundary_schema({"wall", "periodic", "inflow", "outflow"}, "wall", "wall speed");
+  EXPECT_EQ(validation_error("[boundary]\ny_hi = \"wall\"\ny_hi_value = 1\n", fluid), "");
+  msg = validation_error("[boundary]\nx_lo = \"inflw\"\n", fluid);
+  EXPECT_NE(msg.find("did you mean \"inflow\"?"), std::string::npos) << msg;
+  msg = validation_error("[boundary]\nx_lo = \"neumann\"\n", fluid);
+  EXPECT_NE(msg.find("expected one of \"\", \"wall\", \"periodic\", \"inflow\", \"outflow\", found \"neumann\""),
+            std::string::npos) << msg;
+}
+
+TEST(Config, RetiredKeysNameTheirReplacement) {
+  std::vector<Schema> schemas = all_schemas();
+  schemas.back().retired = {{"lid", "was replaced by [boundary] y_hi_value"}};
+  const std::string msg = validation_error("lid = 1.0\n", schemas);
+  EXPECT_NE(msg.find("t.toml:6:1: error: [model] lid was replaced by [boundary] y_hi_value"), std::string::npos) << msg;
 }
 
 TEST(ConfigCorpus, EveryBadConfigFailsWithItsMessage) {

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,13 +31,22 @@ struct Sim {
   Model* operator->() const { return model.get(); }
 };
 
-/// The fluid model on n x m cells of [0, 1] x [0, L] with the [model] lines given, initialized.
-inline Sim make(const Context& ctx, int n, int m, const std::string& model, double ly = 1.0,
+/// The fluid model on n x m cells of [0, 1] x [0, L] with the lines given, initialized: lines
+/// that set a face (default, x_lo, ..., y_hi and their _value) go under [boundary], the rest under [model].
+inline Sim make(const Context& ctx, int n, int m, const std::string& lines, double ly = 1.0,
                 const std::string& precision = "float64") {
   static const ModelRegistry registry = builtin_models();
+  std::string model, boundary;
+  std::istringstream in(lines);
+  for (std::string line; std::getline(in, line);) {
+    const std::string key = line.substr(0, line.find(' '));
+    const bool face = key.rfind("default", 0) == 0 || (key.size() >= 4 && key[1] == '_' && (key.compare(2, 2, "lo") == 0 ||
+                                                                                            key.compare(2, 2, "hi") == 0));
+    (face ? boundary : model) += line + "\n";
+  }
   const std::string text = "[run]\nmodel = \"fluid\"\nsteps = 1\nprecision = \"" + precision + "\"\n[grid]\ncells = [" +
                            std::to_string(n) + ", " + std::to_string(m) + "]\nlength = [1.0, " + std::to_string(ly) +
-                           "]\n[model]\n" + model + "\n";
+                           "]\n[model]\n" + model + "[boundary]\n" + boundary;
   Sim s{std::make_unique<io::Config>(io::Config::parse(text, "test_fluid.toml")), nullptr};
   s.model = build_model(registry, ctx, *s.config);
   s.model->initialize();
@@ -101,7 +111,7 @@ TYPED_TEST(Fluid, TaylorGreenDecayIsSecondOrderInSpace) {
   std::string table;
   for (int n : {16, 32, 64}) {
     Sim s = make(this->ctx, n, n,
-                 "viscosity = 0.05\nleft = \"periodic\"\nright = \"periodic\"\nbottom = \"periodic\"\ntop = \"periodic\"\n"
+                 "viscosity = 0.05\ndefault = \"periodic\"\n"
                  "init = \"taylor_green\"\npressure_tol = 1e-11\n");
     run_to(*s.model, t_end, 0.4);
     const std::vector<double> u = field(*s.model, "u_face"), v = field(*s.model, "v_face");
@@ -129,7 +139,7 @@ TYPED_TEST(Fluid, EveryPressureSolverGivesTheSameFlow) {
   std::vector<double> reference;
   for (const char* solver : {"mg_cg", "cg", "multigrid", "jacobi", "transform"}) {
     Sim s = make(this->ctx, 32, 32,
-                 std::string("viscosity = 0.01\nlid_velocity = 1.0\npressure_tol = 1e-10\npressure_solver = \"") +
+                 std::string("viscosity = 0.01\ny_hi_value = 1.0\npressure_tol = 1e-10\npressure_solver = \"") +
                      solver + "\"\n");
     for (int k = 0; k < 20; ++k) s->step(0.002);
     const bool exact = std::string(solver) == "transform";
@@ -157,12 +167,12 @@ TYPED_TEST(Fluid, AutoSolverIsExactWithoutObstacles) {
     const char* model;
     const char* transforms;
   } cases[] = {
-      {"viscosity = 0.01\nlid_velocity = 1.0\n", "DCT-II/III x DCT-II/III"},
-      {"viscosity = 0.01\nleft = \"periodic\"\nright = \"periodic\"\nbottom = \"periodic\"\ntop = \"periodic\"\n"
+      {"viscosity = 0.01\ny_hi_value = 1.0\n", "DCT-II/III x DCT-II/III"},
+      {"viscosity = 0.01\ndefault = \"periodic\"\n"
        "init = \"taylor_green\"\n", "real DFT x real DFT"},
-      {"viscosity = 0.02\nleft = \"inflow\"\nright = \"outflow\"\ninflow_profile = \"parabolic\"\ninit = \"uniform\"\n",
+      {"viscosity = 0.02\nx_lo = \"inflow\"\nx_lo_value = 1.0\nx_hi = \"outflow\"\ninflow_profile = \"parabolic\"\ninit = \"uniform\"\n",
        "DCT-IV x DCT-II/III"},
-      {"viscosity = 0.02\nlid_velocity = 1.0\nviscous_scheme = \"implicit\"\n", "DCT-II/III x DCT-II/III"},
+      {"viscosity = 0.02\ny_hi_value = 1.0\nviscous_scheme = \"implicit\"\n", "DCT-II/III x DCT-II/III"},
   };
   for (const Case& c : cases) {
     Sim s = make(this->ctx, 64, 32, c.model, 0.5);
@@ -183,24 +193,24 @@ TYPED_TEST(Fluid, AutoSolverIsExactWithoutObstacles) {
     EXPECT_LT(d, 1e-9) << c.model;
   }
   Sim cyl = make(this->ctx, 64, 32,
-                 "viscosity = 0.01\nleft = \"inflow\"\nright = \"outflow\"\ninit = \"uniform\"\nobstacle = \"cylinder\"\n"
+                 "viscosity = 0.01\nx_lo = \"inflow\"\nx_lo_value = 1.0\nx_hi = \"outflow\"\ninit = \"uniform\"\nobstacle = \"cylinder\"\n"
                  "obstacle_center = [0.3, 0.25]\nobstacle_radius = 0.06\n", 0.5);
   const std::vector<std::string> notes = cyl->plan_notes();
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find("pressure solver mg_cg: auto"), std::string::npos) << notes[0];
   EXPECT_NE(notes[0].find("obstacle"), std::string::npos) << notes[0];
   EXPECT_THROW(make(this->ctx, 64, 32,
-                    "viscosity = 0.01\nleft = \"inflow\"\nright = \"outflow\"\ninit = \"uniform\"\nobstacle = \"cylinder\"\n"
+                    "viscosity = 0.01\nx_lo = \"inflow\"\nx_lo_value = 1.0\nx_hi = \"outflow\"\ninit = \"uniform\"\nobstacle = \"cylinder\"\n"
                     "obstacle_center = [0.3, 0.25]\nobstacle_radius = 0.06\npressure_solver = \"transform\"\n", 0.5),
                io::ConfigError);
 }
 
 TYPED_TEST(Fluid, RestartIsBitIdentical) {
   const std::string cases[] = {
-      "viscosity = 0.01\nlid_velocity = 1.0\ndye = \"half\"\n",
-      "viscosity = 0.005\nleft = \"inflow\"\nright = \"outflow\"\ninflow_profile = \"parabolic\"\ninit = \"uniform\"\n"
+      "viscosity = 0.01\ny_hi_value = 1.0\ndye = \"half\"\n",
+      "viscosity = 0.005\nx_lo = \"inflow\"\nx_lo_value = 1.0\nx_hi = \"outflow\"\ninflow_profile = \"parabolic\"\ninit = \"uniform\"\n"
       "obstacle = \"cylinder\"\nobstacle_center = [0.3, 0.25]\nobstacle_radius = 0.06\ndye = \"stripes\"\nadvection = \"upwind\"\n",
-      "viscosity = 0.02\nlid_velocity = 1.0\nviscous_scheme = \"implicit\"\ndye = \"half\"\n"};
+      "viscosity = 0.02\ny_hi_value = 1.0\nviscous_scheme = \"implicit\"\ndye = \"half\"\n"};
   for (const std::string& model : cases) {
     Sim a = make(this->ctx, 64, 32, model, 0.5);
     for (int k = 0; k < 10; ++k) a->step(a->next_dt(0.5));
@@ -232,7 +242,7 @@ TYPED_TEST(Fluid, RestartIsBitIdentical) {
 
 TYPED_TEST(Fluid, ChannelPastACylinderConservesMassAndStaysBounded) {
   Sim s = make(this->ctx, 128, 32,
-               "viscosity = 0.002\nleft = \"inflow\"\nright = \"outflow\"\ninit = \"uniform\"\nobstacle = \"cylinder\"\n"
+               "viscosity = 0.002\nx_lo = \"inflow\"\nx_lo_value = 1.0\nx_hi = \"outflow\"\ninit = \"uniform\"\nobstacle = \"cylinder\"\n"
                "obstacle_center = [0.25, 0.125]\nobstacle_radius = 0.04\ndye = \"stripes\"\n",
                0.25);
   run_to(*s.model, 0.5, 0.5);
@@ -259,8 +269,8 @@ TYPED_TEST(Fluid, ImplicitViscosityConvergesInTimeWithTheSchemesOrder) {
   for (const char* scheme : {"rk2", "euler"}) {
     auto run = [&](double dt) {
       Sim s = make(this->ctx, 32, 32,
-                   std::string("viscosity = 0.1\nleft = \"periodic\"\nright = \"periodic\"\nbottom = \"periodic\"\n"
-                               "top = \"periodic\"\ninit = \"taylor_green\"\npressure_tol = 1e-12\nviscous_tol = 1e-13\n"
+                   std::string("viscosity = 0.1\ndefault = \"periodic\"\n"
+                               "init = \"taylor_green\"\npressure_tol = 1e-12\nviscous_tol = 1e-13\n"
                                "viscous_scheme = \"implicit\"\ntime_scheme = \"") + scheme + "\"\n");
       const int steps = int(std::lround(t_end / dt));
       for (int k = 0; k < steps; ++k) s->step(dt);
@@ -297,8 +307,8 @@ TYPED_TEST(Fluid, ImplicitAndExplicitViscosityReachTheSameSteadyState) {
   };
   const double explicit_dt = 0.004;  // the explicit viscous limit is h^2 / (4 nu) = 0.0049
   const Case cases[] = {
-      {"viscosity = 0.05\nlid_velocity = 1.0\n", 0.02},
-      {"viscosity = 0.05\nleft = \"inflow\"\nright = \"outflow\"\ninflow_profile = \"parabolic\"\n"
+      {"viscosity = 0.05\ny_hi_value = 1.0\n", 0.02},
+      {"viscosity = 0.05\nx_lo = \"inflow\"\nx_lo_value = 1.0\nx_hi = \"outflow\"\ninflow_profile = \"parabolic\"\n"
        "obstacle = \"box\"\nobstacle_center = [0.35, 0.3]\nobstacle_size = [0.1, 0.2]\n",
        explicit_dt}};
   for (const Case& c : cases) {
@@ -328,7 +338,7 @@ TYPED_TEST(Fluid, ImplicitAndExplicitViscosityReachTheSameSteadyState) {
 TYPED_TEST(Fluid, ImplicitViscosityKeepsPoiseuilleFlow) {
   const int nx = 64, ny = 16;
   Sim s = make(this->ctx, nx, ny,
-               "viscosity = 0.02\nleft = \"inflow\"\nright = \"outflow\"\ninflow_profile = \"parabolic\"\n"
+               "viscosity = 0.02\nx_lo = \"inflow\"\nx_lo_value = 1.0\nx_hi = \"outflow\"\ninflow_profile = \"parabolic\"\n"
                "init = \"rest\"\nviscous_scheme = \"implicit\"\ntime_scheme = \"euler\"\npressure_tol = 1e-10\n",
                0.25);
   run_to(*s.model, 4.0, 0.8);
@@ -345,7 +355,7 @@ TYPED_TEST(Fluid, ImplicitViscosityKeepsPoiseuilleFlow) {
 // A pressure_tol below float32's floor: multigrid stops once its residual stops falling and
 // the run fails with a message that says so (not "raise pressure_max_iterations").
 TYPED_TEST(Fluid, PressureToleranceBelowTheFloat32FloorIsReportedAsAStall) {
-  Sim s = make(this->ctx, 64, 64, "viscosity = 0.01\nlid_velocity = 1.0\npressure_solver = \"multigrid\"\npressure_tol = 1e-12\n",
+  Sim s = make(this->ctx, 64, 64, "viscosity = 0.01\ny_hi_value = 1.0\npressure_solver = \"multigrid\"\npressure_tol = 1e-12\n",
                1.0, "float32");
   std::string message;
   try {
@@ -359,10 +369,70 @@ TYPED_TEST(Fluid, PressureToleranceBelowTheFloat32FloorIsReportedAsAStall) {
   EXPECT_NE(message.find("run.precision = \"float64\""), std::string::npos) << message;
 }
 
+/// The ConfigError message of building the fluid from lines (make's split), or "" if it builds.
+inline std::string config_error(const Context& ctx, const std::string& lines) {
+  try {
+    make(ctx, 16, 16, lines);
+  } catch (const io::ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Boundaries are one [boundary] section for every model; the fluid's former [model] side keys
+// are refused with the key that replaced them.
+TYPED_TEST(Fluid, FormerSideKeysAreRefusedNamingTheBoundaryKeys) {
+  const struct {
+    const char* line;
+    const char* names;
+  } cases[] = {{"left = \"inflow\"", "[boundary] x_lo"},          {"right = \"outflow\"", "[boundary] x_hi"},
+               {"bottom = \"wall\"", "[boundary] y_lo"},          {"top = \"periodic\"", "[boundary] y_hi"},
+               {"lid_velocity = 1.0", "[boundary] y_hi_value"}, {"inflow_velocity = 2.0", "[boundary] x_lo_value"}};
+  for (const auto& c : cases) {
+    const std::string msg = config_error(this->ctx, std::string("viscosity = 0.01\n") + c.line + "\n");
+    EXPECT_NE(msg.find("[model] " + std::string(c.line).substr(0, std::string(c.line).find(' ')) + " was replaced by"),
+              std::string::npos) << msg;
+    EXPECT_NE(msg.find(c.names), std::string::npos) << msg;
+    EXPECT_NE(msg.find("test_fluid.toml:"), std::string::npos) << msg;  // file and line
+  }
+}
+
+TYPED_TEST(Fluid, BoundaryTakesTheFluidsKindsOnly) {
+  std::string msg = config_error(this->ctx, "x_lo = \"inflw\"\nx_lo_value = 1.0\nx_hi = \"outflow\"");
+  EXPECT_NE(msg.find("did you mean \"inflow\""), std::string::npos) << msg;
+  msg = config_error(this->ctx, "y_hi = \"dirichlet\"");  // a scalar field's kind
+  EXPECT_NE(msg.find("[boundary] y_hi"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("\"wall\""), std::string::npos) << msg;
+  msg = config_error(this->ctx, "x_lo = \"periodic\"");
+  EXPECT_NE(msg.find("x_hi = \"periodic\""), std::string::npos) << msg;
+  msg = config_error(this->ctx, "y_hi = \"inflow\"\ny_hi_value = 1.0");
+  EXPECT_NE(msg.find("inflow is supported on x_lo only"), std::string::npos) << msg;
+  msg = config_error(this->ctx, "x_lo = \"inflow\"\nx_hi = \"outflow\"");
+  EXPECT_NE(msg.find("set x_lo_value"), std::string::npos) << msg;
+}
+
+// A moving wall on any face: the lid on y_hi (along +x) and the same lid on x_lo (along +y)
+// give the same flow turned by a quarter.
+TYPED_TEST(Fluid, AWallOnAnyFaceCanMove) {
+  Sim top = make(this->ctx, 16, 16, "viscosity = 0.05\ny_hi_value = 1.0\npressure_tol = 1e-12\n");
+  Sim left = make(this->ctx, 16, 16, "viscosity = 0.05\nx_lo_value = 1.0\npressure_tol = 1e-12\n");
+  for (int k = 0; k < 20; ++k) top->step(0.005), left->step(0.005);
+  const std::vector<double> u = field(*top.model, "u_face"), v = field(*left.model, "v_face");
+  ASSERT_EQ(u.size(), v.size());
+  double umax = 0, d = 0;  // u(i, j) at the top equals v(n-1-j, i) at the left, sign for sign
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 16; ++j) {
+      const double a = u[std::size_t(i * 16 + j)], b = v[std::size_t((15 - j) * 16 + i)];
+      umax = std::max(umax, std::abs(a)), d = std::max(d, std::abs(a - b));
+    }
+  EXPECT_GT(umax, 0.1);
+  EXPECT_LT(d, 1e-8 * umax + 1e-12);
+}
+
 TEST(FluidGpu, AgreesWithCpuToSolverTolerance) {
   SIM_REQUIRE_GPU();
   for (const char* viscous : {"explicit", "implicit"}) {
-    const std::string model = "viscosity = 0.01\nlid_velocity = 1.0\npressure_tol = 1e-12\nviscous_tol = 1e-13\ndye = \"half\"\n"
+    const std::string model = "viscosity = 0.01\ny_hi_value = 1.0\npressure_tol = 1e-12\nviscous_tol = 1e-13\ndye = \"half\"\n"
                               "viscous_scheme = \"" + std::string(viscous) + "\"\n";
     Context cpu = Context::create(BackendRequest::cpu), gpu = Context::create(BackendRequest::cuda);
     Sim a = make(cpu, 64, 64, model), b = make(gpu, 64, 64, model);
@@ -380,7 +450,7 @@ TEST(FluidCavity, Re100MatchesGhia1982) {
   // Steady state at Re 100 on 128^2; Euler and a 1e-6 pressure tolerance reach the same
   // steady state as RK2 at a tighter one, in half the time (the CPU runs this in CI).
   Context ctx = sim_test::gpu_skip_reason().empty() ? Context::create(BackendRequest::cuda) : Context::create(BackendRequest::cpu);
-  Sim s = make(ctx, 128, 128, "viscosity = 0.01\nlid_velocity = 1.0\ntime_scheme = \"euler\"\npressure_tol = 1e-6\n");
+  Sim s = make(ctx, 128, 128, "viscosity = 0.01\ny_hi_value = 1.0\ntime_scheme = \"euler\"\npressure_tol = 1e-6\n");
   run_to(*s.model, 12.0, 0.9);
   std::string report;
   const double dev = ghia_deviation(*s.model, 128, ghia::re100, &report);
@@ -391,7 +461,7 @@ TEST(FluidCavity, Re100MatchesGhia1982) {
 TEST(FluidCavity, Re1000MatchesGhia1982OnTheGpu) {
   SIM_REQUIRE_GPU();
   Context ctx = Context::create(BackendRequest::cuda);
-  Sim s = make(ctx, 256, 256, "viscosity = 0.001\nlid_velocity = 1.0\ntime_scheme = \"euler\"\npressure_tol = 1e-6\n");
+  Sim s = make(ctx, 256, 256, "viscosity = 0.001\ny_hi_value = 1.0\ntime_scheme = \"euler\"\npressure_tol = 1e-6\n");
   run_to(*s.model, 60.0, 0.9);
   std::string report;
   const double dev = ghia_deviation(*s.model, 256, ghia::re1000, &report);

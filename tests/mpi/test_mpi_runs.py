@@ -110,12 +110,13 @@ cfl = 0.9
 cells = [64, 48]
 [model]
 viscosity = 0.01
-lid_velocity = 1.0
 time_scheme = "rk2"
 pressure_solver = "mg_cg"  # the same solver on any rank count (auto: transform on one rank only)
 pressure_tol = 1e-12
 dye = "half"
 dye_diffusivity = 0.001
+[boundary]
+y_hi_value = 1.0
 [output]
 every = 10
 [checkpoint]
@@ -133,8 +134,6 @@ cells = [96, 32]
 length = [3.0, 1.0]
 [model]
 viscosity = 0.02
-left = "inflow"
-right = "outflow"
 inflow_profile = "parabolic"
 obstacle = "cylinder"
 obstacle_center = [0.7, 0.45]
@@ -143,6 +142,10 @@ advection = "upwind"
 upwind_weight = 0.5
 pressure_tol = 1e-12
 dye = "stripes"
+[boundary]
+x_lo = "inflow"
+x_lo_value = 1.0
+x_hi = "outflow"
 [output]
 every = 8
 """
@@ -156,13 +159,11 @@ steps = 20
 cells = [48, 48]
 [model]
 viscosity = 0.01
-left = "periodic"
-right = "periodic"
-bottom = "periodic"
-top = "periodic"
 init = "taylor_green"
 pressure_solver = "cg"
 pressure_tol = 1e-12
+[boundary]
+default = "periodic"
 [output]
 every = 10
 """

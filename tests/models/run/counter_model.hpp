@@ -53,7 +53,7 @@ inline ModelInfo counter_model_info() {
   m.doc = "test model";
   m.ranks = {1};
   m.schema.section = "model";
-  m.schema.params.push_back({"nan_at", io::ParamType::integer, std::int64_t(0), 0, 1e9, {}, "", "step of the NaN"});
+  m.schema.params.push_back(io::Param::integer("nan_at", 0).range(0, 1e9).says("step of the NaN"));
   m.create = [](const ModelSetup& s) -> std::unique_ptr<Model> {
     auto model = std::make_unique<CounterModel>();
     model->nan_at = s.config->integer("model", "nan_at");

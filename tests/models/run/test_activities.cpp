@@ -50,7 +50,9 @@ class RunActivities : public ::testing::Test {
   }
   /// A Simulation of model as p says, with the standard activities; resume_from: from the newest valid checkpoint.
   std::unique_ptr<Simulation> simulation(const Plan& p, CounterModel& model, bool resume_from = false) {
-    io::RunInfo info{"counter", 0, 0.0, p.dt, "", "test", "test", "cpu", "test", "float64"};
+    io::RunInfo info;
+    info.model = "counter", info.dt = p.dt, info.simkit_version = "test", info.git_commit = "test";
+    info.backend = "cpu", info.device = "test", info.precision = "float64";
     auto s = std::make_unique<Simulation>(p, model, ctx, Comm(), info);
     double next = 0;
     if (resume_from) next = restore_state(*s, choose_checkpoint(io::list_checkpoints(dir, "ckpt"), {}, {}));
