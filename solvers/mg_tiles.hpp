@@ -1,5 +1,5 @@
 #pragma once
-// Multigrid's smoothing on tiles (core/tile_team.hpp). Each tile of mg_tile x mg_tile cells
+// Multigrid's smoothing on tiles (core/tile_team.hpp). Each tile of mg_tile_rows x mg_tile_cols cells
 // loads its cells and a halo of neighbours into fast memory once, runs every colour pass of the
 // smoothing there (recomputing the halo's cells too, one ring fewer each pass, so it needs no
 // other tile's results) and writes back only its own cells: the values of the pass-by-pass
@@ -17,8 +17,10 @@
 
 namespace sim::solvers {
 
-/// Cells along each side of a tile.
-constexpr index_t mg_tile = 32;
+/// Cells of a tile: rows (the outer dimension) and columns (the contiguous one). With its
+/// halo of 6 (pre-smoothing) a tile's region is 64 columns wide: a warp's 32 lanes take the
+/// cells of one colour of a row, so no lane idles in the smoothing passes.
+constexpr index_t mg_tile_rows = 20, mg_tile_cols = 52;
 
 /// Reads the tile's residual at the unwrapped fine index (MgRestrict::restricted's reader).
 template <class T>
@@ -50,8 +52,9 @@ struct MgTileSmooth {
   /// Scratch bytes a tile needs: x and b over the region, the residual around the tile, and
   /// the links of the region's rows and columns.
   std::size_t scratch_bytes() const {
-    const std::size_t w = std::size_t(mg_tile + 2 * halo()), wr = std::size_t(mg_tile + 2);
-    return (2 * w * w + (restrict_to ? wr * wr : 0) + 4 * w) * sizeof(T);
+    const std::size_t h = std::size_t(2 * halo()), rows = std::size_t(mg_tile_rows) + h, cols = std::size_t(mg_tile_cols) + h;
+    const std::size_t residual = (std::size_t(mg_tile_rows) + 2) * (std::size_t(mg_tile_cols) + 2);
+    return (2 * rows * cols + (restrict_to ? residual : 0) + 2 * (rows + cols)) * sizeof(T);
   }
 
   /// The index of unwrapped i in a periodic line of n cells.
@@ -74,23 +77,29 @@ struct MgTileSmooth {
   }
 
   SIM_INLINE void operator()(const TileTeam& team, index_t ti, index_t tj) const {
-    const int h = halo(), w = int(mg_tile) + 2 * h;
-    const index_t i0 = ti * mg_tile - h, j0 = tj * mg_tile - h;  // the region's first (unwrapped) cell
-    const int wr = int(mg_tile) + 2;
+    const int h = halo(), tr = int(mg_tile_rows), tc = int(mg_tile_cols);
+    const int hr = tr + 2 * h, w = tc + 2 * h;  // the region's rows and columns (w: its row length)
+    const index_t i0 = ti * mg_tile_rows - h, j0 = tj * mg_tile_cols - h;  // the region's first (unwrapped) cell
+    const int wr = tc + 2;                     // the residual's row length (the tile and one ring)
     T* X = team.scratch_as<T>(0);
-    T* B = X + w * w;
-    T* R = B + w * w;
-    T* rl = R + (restrict_to ? wr * wr : 0);  // rl, rh: the x-links of the region's rows; cl, ch: the y-links of its columns
-    T *rh = rl + w, *cl = rh + w, *ch = cl + w;  // (without obstacles they depend on the row or column alone; -1: not a cell)
+    T* B = X + hr * w;
+    T* R = B + hr * w;
+    T* rl = R + (restrict_to ? (tr + 2) * wr : 0);  // rl, rh: the x-links of the region's rows; cl, ch: the y-links of
+    T *rh = rl + hr, *cl = rh + hr, *ch = cl + w;     // its columns (without obstacles, the row's or column's alone; -1: no cell)
     const bool plain = !s.has_links;
     if (plain)
-      team.for_rows(0, 1, 0, w, [&](int, int q) {
+      team.for_rows(0, 1, 0, hr > w ? hr : w, [&](int, int q) {
         index_t wi, wj;
-        const bool row = line(i0 + q, s.nx, s.periodic_x, wi), col = line(j0 + q, s.ny, s.periodic_y, wj);
-        rl[q] = row ? s.link_x(wi, 0) : T(-1), rh[q] = row ? s.link_x(wi + 1, 0) : T(-1);
-        cl[q] = col ? s.link_y(0, wj) : T(-1), ch[q] = col ? s.link_y(0, wj + 1) : T(-1);
+        if (q < hr) {
+          const bool row = line(i0 + q, s.nx, s.periodic_x, wi);
+          rl[q] = row ? s.link_x(wi, 0) : T(-1), rh[q] = row ? s.link_x(wi + 1, 0) : T(-1);
+        }
+        if (q < w) {
+          const bool col = line(j0 + q, s.ny, s.periodic_y, wj);
+          cl[q] = col ? s.link_y(0, wj) : T(-1), ch[q] = col ? s.link_y(0, wj + 1) : T(-1);
+        }
       });
-    team.for_rows(0, w, 0, w, [&](int a, int c) {
+    team.for_rows(0, hr, 0, w, [&](int a, int c) {
       index_t wi, wj;
       const bool inside = cell(i0 + a, j0 + c, wi, wj);
       T v = inside && !from_zero ? in(wi, wj) : T(0);
@@ -102,7 +111,7 @@ struct MgTileSmooth {
     for (int p = 0; p < passes; ++p) {
       const int colour = first_colour ^ (p & 1), lo = 1 + p, hi = w - 1 - p;
       // (even sizes: the colour of an unwrapped index is that of its wrapped one)
-      team.for_rows(lo, hi, 0, (hi - lo + 1) / 2, [&](int a, int k) {
+      team.for_rows(lo, hr - 1 - p, 0, (hi - lo + 1) / 2, [&](int a, int k) {
         const int c = lo + 2 * k + int((colour ^ int((i0 + a + j0 + lo) & 1)) & 1);
         if (c >= hi) return;
         const int at = a * w + c;
@@ -119,12 +128,12 @@ struct MgTileSmooth {
       });
       team.sync();
     }
-    team.for_rows(h, h + int(mg_tile), h, h + int(mg_tile), [&](int a, int c) {
+    team.for_rows(h, h + tr, h, h + tc, [&](int a, int c) {
       const index_t i = i0 + a, j = j0 + c;
       if (i < s.nx && j < s.ny) x(i, j) = X[a * w + c];
     });
     if (!restrict_to) return;
-    team.for_rows(h - 1, h + int(mg_tile) + 1, h - 1, h + int(mg_tile) + 1, [&](int a, int c) {
+    team.for_rows(h - 1, h + tr + 1, h - 1, h + tc + 1, [&](int a, int c) {
       const int at = a * w + c;
       T& r = R[(a - h + 1) * wr + (c - h + 1)];
       if (plain) {
@@ -139,10 +148,10 @@ struct MgTileSmooth {
       r = B[at] - s.applied(X[at], nb, wi, wj);
     });
     team.sync();
-    const index_t half = mg_tile / 2, nI = res.coarse_stencil.nx, nJ = res.coarse_stencil.ny;
-    const TileReader<T> reader{R, ti * mg_tile - 1, tj * mg_tile - 1, wr};
-    team.for_rows(0, int(half), 0, int(half), [&](int a, int c) {
-      const index_t I = ti * half + a, J = tj * half + c;
+    const index_t nI = res.coarse_stencil.nx, nJ = res.coarse_stencil.ny;
+    const TileReader<T> reader{R, ti * mg_tile_rows - 1, tj * mg_tile_cols - 1, wr};
+    team.for_rows(0, tr / 2, 0, tc / 2, [&](int a, int c) {
+      const index_t I = ti * (mg_tile_rows / 2) + a, J = tj * (mg_tile_cols / 2) + c;
       if (I >= nI || J >= nJ) return;
       res.coarse(I, J) = res.coarse_stencil.solid(I, J) ? T(0) : res.restricted(I, J, reader);
     });

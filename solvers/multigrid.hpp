@@ -286,7 +286,7 @@ class Multigrid {
   /// The tiles of level l.
   Box<2> tiles(int l) const {
     const PoissonStencil<T>& s = levels_[std::size_t(l)].stencil;
-    return Box<2>{{0, 0}, {(s.nx + mg_tile - 1) / mg_tile, (s.ny + mg_tile - 1) / mg_tile}};
+    return Box<2>{{0, 0}, {(s.nx + mg_tile_rows - 1) / mg_tile_rows, (s.ny + mg_tile_cols - 1) / mg_tile_cols}};
   }
 
   /// One V-cycle on level l from the guess in x (x_zero: the guess is 0, and x may hold anything).

@@ -264,6 +264,28 @@ struct Divergence {
   }
 };
 
+/// The largest |u| and |v| of a box (the adaptive time step's input).
+struct SpeedPair {
+  double u, v;
+};
+
+/// (|u(i, j)|, |v(i, j)|) for a reduction with LargerSpeeds: both maxima in one pass and one wait.
+template <class T>
+struct FaceSpeeds {
+  View<const T, 2> u, v;
+  SIM_INLINE SpeedPair operator()(index_t i, index_t j) const {
+    const T a = u(i, j), b = v(i, j);
+    return {double(a < T(0) ? -a : a), double(b < T(0) ? -b : b)};
+  }
+};
+
+/// Componentwise maximum (as ops::Maximum, so the bits match norm_max's).
+struct LargerSpeeds {
+  SIM_INLINE SpeedPair operator()(const SpeedPair& a, const SpeedPair& b) const {
+    return {a.u < b.u ? b.u : a.u, a.v < b.v ? b.v : a.v};
+  }
+};
+
 /// u -= dt c grad p on every open face, over the box [0, nx] x [0, ny] (u for j < ny, v for i < nx).
 /// p is a field's view, or the fused transform solve's staged result, which `store` (when set)
 /// then receives on the cells: the solve's scatter fused into the projection.
@@ -275,7 +297,9 @@ struct Project {
   const double* dt;  ///< read from memory (StepInput)
   double hx, hy;
   View<T, 2> store{};
-  SIM_INLINE void operator()(index_t i, index_t j) const {
+  /// Projects the faces at (i, j); returns (|u(i, j)|, |v(i, j)|) after, for the maximum speeds
+  /// (0 outside the cells: FaceSpeeds's values, so a reduction fused into the pass gives its bits).
+  SIM_INLINE SpeedPair operator()(index_t i, index_t j) const {
     if (store.ptr && i < links.nx && j < links.ny) store(i, j) = p(i, j);
     const T dt_hx = T(*dt / hx), dt_hy = T(*dt / hy);
     if (j < links.ny) {
@@ -286,6 +310,8 @@ struct Project {
       const T c = links.link_y(i, j);
       if (c != T(0)) v(i, j) -= dt_hy * c * (links.at(p, i, j) - links.at(p, i, j - 1));
     }
+    if (i >= links.nx || j >= links.ny) return {0.0, 0.0};
+    return FaceSpeeds<T>{u, v}(i, j);
   }
 };
 
@@ -308,28 +334,6 @@ struct CellOutputs {
 }  // namespace sim::fluid
 
 namespace sim::fluid {
-
-/// The largest |u| and |v| of a box (the adaptive time step's input).
-struct SpeedPair {
-  double u, v;
-};
-
-/// (|u(i, j)|, |v(i, j)|) for a reduction with LargerSpeeds: both maxima in one pass and one wait.
-template <class T>
-struct FaceSpeeds {
-  View<const T, 2> u, v;
-  SIM_INLINE SpeedPair operator()(index_t i, index_t j) const {
-    const T a = u(i, j), b = v(i, j);
-    return {double(a < T(0) ? -a : a), double(b < T(0) ? -b : b)};
-  }
-};
-
-/// Componentwise maximum (as ops::Maximum, so the bits match norm_max's).
-struct LargerSpeeds {
-  SIM_INLINE SpeedPair operator()(const SpeedPair& a, const SpeedPair& b) const {
-    return {a.u < b.u ? b.u : a.u, a.v < b.v ? b.v : a.v};
-  }
-};
 
 /// f(i, j) in double (for sums).
 template <class T>
