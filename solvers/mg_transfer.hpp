@@ -79,6 +79,14 @@ struct MgRestrict {
   /// into the grid (the two differ only across a periodic side).
   template <class R>
   SIM_INLINE T restricted(index_t I, index_t J, const R& r) const {
+    index_t jw[4];  // the y-weights of the four fine columns, computed once for the four rows
+    T wy[4];
+    bool open[4];
+    for (int b = 0; b < 4; ++b) {
+      jw[b] = 2 * J + b - 1;
+      open[b] = iy.wrap(jw[b], nfy);
+      wy[b] = open[b] ? iy.weight_of(jw[b], J) : T(0);
+    }
     T acc = 0;
     for (index_t a = -1; a <= 2; ++a) {
       const index_t i = 2 * I + a;
@@ -87,12 +95,8 @@ struct MgRestrict {
       const T wx = ix.weight_of(iw, I);
       if (wx == T(0)) continue;
       T row = 0;
-      for (index_t b = -1; b <= 2; ++b) {
-        const index_t j = 2 * J + b;
-        index_t jw = j;
-        if (!iy.wrap(jw, nfy)) continue;
-        row += math::mul_rn(iy.weight_of(jw, J), r(i, j, iw, jw));
-      }
+      for (int b = 0; b < 4; ++b)
+        if (open[b]) row += math::mul_rn(wy[b], r(i, 2 * J + b - 1, iw, jw[b]));
       acc += math::mul_rn(wx, row);
     }
     return T(0.25) * acc;
