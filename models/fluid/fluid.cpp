@@ -496,7 +496,7 @@ class FluidModel final : public Model {
       for_each(ctx_, "fluid::pressure_rhs_staged", box(),
                PressureRhs<T>{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), dt_.device(), s});
       fused->apply_staged();
-      const Project<T, fft::StagedView<T>> k{u.view(), v.view(), s, links_, dt_.device(), hx_, hy_, p_.view()};
+      const Project<T, fft::StagedView<T>> k{u.view(), v.view(), s, links_, dt_.device(), 1 / hx_, 1 / hy_, p_.view()};
       const Box<2> faces{{0, 0}, {nx_ + 1, ny_ + 1}};
       if (projections_to_fuse_ > 0 && --projections_to_fuse_ == 0) {  // the step's last: max |u|, |v| in the same pass
         double* out = ctx_.is_cuda() ? speed_slot_.data() : speed_host_.data();
@@ -592,7 +592,7 @@ class FluidModel final : public Model {
   void apply_projection(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& q) {
     solver_->level().exchange(q);
     for_each(ctx_, "fluid::project", Box<2>{{0, 0}, {nx_ + 1, ny_ + 1}},
-             Project<T>{u.view(), v.view(), q.view(), links_, dt_.device(), hx_, hy_});
+             Project<T>{u.view(), v.view(), q.view(), links_, dt_.device(), 1 / hx_, 1 / hy_});
   }
 
   Context ctx_;

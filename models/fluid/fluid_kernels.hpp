@@ -295,13 +295,13 @@ struct Project {
   P p;
   solvers::PoissonStencil<T> links;
   const double* dt;  ///< read from memory (StepInput)
-  double hx, hy;
+  double inv_hx, inv_hy;  ///< 1 / h: dt / h as a product (a double division a cell cost 8% of a 1024^2 step)
   View<T, 2> store{};
   /// Projects the faces at (i, j); returns (|u(i, j)|, |v(i, j)|) after, for the maximum speeds
   /// (0 outside the cells: FaceSpeeds's values, so a reduction fused into the pass gives its bits).
   SIM_INLINE SpeedPair operator()(index_t i, index_t j) const {
     if (store.ptr && i < links.nx && j < links.ny) store(i, j) = p(i, j);
-    const T dt_hx = T(*dt / hx), dt_hy = T(*dt / hy);
+    const T dt_hx = T(*dt * inv_hx), dt_hy = T(*dt * inv_hy);
     if (j < links.ny) {
       const T c = links.link_x(i, j);
       if (c != T(0)) u(i, j) -= dt_hx * c * (links.at(p, i, j) - links.at(p, i - 1, j));

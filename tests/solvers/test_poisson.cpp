@@ -106,6 +106,17 @@ double error(const Field<T, 2>& x, const Field<T, 2>& exact, bool singular, cons
   return m;
 }
 
+/// z = one V-cycle from zero on r (the preconditioner), then one more from z (a non-zero
+/// guess), with multigrid options o on the whole n x n grid; z's interior, row-major.
+template <class T>
+std::vector<T> two_cycles(const PoissonGrid<T>& grid, index_t n, const MgOptions& o, const Field<T, 2>& r) {
+  Multigrid<T> mg(r.context(), grid, PoissonPartition::whole(n, n), o);
+  Field<T, 2> z = field<T>(r.context(), n, n);
+  mg.precondition(r, z);
+  mg.vcycle(r, z);
+  return to_host(z);
+}
+
 /// "" when a and b (row-major, n columns) are equal bit for bit, else how many values differ
 /// and where the first and the largest difference are.
 template <class T>
@@ -238,13 +249,7 @@ TYPED_TEST(PoissonSolvers, OneLaunchCoarseCycleGivesTheSameBits) {
     for (std::size_t k = 0; k < a.size(); ++k) a[k] += 0.2 * std::sin(1.7 * double(k));
     const Field<double, 2> r = field<double>(this->ctx, n, n, a);
     std::vector<std::vector<double>> z;
-    for (const MgOptions& o : {by_level, whole_block, only_coarse}) {
-      Multigrid<double> mg(this->ctx, p.grid, PoissonPartition::whole(n, n), o);
-      Field<double, 2> out = field<double>(this->ctx, n, n);
-      mg.precondition(r, out);
-      mg.vcycle(r, out);  // and a cycle from a non-zero guess
-      z.push_back(to_host(out));
-    }
+    for (const MgOptions& o : {by_level, whole_block, only_coarse}) z.push_back(two_cycles(p.grid, n, o, r));
     EXPECT_EQ(z[0], z[1]) << c.name;
     EXPECT_EQ(z[0], z[2]) << c.name;
     EXPECT_GT(std::abs(z[0][std::size_t(n * n / 2 + 3)]), 0) << c.name;
@@ -267,13 +272,7 @@ TYPED_TEST(PoissonSolvers, TiledSmoothingGivesTheSameBits) {
       for (std::size_t k = 0; k < a.size(); ++k) h[k] = T(a[k] + 0.2 * std::sin(1.7 * double(k)));
       const Field<T, 2> r = field<T>(this->ctx, n, n, h);
       std::vector<std::vector<T>> z;
-      for (const MgOptions& o : {plain, tiled, tiled_down}) {
-        Multigrid<T> mg(this->ctx, p.grid, PoissonPartition::whole(n, n), o);
-        Field<T, 2> out = field<T>(this->ctx, n, n);
-        mg.precondition(r, out);
-        mg.vcycle(r, out);  // and a cycle from a non-zero guess
-        z.push_back(to_host(out));
-      }
+      for (const MgOptions& o : {plain, tiled, tiled_down}) z.push_back(two_cycles(p.grid, n, o, r));
       EXPECT_EQ(differences(z[0], z[1], n), "") << c.name << " n=" << n << (sizeof(T) == 4 ? " float32" : " float64");
       EXPECT_EQ(differences(z[0], z[2], n), "") << c.name << " n=" << n << (sizeof(T) == 4 ? " float32" : " float64");
       EXPECT_GT(std::abs(z[0][std::size_t(n * n / 2 + 3)]), 0) << c.name;
