@@ -2,8 +2,8 @@
 // sim::ForEachReduce<Acc, Op>: runs f(i[, j[, k]]) at every point of a box, as for_each does (f
 // may write fields), and reduces the values f returns with op into *out, in an order fixed by
 // the box alone (the same bits on every run): a reduction fused into a pass. ForEachSum adds
-// doubles. *out is memory kernels read: device memory on a GPU, host
-// memory on the CPU. A function then(), run once after the sum is written, can act on it
+// doubles. *out is memory kernels read: device memory on a GPU, host memory on the CPU. A
+// function then(), run once after the result is written, can act on it
 // (CG computes alpha from p . A p there): on a GPU the whole of it is one launch, each block
 // summing its points and the last block to finish summing the blocks' sums and running then.
 //
@@ -118,6 +118,7 @@ __global__ void __launch_bounds__(sum_threads) for_each_reduce_kernel(Box<Rank> 
 
 inline namespace SIM_TU_NS {
 
+/// A pass whose function's values are reduced with Op into memory kernels read (see above).
 template <class Acc, class Op>
 class ForEachReduce {
  public:
