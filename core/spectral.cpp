@@ -85,19 +85,21 @@ struct MultiplyCosine {
   const Cplx<double>* tw2;
   index_t n1, n2, h2;
   double scale;
+  /// k % n for k in [0, n] (no integer division: this kernel's modulos cost more than its arithmetic).
+  SIM_INLINE static index_t wrap(index_t k, index_t n) { return k == n ? 0 : k; }
   /// V(a, b) for any a in [0, n1), b in [0, n2) from the half spectrum.
   SIM_INLINE Cplx<double> spectrum(index_t a, index_t b) const {
     if (b < h2) {
       const Cplx<T> c = v[a * h2 + b];
       return {double(c.re), double(c.im)};
     }
-    const Cplx<T> c = v[((n1 - a) % n1) * h2 + (n2 - b)];
+    const Cplx<T> c = v[wrap(n1 - a, n1) * h2 + (n2 - b)];
     return {double(c.re), -double(c.im)};
   }
   /// P(a, b) = m(a, b) * dctn(x)(a, b) * scale; 0 at a == n1 or b == n2.
   SIM_INLINE double multiplied(index_t a, index_t b) const {
     if (a == n1 || b == n2) return 0.0;
-    const Cplx<double> w1 = tw1[a], w2 = tw2[b], v1 = spectrum(a, b), v2 = spectrum(a, (n2 - b) % n2);
+    const Cplx<double> w1 = tw1[a], w2 = tw2[b], v1 = spectrum(a, b), v2 = spectrum(a, wrap(n2 - b, n2));
     const double c1 = w1.re, s1 = w1.im, c2 = w2.re, s2 = w2.im;
     // W2 V(a, b) + conj(W2) V(a, -b), W2 = c2 - i s2
     const double sr = c2 * v1.re + s2 * v1.im + c2 * v2.re - s2 * v2.im;
