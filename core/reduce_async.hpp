@@ -16,6 +16,7 @@
 
 #include "core/context.hpp"
 #include "core/for_each.hpp"
+#include "core/for_each_sum.hpp"
 #include "core/host_buffer.hpp"
 #include "core/reduce.hpp"
 #if SIM_TU_HAS_CUDA
@@ -68,6 +69,21 @@ class AsyncReduction {
       return;
     }
     queue_on_device(name, box, map, op, init, out);
+  }
+
+  /// Like queue(), but f runs at every point of box as a for_each function does (it may write
+  /// fields) and returns the value to reduce with pass's op: a reduction fused into a pass
+  /// (for_each_sum.hpp). Recordable once a queue() has sized the scratch.
+  template <int Rank, class F, class Op>
+  void queue_each(ForEachReduce<Acc, Op>& pass, const char* name, const Box<Rank>& box, const F& f) {
+    if (!ctx_.is_cuda()) return pass.queue(name, box, f, host_.data());
+#if SIM_TU_HAS_CUDA
+    ensure_scratch(0);
+    Acc* out = static_cast<Acc*>(scratch_.get());
+    pass.queue(name, box, f, out);
+    SIM_CUDA_CHECK(cudaMemcpyAsync(host_.data(), out, sizeof(Acc), cudaMemcpyDeviceToHost,
+                                   static_cast<cudaStream_t>(ctx_.stream())));
+#endif
   }
 
   /// Waits for the stream and returns the last queued result.

@@ -128,11 +128,9 @@ struct UpdateXR {
   }
 };
 
-/// Runs a then() as a one-point kernel (on several ranks, after the sum over the ranks).
-template <class F>
-struct AtPoint {
-  F f;
-  SIM_INLINE void operator()(index_t) const { f(); }
+/// No scalar step after a sum.
+struct NoStep {
+  SIM_INLINE void operator()(index_t) const {}
 };
 
 /// Runs a one-point kernel F (Alpha, Check, Beta) as ForEachSum's then().
@@ -269,19 +267,19 @@ class ConjugateGradient {
 
  private:
   /// Runs f at every point of this rank's box, its values summed into slot (then added over
-  /// the ranks), then the one-point kernel then_ (on one rank in the same launch).
-  template <class F, class Then = NothingAfter>
-  void sum_into(const char* name, const F& f, int slot, const Then& then_ = {}) {
-    if (comm_.size() == 1) return sums_.queue(name, box_, f, scalars_.data() + slot, then_);
+  /// the ranks), then the one-point kernel step (Alpha, Check, Beta; on one rank in the same launch).
+  template <class F, class Step = cg_detail::NoStep>
+  void sum_into(const char* name, const F& f, int slot, const Step& step = {}) {
+    constexpr bool stepping = !std::is_same_v<Step, cg_detail::NoStep>;
+    if (comm_.size() == 1 && stepping) return sums_.queue(name, box_, f, scalars_.data() + slot, cg_detail::Once<Step>{step});
     sums_.queue(name, box_, f, scalars_.data() + slot);
     add_over_ranks(ctx_, comm_, scalars_.view().sub(Box<1>{{slot}, {slot + 1}}));
-    if constexpr (!std::is_same_v<Then, NothingAfter>)
-      for_each(ctx_, name, Box<1>{{0}, {1}}, cg_detail::AtPoint<Then>{then_});
+    if constexpr (stepping) for_each(ctx_, name, Box<1>{{0}, {1}}, step);
   }
-  /// The dot product a . b of this rank's boxes into slot (then added over the ranks), then then_.
-  template <class Then = NothingAfter>
-  void dot(const Field<T, Rank>& a, const Field<T, Rank>& b, int slot, const Then& then_ = {}) {
-    sum_into("cg::dot", cg_detail::DotMap<T, Rank>{a.view(), b.view()}, slot, then_);
+  /// The dot product a . b of this rank's boxes into slot (then added over the ranks), then step.
+  template <class Step = cg_detail::NoStep>
+  void dot(const Field<T, Rank>& a, const Field<T, Rank>& b, int slot, const Step& step = {}) {
+    sum_into("cg::dot", cg_detail::DotMap<T, Rank>{a.view(), b.view()}, slot, step);
   }
 
   /// The updated residual keeps falling below what the precision can give (float32 CG "reaches"
@@ -303,11 +301,11 @@ class ConjugateGradient {
     using namespace cg_detail;
     apply(p_, ap_);
     for (int c = 0; c + 1 < N; ++c) dot(*p_[c], *ap_[c], kParts + c);
-    dot(*p_[N - 1], *ap_[N - 1], kParts + N - 1, Once<Alpha<N>>{{scalars_.data()}});
+    dot(*p_[N - 1], *ap_[N - 1], kParts + N - 1, Alpha<N>{scalars_.data()});
     for (int c = 0; c < N; ++c) {
       const UpdateXR<T, Rank> update{scalars_.data(), x[c]->view(), r_[c]->view(), p_[c]->view(), ap_[c]->view()};
       if (c + 1 < N) sum_into("cg::update_x_r", update, kParts + N + c);
-      else sum_into("cg::update_x_r", update, kParts + N + c, Once<Check<N>>{{scalars_.data()}});
+      else sum_into("cg::update_x_r", update, kParts + N + c, Check<N>{scalars_.data()});
     }
   }
 
@@ -316,7 +314,7 @@ class ConjugateGradient {
     if (pre) {
       precondition(r_, z_);
       for (int c = 0; c + 1 < N; ++c) dot(*r_[c], *z_[c], kParts + 2 * N + c);
-      dot(*r_[N - 1], *z_[N - 1], kParts + 3 * N - 1, Once<Beta<N>>{{scalars_.data(), pre}});
+      dot(*r_[N - 1], *z_[N - 1], kParts + 3 * N - 1, Beta<N>{scalars_.data(), pre});
     } else {
       for_each(ctx_, "cg::beta", Box<1>{{0}, {1}}, Beta<N>{scalars_.data(), pre});
     }

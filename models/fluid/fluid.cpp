@@ -27,7 +27,6 @@
 #include "core/halo.hpp"
 #include "core/reduce.hpp"
 #include "core/for_each_sum.hpp"
-#include "core/host_buffer.hpp"
 #include "core/reduce_async.hpp"
 #include "core/step_input.hpp"
 #include "io/config.hpp"
@@ -210,7 +209,6 @@ class FluidModel final : public Model {
     if (implicit_) phi_ = level.make_field();
     speeds_ = AsyncReduction<SpeedPair>(ctx_);
     speed_pass_ = ForEachReduce<SpeedPair, LargerSpeeds>(ctx_, LargerSpeeds{}, SpeedPair{0.0, 0.0});
-    speed_slot_ = Array<double, 1>(ctx_, Extents<1>{{2}}), speed_host_ = HostBuffer<double>(ctx_, 2);
     rhs_sum_ = AsyncReduction<double>(ctx_), rhs_sum_slot_ = Array<double, 1>(ctx_, Extents<1>{{1}});
     queue_speeds(u_, v_);  // sizes its scratch space now, not while a step is recorded
     ctx_.synchronize();
@@ -274,16 +272,14 @@ class FluidModel final : public Model {
         r = record(ctx_, [this, speeds] {
           projections_to_fuse_ = speeds ? (rk2_ ? 2 : 1) : 0;  // the last projection also reduces the speeds
           dt_.upload(), advance(dt_.value());
-          fused_speeds_[parity_][speeds] = speeds && projections_to_fuse_ == 0;
-          if (speeds && !fused_speeds_[parity_][speeds]) queue_speeds(rk2_ ? u2_ : u1_, rk2_ ? v2_ : v1_);
+          if (speeds && projections_to_fuse_ != 0) queue_speeds(rk2_ ? u2_ : u1_, rk2_ ? v2_ : v1_);
         });
       r.replay();
       speeds_queued_ = speeds;
-      speeds_fused_ = fused_speeds_[parity_][speeds];
     } else {
       dt_.upload();
       advance(dt);
-      speeds_queued_ = speeds_fused_ = false;
+      speeds_queued_ = false;
     }
     parity_ ^= 1;
     if (rk2_) std::swap(u_, u2_), std::swap(v_, v2_), std::swap(d_, d2_);
@@ -332,8 +328,7 @@ class FluidModel final : public Model {
 
   double next_dt(double cfl) override {
     adaptive_calls_ = true;
-    if (speeds_queued_ && speeds_fused_) ctx_.synchronize();
-    const SpeedPair s = speeds_queued_ ? (speeds_fused_ ? SpeedPair{speed_host_[0], speed_host_[1]} : speeds_.wait())
+    const SpeedPair s = speeds_queued_ ? speeds_.wait()
                                        : reduce(ctx_, "fluid::face_speeds", box(), FaceSpeeds<T>{u_.view(), v_.view()},
                                                 LargerSpeeds{}, SpeedPair{0.0, 0.0});
     const double um = std::max(comm_.max(s.u), u_max_hint_), vm = comm_.max(s.v);
@@ -498,14 +493,10 @@ class FluidModel final : public Model {
       fused->apply_staged();
       const Project<T, fft::StagedView<T>> k{u.view(), v.view(), s, links_, dt_.device(), 1 / hx_, 1 / hy_, p_.view()};
       const Box<2> faces{{0, 0}, {nx_ + 1, ny_ + 1}};
-      if (projections_to_fuse_ > 0 && --projections_to_fuse_ == 0) {  // the step's last: max |u|, |v| in the same pass
-        double* out = ctx_.is_cuda() ? speed_slot_.data() : speed_host_.data();
-        speed_pass_.queue("fluid::project_staged", faces, k, reinterpret_cast<SpeedPair*>(out));
-        if (ctx_.is_cuda() && !detail::copy_to_host_async<double, 1>(speed_slot_.view(), speed_host_.data(), ctx_.stream()))
-          throw Error("fluid: the maximum speeds could not be queued for the host");
-      } else {
+      if (projections_to_fuse_ > 0 && --projections_to_fuse_ == 0)  // the step's last: max |u|, |v| in the same pass
+        speeds_.queue_each(speed_pass_, "fluid::project_staged", faces, k);
+      else
         for_each(ctx_, "fluid::project_staged", faces, k);
-      }
       last_iterations_ = 0, last_residual_ = std::nan("");
       return;
     }
@@ -614,10 +605,6 @@ class FluidModel final : public Model {
   AsyncReduction<SpeedPair> speeds_;  // max |u|, |v| of the state a recorded step leaves
   ForEachReduce<SpeedPair, LargerSpeeds> speed_pass_;  // the same, fused into the step's last projection
   int projections_to_fuse_ = 0;       // projections left in the step being recorded before the one that reduces
-  Array<double, 1> speed_slot_;       // the fused pass's result (device), copied into speed_host_
-  HostBuffer<double> speed_host_;
-  bool fused_speeds_[2][2] = {};      // per recording (as recorded_): its last projection reduces the speeds
-  bool speeds_fused_ = false;         // the last step's speeds are in speed_host_ (else speeds_)
   AsyncReduction<double> rhs_sum_;     // the pressure right-hand side's sum, into rhs_sum_slot_ (device memory)
   Array<double, 1> rhs_sum_slot_;
   bool speeds_queued_ = false;        // speeds_ holds the current state's (else reduce afresh)
