@@ -4,6 +4,8 @@
 // Halo::exchange (median of repeats, the slowest rank) and reports the bytes each rank sends
 // per second (one direction), to compare with a link's bandwidth. SIMKIT_HALO=nccl selects
 // SIMKIT_HALO=nccl or =host picks the path for GPU fields (default: by face size).
+// On GPUs with NCCL it also times an NCCL all-reduce of large buffers and reports its bus
+// bandwidth (nccl-tests' busbw: bytes x 2(n-1)/n per second), the machine's reference.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -14,6 +16,10 @@
 #include "core/comm.hpp"
 #include "core/decomposition.hpp"
 #include "core/halo.hpp"
+#if SIMKIT_HAS_NCCL
+#include "core/array.hpp"
+#include "core/nccl_channel.hpp"
+#endif
 
 namespace {
 
@@ -41,6 +47,22 @@ bench::Row exchange_row(const Comm& comm, const Context& ctx, index_t cells, int
           {{"ms", seconds * 1e3}, {"MB_sent_per_rank", sent / 1e6}, {"GB/s_sent_per_rank", sent / seconds / 1e9}}};
 }
 
+#if SIMKIT_HAS_NCCL
+/// NCCL all-reduce (sum) of `bytes` of float32 on every rank: its bus bandwidth.
+bench::Row all_reduce_row(const Comm& comm, const Context& ctx, double bytes, int repeat) {
+  const auto count = static_cast<index_t>(bytes / sizeof(float));
+  Array<float, 1> buffer(ctx, Extents<1>{{count}});
+  buffer.fill(1.0f + float(comm.rank()));
+  auto channel = NcclChannel::get(comm, ctx);
+  const bench::Timing t =
+      bench::time_it(ctx, repeat, [&] { channel->all_reduce_sum(ctx, buffer.data(), std::size_t(count), false); });
+  const double seconds = comm.max(t.median), n = comm.size();
+  const double bus = bytes * 2 * (n - 1) / n / seconds;
+  return {"NCCL all-reduce float32, " + std::to_string(static_cast<long long>(bytes / 1e6)) + " MB per rank",
+          {{"ms", seconds * 1e3}, {"MB_per_rank", bytes / 1e6}, {"GB/s_bus", bus / 1e9}}};
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -67,6 +89,10 @@ int main(int argc, char** argv) {
     for (index_t n : cells2) rows.push_back(exchange_row<double, 2>(comm, ctx, n, repeat));
     for (index_t n : cells3) rows.push_back(exchange_row<float, 3>(comm, ctx, n, repeat));
     for (index_t n : cells3) rows.push_back(exchange_row<double, 3>(comm, ctx, n, repeat));
+#if SIMKIT_HAS_NCCL
+    if (ctx.is_cuda())
+      for (double mb : {64.0, 512.0}) rows.push_back(all_reduce_row(comm, ctx, mb * 1e6, repeat));
+#endif
     if (comm.rank() == 0)
       bench::report(std::string("bench_halo, ") + std::to_string(comm.size()) + " ranks",
                     ctx, opts.commit, rows, opts.json);

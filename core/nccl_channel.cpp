@@ -106,4 +106,14 @@ void NcclChannel::finish(const Context& ctx) {
   SIM_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(ctx.stream()), impl_->done, 0));
 }
 
+void NcclChannel::all_reduce_sum(const Context& ctx, void* data, std::size_t count, bool is_double) {
+  auto compute = static_cast<cudaStream_t>(ctx.stream());
+  SIM_CUDA_CHECK(cudaEventRecord(impl_->queued, compute));
+  SIM_CUDA_CHECK(cudaStreamWaitEvent(impl_->stream, impl_->queued, 0));
+  check_nccl(ncclAllReduce(data, data, count, is_double ? ncclDouble : ncclFloat, ncclSum, impl_->comm, impl_->stream),
+             "ncclAllReduce");
+  SIM_CUDA_CHECK(cudaEventRecord(impl_->done, impl_->stream));
+  SIM_CUDA_CHECK(cudaStreamWaitEvent(compute, impl_->done, 0));
+}
+
 }  // namespace sim

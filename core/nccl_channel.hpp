@@ -32,6 +32,9 @@ class NcclChannel {
              bool is_double);
   /// Makes ctx's stream wait for the transfers of the last start().
   void finish(const Context& ctx);
+  /// Sums count elements of a device buffer over all ranks, in place, after the work queued
+  /// on ctx's stream; ctx's stream waits for the result (the bus bandwidth's reference).
+  void all_reduce_sum(const Context& ctx, void* data, std::size_t count, bool is_double);
 
   struct Impl;
 

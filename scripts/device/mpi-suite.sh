@@ -109,12 +109,15 @@ PY
       for prec in ${precs-float64 float32}; do  # strong scaling (FLUID_SCALING=0: none): the 4096^2 cavity on 1, 2 and N GPUs
         tol=1e-8; [ $prec = float32 ] && tol=1e-4
         nps="1 2"; [ "$n" -gt 2 ] && nps="$nps $n"
-        for np in $nps; do
+        # mg_cg on every count (the transform solver runs on one rank only), and auto on one GPU
+        for run in "1 auto" $(for np in $nps; do echo "$np mg_cg"; done | tr ' ' :); do
+          read -r np solver <<<"${run/:/ }"
+          tag=${prec}_${solver}_np$np
           mpi "$np" "$sim" configs/cavity_re1000.toml --backend cuda --output "$w/scratch" grid.cells=[4096,4096] \
             run.precision=\"$prec\" run.end_time=0.005 output.every=0 model.pressure_tol=$tol \
-            --stats "$out/fluid4096_${prec}_np$np.json" > "$out/fluid4096_${prec}_np$np.log" 2>&1
-          echo "fluid 4096^2 $prec np$np: $(grep -o '"ms_per_step": [0-9.]*' "$out/fluid4096_${prec}_np$np.json")," \
-               "last step's $(grep -o 'pressure_iterations *[0-9]*' "$out/fluid4096_${prec}_np$np.log" | tr -s ' ')"
+            model.pressure_solver=\"$solver\" --stats "$out/fluid4096_$tag.json" > "$out/fluid4096_$tag.log" 2>&1
+          echo "fluid 4096^2 $prec $solver np$np: $(grep -o '"ms_per_step": [0-9.]*' "$out/fluid4096_$tag.json")," \
+               "last step's $(grep -o 'pressure_iterations *[0-9]*' "$out/fluid4096_$tag.log" | tr -s ' ')"
         done
       done
       rm -rf "$w"/*/*.h5 ;;
