@@ -27,7 +27,15 @@ inline void relax() {
 #endif
 }
 
-/// How long a worker polls for the next pass before it sleeps.
+/// A pause, and every 64th time a yield (a thread we wait for may share this core).
+inline void pause_or_yield(int k) {
+  if (k % 64 == 0) std::this_thread::yield();
+  else relax();
+}
+
+/// How long a worker polls for the next pass before it sleeps. It yields every 64 polls: on a
+/// busy machine the scheduler may put it on the caller's core, where plain spinning took the
+/// caller's time (2 threads, load 4.4: 0.29 ms a 128^2 float32 fluid step against 0.19 alone).
 constexpr auto spin_time = std::chrono::microseconds(100);
 
 thread_local bool in_worker = false;
@@ -51,9 +59,9 @@ class Pool {
     index_t mine = 0;
     for (index_t c; (c = next_.fetch_add(1, std::memory_order_relaxed)) < chunks;) fn(arg, c), ++mine;
     // only chunks that a worker has claimed and is running remain
-    while (done_.load(std::memory_order_acquire) + mine < chunks) relax();
+    for (int k = 1; done_.load(std::memory_order_acquire) + mine < chunks; ++k) pause_or_yield(k);
     seq_.store(s + 1, std::memory_order_seq_cst);  // retired
-    while (active_.load(std::memory_order_seq_cst) != 0) relax();
+    for (int k = 1; active_.load(std::memory_order_seq_cst) != 0; ++k) pause_or_yield(k);
     return true;
   }
 
@@ -97,8 +105,12 @@ class Pool {
     for (int k = 0;; ++k) {
       const std::uint64_t s = seq_.load(std::memory_order_acquire);
       if (s != seen) return s;
-      relax();
-      if (k % 64 == 63 && std::chrono::steady_clock::now() > until) break;
+      if (k % 64 == 63) {
+        if (std::chrono::steady_clock::now() > until) break;
+        std::this_thread::yield();  // a caller sharing this core runs first
+      } else {
+        relax();
+      }
     }
     std::unique_lock<std::mutex> lock(sleep_mutex_);
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
