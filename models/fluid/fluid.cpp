@@ -489,8 +489,9 @@ class FluidModel final : public Model {
   void project(Field<T, 2>& u, Field<T, 2>& v) {
     if (const fft::SpectralMultiplier<T>* fused = fused_solver()) {  // gather and scatter inside our own kernels
       const fft::StagedView<T> s = fused->staged();
-      for_each(ctx_, "fluid::pressure_rhs_staged", box(),
-               PressureRhs<T>{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), dt_.device(), s});
+      const PressureRhs<T> rhs{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), dt_.device(), s};
+      if (!ctx_.is_cuda() && PressureRhsRows<T>::applies(rhs)) cpu::for_each(box(), PressureRhsRows<T>{rhs});  // (rows vectorised)
+      else for_each(ctx_, "fluid::pressure_rhs_staged", box(), rhs);
       fused->apply_staged();
       const Project<T, fft::StagedView<T>> k{u.view(), v.view(), s, links_, dt_.device(), 1 / hx_, 1 / hy_, p_.view()};
       const Box<2> faces{{0, 0}, {nx_ + 1, ny_ + 1}};

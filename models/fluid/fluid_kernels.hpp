@@ -305,6 +305,31 @@ struct PressureRhs {
   }
 };
 
+/// The cpu backend's form of PressureRhs without per-face links (no solid cells): whole rows,
+/// the row's values vectorised into b, then copied into the staged buffer's (permuted) row.
+/// PressureRhs's expression: the same bits. Not used on GPUs.
+template <class T>
+struct PressureRhsRows {
+  PressureRhs<T> k;
+  static bool applies(const PressureRhs<T>& k) {
+    return !k.links.has_links && k.u.stride[1] == 1 && k.v.stride[1] == 1 && k.b.stride[1] == 1;
+  }
+  SIM_INLINE void operator()(index_t i, index_t j) const { k(i, j); }
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
+  __attribute__((flatten))
+#endif
+  void row(index_t i, index_t j0, index_t j1) const {
+    View<const T, 2> u = k.u, v = k.v;
+    View<T, 2> b = k.b;
+    u.stride[1] = v.stride[1] = b.stride[1] = 1;
+    const T inv_dt = T(1 / *k.dt), inv_hx = k.inv_hx, inv_hy = k.inv_hy;
+#pragma omp simd
+    for (index_t j = j0; j < j1; ++j) b(i, j) = -inv_dt * ((u(i + 1, j) - u(i, j)) * inv_hx + (v(i, j + 1) - v(i, j)) * inv_hy);
+    if (!k.staged.data) return;
+    for (index_t j = j0; j < j1; ++j) k.staged(i, j) = b(i, j);
+  }
+};
+
 /// Divergence of the face velocities at cell centres (0 in solid cells).
 template <class T>
 struct Divergence {

@@ -3,7 +3,8 @@
 // double, with and without a base state (Heun's second stage), with closed and open sides, on
 // boxes whose rows are longer and shorter than a vector; the staged projection (ProjectRows)
 // gives Project's bits on the faces, the stored pressure and the fused maximum speeds, on the
-// Makhoul-ordered buffer and on a natural one.
+// Makhoul-ordered buffer and on a natural one; the pressure right-hand side (PressureRhsRows)
+// gives PressureRhs's bits in the field and in the staged buffer.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -19,6 +20,8 @@ using sim::fluid::MomentumRows;
 using sim::fluid::MomentumStage;
 using sim::fluid::Project;
 using sim::fluid::ProjectRows;
+using sim::fluid::PressureRhs;
+using sim::fluid::PressureRhsRows;
 using sim::fluid::SpeedPair;
 
 namespace {
@@ -120,4 +123,43 @@ TEST(ProjectRows, SameBitsAsThePointForm) {
       project_rows_match_points<float>(6, 3, permuted, fused);
       project_rows_match_points<double>(130, 128, permuted, fused);
     }
+}
+
+namespace {
+
+template <class T>
+void rhs_rows_match_points(index_t nx, index_t ny, bool permuted) {
+  const Context ctx = Context::create("cpu");
+  const double len[2] = {1.0, 1.5};
+  const Grid<2> g = Grid<2>::uniform(extents(nx, ny), len);
+  Field<T, 2> u(ctx, g), v(ctx, g), ba(ctx, g), bb(ctx, g);
+  fill_uniform(u.storage(), T(-1), T(1));
+  fill_uniform(v.storage(), T(-1), T(1));
+  ba.storage().fill(T(5)), bb.storage().fill(T(5));
+  Array<T, 2> sa(ctx, extents(nx, ny)), sb(ctx, extents(nx, ny));
+  sa.fill(T(6)), sb.fill(T(6));
+  solvers::PoissonStencil<T> links;
+  links.nx = nx, links.ny = ny;
+  const double dt = 0.3;
+  const PressureRhs<T> ka{u.view(), v.view(), ba.view(), links, T(nx), T(ny / 1.5), &dt, fft::StagedView<T>{sa.data(), nx, ny, permuted}};
+  PressureRhs<T> kb = ka;
+  kb.b = bb.view(), kb.staged.data = sb.data();
+  ASSERT_TRUE(PressureRhsRows<T>::applies(kb));
+  const Box<2> box{{0, 0}, {nx, ny}};
+  cpu::for_each(box, [&](index_t i, index_t j) { ka(i, j); });
+  cpu::for_each(box, PressureRhsRows<T>{kb});
+  const std::vector<T> x = host(ba), y = host(bb), p = sa.to_host(), q = sb.to_host();
+  EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size() * sizeof(T)), 0) << "b differs";
+  EXPECT_EQ(std::memcmp(p.data(), q.data(), p.size() * sizeof(T)), 0) << "the staged buffer differs";
+}
+
+}  // namespace
+
+TEST(PressureRhsRows, SameBitsAsThePointForm) {
+  for (bool permuted : {true, false}) {
+    rhs_rows_match_points<float>(37, 29, permuted);
+    rhs_rows_match_points<double>(37, 29, permuted);
+    rhs_rows_match_points<float>(4, 3, permuted);
+    rhs_rows_match_points<double>(128, 130, permuted);
+  }
 }
