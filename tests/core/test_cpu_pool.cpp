@@ -111,11 +111,11 @@ TEST(CpuPool, FreeWorkersTakeChunks) {
   Threads t(2);
   const index_t before = cpu::testing::chunks_run_by_workers();
   std::atomic<int> ran{0};
-  cpu::parallel_chunks(8, [&](index_t) {  // 40 ms of chunks: time for a worker to join
+  cpu::parallel_chunks(20, [&](index_t) {  // 100 ms of chunks: time for a worker to join, even on a busy machine
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     ++ran;
   });
-  EXPECT_EQ(ran.load(), 8);
+  EXPECT_EQ(ran.load(), 20);
   EXPECT_GT(cpu::testing::chunks_run_by_workers(), before);
 }
 
