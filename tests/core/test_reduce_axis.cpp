@@ -392,7 +392,8 @@ void check_axis_sums(const Context& ctx) {
       for (const Part& p : parts) {
         View<const T, 2> v = M.view();
         v.ptr += p.i0 * c + p.j0, v.shape.n[0] = p.rows, v.shape.n[1] = p.cols, v.stride[1] = p.step;
-        auto at = [&](index_t i, index_t j) { return h[(p.i0 + i) * c + p.j0 + j * p.step]; };
+        const index_t cols = c;  // (a lambda may not capture a structured binding in C++17)
+        auto at = [&](index_t i, index_t j) { return h[(p.i0 + i) * cols + p.j0 + j * p.step]; };
         const std::string where = std::to_string(r) + "x" + std::to_string(c) + " part " + std::to_string(p.rows) + "x" +
                                   std::to_string(p.cols) + "/" + std::to_string(p.step) + " isa " + std::to_string(int(isa));
         auto s0 = sim::sum(ctx, v, 0).to_host();
