@@ -435,6 +435,10 @@ class FluidModel final : public Model {
   /// with_dye = false leaves d's shared ghosts alone (d a stand-in, as in the viscous solve).
   void fill_ghosts(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& d, bool predict, const BoundarySpec<T>& b,
                    bool with_dye = true) {
+    if (!comm_.parallel() && nx_ >= 2 && ny_ >= 2) {  // one launch: the x-rules read the y-rules' values
+      for_each(ctx_, "fluid::fill_sides", Box<1>{{0}, {nx_ + ny_ + 2}}, FillSides<T>{b, u.view(), v.view(), d.view(), predict});
+      return;
+    }
     for_each(ctx_, "fluid::fill_y_sides", Box<1>{{0}, {nx_}}, FillYSides<T>{b, u.view(), v.view(), d.view()});
     if (outflow_ && comm_.parallel()) exchange_dimension(v, 1);  // the outflow rule reads v one row up
     for_each(ctx_, "fluid::fill_x_sides", Box<1>{{-1}, {ny_ + 1}}, FillXSides<T>{b, u.view(), v.view(), d.view(), predict});
