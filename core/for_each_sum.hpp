@@ -13,9 +13,11 @@
 // Recordable (graph.hpp): its scratch is allocated once, at construction.
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/context.hpp"
+#include "core/cpu/for_each.hpp"
 #include "core/dispatch.hpp"
 #include "core/types.hpp"
 #include "core/array.hpp"
@@ -118,6 +120,13 @@ __global__ void __launch_bounds__(sum_threads) for_each_reduce_kernel(Box<Rank> 
 
 inline namespace SIM_TU_NS {
 
+/// A 2D function with a member row(i, j0, j1, op, init) returning op(...op(op(init, f(i, j0)),
+/// f(i, j0 + 1))..., f(i, j1 - 1)) gets whole rows on the cpu backend (see cpu::has_rows).
+template <class F, int Rank, class = void>
+struct has_reduce_rows : std::false_type {};
+template <class F>
+struct has_reduce_rows<F, 2, std::void_t<typename F::cpu_reduce_rows>> : std::true_type {};
+
 /// A pass whose function's values are reduced with Op into memory kernels read (see above).
 template <class Acc, class Op>
 class ForEachReduce {
@@ -160,12 +169,17 @@ class ForEachReduce {
     Acc* results = row_results_.data();
     const Op op = op_;
     const Acc init = init_;
-#pragma omp parallel for schedule(static) if (box.size() > (1 << 14))
-    for (index_t r = 0; r < rows; ++r) {
-      Acc a = init;
-      for (index_t c = 0; c < n_last; ++c) a = op(a, call_at_row(box, r, c, f));
-      results[r] = a;
-    }
+    cpu::for_row_chunks(rows, box.size(), [&](index_t r0, index_t r1) {  // on the pool's threads
+      for (index_t r = r0; r < r1; ++r) {
+        if constexpr (has_reduce_rows<F, Rank>::value) {  // the function takes whole rows (cpu only)
+          results[r] = f.row(box.lo[0] + r, box.lo[1], box.hi[1], op, init);
+        } else {
+          Acc a = init;
+          for (index_t c = 0; c < n_last; ++c) a = op(a, call_at_row(box, r, c, f));
+          results[r] = a;
+        }
+      }
+    });
     Acc total = init_;
     for (const Acc& x : row_results_) total = op_(total, x);
     *out = total;

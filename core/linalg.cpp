@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu/pool.hpp"
 #include "core/linalg_kernels.hpp"
 #include "core/transpose.hpp"
 #if SIMKIT_HAS_CUDA
@@ -323,9 +324,12 @@ void matvec_rows_cpu(index_t m, index_t n, T alpha, const T* a, index_t lda, con
                      index_t incy) {
   constexpr index_t rows = 16;  // rows a task
   const index_t tasks = (m + rows - 1) / rows;
-#pragma omp parallel for schedule(static) if (m * n > (1 << 16))
-  for (index_t t = 0; t < tasks; ++t)
-    matvec_rows_range(t * rows, std::min(m, (t + 1) * rows), n, alpha, a, lda, x, incx, beta, y, incy);
+  auto run = [&](index_t t) { matvec_rows_range(t * rows, std::min(m, (t + 1) * rows), n, alpha, a, lda, x, incx, beta, y, incy); };
+  if (m * n <= (1 << 16)) {
+    for (index_t t = 0; t < tasks; ++t) run(t);
+    return;
+  }
+  cpu::parallel_chunks(tasks, run);  // the pool's threads (core/cpu/pool.hpp): no wait for a descheduled one
 }
 
 template <class T>

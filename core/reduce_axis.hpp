@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "core/cpu/reduce_axis.hpp"
+#include "core/cpu/reduce_kernels.hpp"
 #include "core/expr.hpp"
 #if SIM_TU_HAS_CUDA
 #include "core/cuda/reduce_axis.cuh"
@@ -213,6 +214,18 @@ struct ArgIndex {
   SIM_INLINE std::int64_t operator()(const ArgAcc<T>& a, index_t, index_t, index_t) const { return a.idx; }
 };
 
+/// A float or double matrix (an array or a view), read by the cpu backend's compiled loops
+/// (core/cpu/reduce_kernels.hpp) when its rows are contiguous.
+template <class E>
+constexpr bool is_host_loop_matrix = false;
+template <class T>
+constexpr bool is_host_loop_matrix<Leaf<T, 2>> = std::is_same<T, float>::value || std::is_same<T, double>::value;
+/// A float or double array of any rank (argmin / argmax when contiguous).
+template <class E>
+constexpr bool is_host_loop_array = false;
+template <class T, int R>
+constexpr bool is_host_loop_array<Leaf<T, R>> = std::is_same<T, float>::value || std::is_same<T, double>::value;
+
 /// Runs one reduction along an axis of e into a new array of rank Rank - 1.
 template <class Out, class Acc, class E, class MakeMap, class Op, class Fin>
 Array<Out, E::rank - 1> along(const Context* ctx, const char* name, const E& e, int axis, MakeMap make_map, const Op& op,
@@ -252,6 +265,14 @@ Array<Out, E::rank - 1> along(const Context* ctx, const char* name, const E& e, 
     throw detail::not_compiled_for_cuda(name);
 #endif
   } else {
+    if constexpr (is_host_loop_matrix<E> && std::is_same<Op, ops::Plus>::value && std::is_same<Out, typename E::value_type>::value &&
+                  std::is_same<Fin, AxisCast<Out>>::value && std::is_same<decltype(map), const AxisValue<double, AxisAt<E>>>::value) {
+      if (e.v.stride[1] == 1) {  // sum(M, 0) or sum(M, 1) of rows in memory: the compiled loops
+        if (at.axis == 0) cpu::column_sums(e.v.ptr, s.len, s.inner, e.v.stride[0], out.data());
+        else cpu::row_sums(e.v.ptr, s.outer, s.len, e.v.stride[0], out.data());
+        return out;
+      }
+    }
     if constexpr (Rank == 2) {
       if (at.axis == 0) {  // a matrix's columns: rows streamed through a branch-free map
         const auto rows = make_map(AxisRows<E>{e});
@@ -365,8 +386,10 @@ std::int64_t whole_arg(const E& e, const Context* ctx, const char* name) {
   using T = typename E::value_type;
   auto [c, shape] = operands_of(e, ctx, name);
   if (shape.size() == 0) throw ShapeError(std::string(name) + ": the array is empty, so there is no extreme");
-  if (!c->is_cuda() && e.contiguous())  // host memory: plain vectorisable loops
+  if (!c->is_cuda() && e.contiguous()) {  // host memory: plain vectorisable loops
+    if constexpr (is_host_loop_array<E>) return cpu::first_extreme(e.v.ptr, shape.size(), Max);  // compiled per ISA
     return cpu::arg_extreme<Max, T>(shape.size(), [&](index_t t) { return static_cast<T>(e.flat(t)); });
+  }
   ArgAcc<T> r;
 #if SIM_TU_HAS_CUDA
   if (c->is_cuda() && e.contiguous()) {

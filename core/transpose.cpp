@@ -30,12 +30,14 @@ void transpose(const Context& ctx, View<const T, 2> src, View<T, 2> dst) {
   // 64 x 64 blocks: the block's source rows and destination rows both stay in cache.
   constexpr index_t b = 64;
   const index_t n0 = src.shape.n[0], n1 = src.shape.n[1], bi = (n0 + b - 1) / b, bj = (n1 + b - 1) / b;
-#pragma omp parallel for schedule(static) if (src.size() > cpu::parallel_threshold)
-  for (index_t t = 0; t < bi * bj; ++t) {
+  auto block = [&](index_t t) {
     const index_t i0 = (t / bj) * b, j0 = (t % bj) * b, i1 = std::min(n0, i0 + b), j1 = std::min(n1, j0 + b);
     for (index_t j = j0; j < j1; ++j)
       for (index_t i = i0; i < i1; ++i) dst(j, i) = src(i, j);
-  }
+  };
+  if (src.size() > cpu::parallel_threshold) cpu::parallel_chunks(bi * bj, block);  // the pool's threads
+  else
+    for (index_t t = 0; t < bi * bj; ++t) block(t);
 }
 
 template <class T>

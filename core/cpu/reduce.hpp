@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/cpu/pool.hpp"
 #include "core/types.hpp"
 
 namespace sim::cpu {
@@ -72,11 +73,11 @@ Acc reduce(const Box<Rank>& box, const Map& map, const Op& op, Acc init) {
   if (n == 0) return init;
   const index_t chunks = (n + reduce_chunk - 1) / reduce_chunk;
   std::vector<Acc> partial(static_cast<std::size_t>(chunks), init);
-#pragma omp parallel for schedule(static) if (chunks > 1)
-  for (index_t c = 0; c < chunks; ++c) {
+  Acc* out = partial.data();
+  parallel_chunks(chunks, [&](index_t c) {  // on the pool's threads (pool.hpp)
     const index_t t0 = c * reduce_chunk;
-    partial[static_cast<std::size_t>(c)] = reduce_span(box, t0, std::min(reduce_chunk, n - t0), map, op, init);
-  }
+    out[c] = reduce_span(box, t0, std::min(reduce_chunk, n - t0), map, op, init);
+  });
   Acc result = init;
   for (const Acc& p : partial) result = op(result, p);
   return result;

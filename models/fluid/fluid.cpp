@@ -467,7 +467,8 @@ class FluidModel final : public Model {
                        T(c.w_dye), dt_.device(), c.f_adv, c.f_visc, c.f_p, c.f_carry,
                        bc_.side[1] == Side::outflow ? c.f_theta : 0.0, nu_, carry, nx_, ny_, has_dye_};
     if (carry || c.f_p != 0) solver_->level().exchange(p_);
-    for_each(ctx_, "fluid::momentum", box(), k);
+    if (!ctx_.is_cuda() && MomentumRows<T>::applies(k)) cpu::for_each(box(), MomentumRows<T>{k});  // (rows vectorised)
+    else for_each(ctx_, "fluid::momentum", box(), k);
     fill_ghosts(uo, vo, dout, true);
   }
 
@@ -492,15 +493,19 @@ class FluidModel final : public Model {
   void project(Field<T, 2>& u, Field<T, 2>& v) {
     if (const fft::SpectralMultiplier<T>* fused = fused_solver()) {  // gather and scatter inside our own kernels
       const fft::StagedView<T> s = fused->staged();
-      for_each(ctx_, "fluid::pressure_rhs_staged", box(),
-               PressureRhs<T>{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), dt_.device(), s});
+      const PressureRhs<T> rhs{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), dt_.device(), s};
+      if (!ctx_.is_cuda() && PressureRhsRows<T>::applies(rhs)) cpu::for_each(box(), PressureRhsRows<T>{rhs});  // (rows vectorised)
+      else for_each(ctx_, "fluid::pressure_rhs_staged", box(), rhs);
       fused->apply_staged();
       const Project<T, fft::StagedView<T>> k{u.view(), v.view(), s, links_, dt_.device(), 1 / hx_, 1 / hy_, p_.view()};
       const Box<2> faces{{0, 0}, {nx_ + 1, ny_ + 1}};
-      if (projections_to_fuse_ > 0 && --projections_to_fuse_ == 0)  // the step's last: max |u|, |v| in the same pass
-        speeds_.queue_each(speed_pass_, "fluid::project_staged", faces, k);
-      else
-        for_each(ctx_, "fluid::project_staged", faces, k);
+      const bool fuse = projections_to_fuse_ > 0 && --projections_to_fuse_ == 0;  // the step's last: max |u|, |v| in the same pass
+      auto run = [&](const auto& f) {
+        if (fuse) speeds_.queue_each(speed_pass_, "fluid::project_staged", faces, f);
+        else for_each(ctx_, "fluid::project_staged", faces, f);
+      };
+      if (!ctx_.is_cuda() && ProjectRows<T>::applies(k)) run(ProjectRows<T>{k});  // (rows vectorised)
+      else run(k);
       last_iterations_ = 0, last_residual_ = std::nan("");
       return;
     }

@@ -5,6 +5,10 @@
 // layer. p and the dye live at cell centres. On several ranks each holds a box of cells; a
 // side shared with another rank (Side::internal) is left to the ghost exchange, and the
 // high faces u(nx, j), v(i, ny) of such a side are the neighbour's low faces.
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
 #include "core/grid.hpp"
 #include "core/spectral.hpp"
 #include "solvers/poisson.hpp"
@@ -244,6 +248,55 @@ struct MomentumStage {
   }
 };
 
+/// The cpu backend's form of a MomentumStage without carry, pressure gradient, outflow term,
+/// per-face links (obstacles) or dye (the explicit schemes' stages on a rectangle): whole rows
+/// (core/cpu/for_each.hpp), the link and weight choices made once a row, the unit stride along
+/// j known to the compiler (a local copy of the views), so that g++ vectorises the row's
+/// cells. Each face's value is MomentumStage's own expression (its helpers, the same order of
+/// operations, the zero pressure term kept): the same bits. Not used on GPUs.
+template <class T>
+struct MomentumRows {
+  MomentumStage<T> k;
+  /// True when k is such a stage on unit-stride rows.
+  static bool applies(const MomentumStage<T>& k) {
+    return !k.carry && k.f_p == 0 && !(k.f_outflow * k.nu_d != 0) && !k.links.has_links && !k.dye && k.u.stride[1] == 1 &&
+           k.v.stride[1] == 1 && k.u0.stride[1] == 1 && k.v0.stride[1] == 1 && k.uo.stride[1] == 1 && k.vo.stride[1] == 1;
+  }
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
+  __attribute__((flatten))
+#endif
+  void row(index_t i, index_t j0, index_t j1) const {
+    MomentumStage<T> s = k;
+    s.u.stride[1] = s.v.stride[1] = s.u0.stride[1] = s.v0.stride[1] = s.uo.stride[1] = s.vo.stride[1] = 1;
+    const double step = *s.dt;
+    const T c_adv = T(s.f_adv * step), c_visc = T(s.f_visc * step), c_p = T(s.f_p * step), grad = T(0);
+    const T w = s.w, a = s.a, nu = s.nu, lx = s.links.link_x(i, 0);
+    const T ly_lo = s.links.side_c[2];  // (rows run over j < ny: the high side's link is not read)
+    auto cells = [&](auto with_base) {
+      constexpr bool base = decltype(with_base)::value;
+      if (lx == T(0)) {
+        for (index_t j = j0; j < j1; ++j) s.uo(i, j) = T(0);
+      } else {
+#pragma omp simd
+        for (index_t j = j0; j < j1; ++j) {
+          const T adv = s.adv_u(i, j), visc = nu * s.lap(s.u, i, j), c = s.u(i, j);
+          s.uo(i, j) = (base ? w * s.u0(i, j) : T(0)) + a * c - c_adv * adv + c_visc * visc - c_p * grad;
+        }
+      }
+      auto v_face = [&](index_t j) {
+        const T adv = s.adv_v(i, j), visc = nu * s.lap(s.v, i, j), c = s.v(i, j);
+        return (base ? w * s.v0(i, j) : T(0)) + a * c - c_adv * adv + c_visc * visc - c_p * grad;
+      };
+      index_t j = j0;
+      if (j == 0 && j < j1) s.vo(i, 0) = ly_lo == T(0) ? T(0) : v_face(0), ++j;  // links.link_y(i, 0)
+#pragma omp simd
+      for (index_t jj = j; jj < j1; ++jj) s.vo(i, jj) = v_face(jj);  // link 1 for 0 < j < ny
+    };
+    if (w != T(0)) cells(std::true_type{});
+    else cells(std::false_type{});
+  }
+};
+
 /// The implicit viscous operator on face velocities, out = p - s lap(p) on open faces and
 /// out = p on closed ones (fixed values: walls, inflow, obstacles). With p's ghosts filled by
 /// the homogeneous boundary rules it is symmetric positive definite on the open faces.
@@ -297,6 +350,31 @@ struct PressureRhs {
     const T value = links.solid(i, j) ? T(0) : -inv_dt * ((u(i + 1, j) - u(i, j)) * inv_hx + (v(i, j + 1) - v(i, j)) * inv_hy);
     b(i, j) = value;
     if (staged.data) staged(i, j) = value;
+  }
+};
+
+/// The cpu backend's form of PressureRhs without per-face links (no solid cells): whole rows,
+/// the row's values vectorised into b, then copied into the staged buffer's (permuted) row.
+/// PressureRhs's expression: the same bits. Not used on GPUs.
+template <class T>
+struct PressureRhsRows {
+  PressureRhs<T> k;
+  static bool applies(const PressureRhs<T>& k) {
+    return !k.links.has_links && k.u.stride[1] == 1 && k.v.stride[1] == 1 && k.b.stride[1] == 1;
+  }
+  SIM_INLINE void operator()(index_t i, index_t j) const { k(i, j); }
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
+  __attribute__((flatten))
+#endif
+  void row(index_t i, index_t j0, index_t j1) const {
+    View<const T, 2> u = k.u, v = k.v;
+    View<T, 2> b = k.b;
+    u.stride[1] = v.stride[1] = b.stride[1] = 1;
+    const T inv_dt = T(1 / *k.dt), inv_hx = k.inv_hx, inv_hy = k.inv_hy;
+#pragma omp simd
+    for (index_t j = j0; j < j1; ++j) b(i, j) = -inv_dt * ((u(i + 1, j) - u(i, j)) * inv_hx + (v(i, j + 1) - v(i, j)) * inv_hy);
+    if (!k.staged.data) return;
+    for (index_t j = j0; j < j1; ++j) k.staged(i, j) = b(i, j);
   }
 };
 
@@ -360,6 +438,79 @@ struct Project {
     }
     if (i >= links.nx || j >= links.ny) return {0.0, 0.0};
     return FaceSpeeds<T>{u, v}(i, j);
+  }
+};
+
+/// The cpu backend's form of the fused transform solve's projection (Project on the staged,
+/// Makhoul-ordered pressure) on a rectangle without per-face links, periodic or shared sides:
+/// whole rows, each pressure row put in natural order once (instead of two permuted reads a
+/// face), the faces' updates vectorised, then the row's speeds reduced in Project's order.
+/// Each face's value is Project's own expression: the same bits. Not used on GPUs (operator()
+/// is Project's, for the instantiation a cuda build makes).
+template <class T>
+struct ProjectRows {
+  Project<T, fft::StagedView<T>> k;
+  using cpu_reduce_rows = void;  ///< row(i, j0, j1, op, init) reduces (core/for_each_sum.hpp)
+
+  static bool applies(const Project<T, fft::StagedView<T>>& k) {
+    const solvers::PoissonStencil<T>& l = k.links;
+    return !l.has_links && !l.periodic_x && !l.periodic_y && !l.halo_x[0] && !l.halo_x[1] && !l.halo_y[0] && !l.halo_y[1] &&
+           k.u.stride[1] == 1 && k.v.stride[1] == 1 && (!k.store.ptr || k.store.stride[1] == 1);
+  }
+  SIM_INLINE SpeedPair operator()(index_t i, index_t j) const { return k(i, j); }
+  /// The row's faces (j in [j0, j1) of the faces box [0, nx] x [0, ny]).
+  void row(index_t i, index_t j0, index_t j1) const { update(i, j0, j1); }
+  /// The same, and the row's speeds reduced with op from init, in the order of j.
+  template <class Op>
+  SpeedPair row(index_t i, index_t j0, index_t j1, const Op& op, SpeedPair init) const {
+    update(i, j0, j1);
+    const index_t nx = k.links.nx, ny = k.links.ny;
+    SpeedPair a = init;
+    for (index_t j = j0; j < j1; ++j) a = op(a, i < nx && j < ny ? FaceSpeeds<T>{k.u, k.v}(i, j) : SpeedPair{0.0, 0.0});
+    return a;
+  }
+
+ private:
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
+  __attribute__((flatten))
+#endif
+  void update(index_t i, index_t j0, index_t j1) const {
+    const index_t nx = k.links.nx, ny = k.links.ny;
+    static thread_local std::vector<T> rows;  // p(i, .) and p(i - 1, .) in natural order, 0 outside the cells
+    if (rows.size() < std::size_t(2 * (ny + 1))) rows.assign(std::size_t(2 * (ny + 1)), T(0));
+    T* pc = rows.data();
+    T* pl = pc + (ny + 1);
+    auto natural = [&](index_t r, T* out) {  // links.at(p, r, j) for j in [0, ny]
+      if (r < 0 || r >= nx) {
+        for (index_t j = 0; j <= ny; ++j) out[j] = T(0);
+        return;
+      }
+      const T* src = k.p.data + fft::StagedView<T>::position(r, k.p.n1, k.p.permuted) * k.p.n2;
+      for (index_t j = 0; j < ny; ++j) out[j] = src[fft::StagedView<T>::position(j, k.p.n2, k.p.permuted)];
+      out[ny] = T(0);
+    };
+    natural(i, pc);
+    natural(i - 1, pl);
+    View<T, 2> u = k.u, v = k.v, store = k.store;
+    u.stride[1] = v.stride[1] = store.stride[1] = 1;
+    const index_t jc = std::min(j1, ny);  // faces of cells (j < ny)
+    if (store.ptr && i < nx)
+#pragma omp simd
+      for (index_t j = j0; j < jc; ++j) store(i, j) = pc[j];
+    const T dt_hx = T(*k.dt * k.inv_hx), dt_hy = T(*k.dt * k.inv_hy);
+    if (const T c = k.links.link_x(i, 0); c != T(0))
+#pragma omp simd
+      for (index_t j = j0; j < jc; ++j) u(i, j) -= dt_hx * c * (pc[j] - pl[j]);
+    if (i >= nx) return;
+    auto v_face = [&](index_t j, T c) {
+      if (c != T(0)) v(i, j) -= dt_hy * c * (pc[j] - (j > 0 ? pc[j - 1] : T(0)));
+    };
+    index_t j = j0;
+    if (j == 0 && j < j1) v_face(0, k.links.side_c[2]), ++j;
+    const index_t je = std::min(j1, ny);
+#pragma omp simd
+    for (index_t jj = j; jj < je; ++jj) v(i, jj) -= dt_hy * T(1) * (pc[jj] - pc[jj - 1]);  // link 1 for 0 < j < ny
+    if (j1 > ny && ny >= j) v_face(ny, k.links.side_c[3]);
   }
 };
 

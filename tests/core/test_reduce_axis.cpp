@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/cpu/reduce_kernels.hpp"
 #include "core/expr.hpp"
 #include "core/slicing.hpp"
 #include "tests/support/backends.hpp"
@@ -323,4 +324,144 @@ TYPED_TEST(ReduceAxisTest, ArgmaxAndMomentsOverLongRangesAndTheirTails) {
   auto [mu, sd] = mean_std(d);
   EXPECT_NEAR(mu, m, 1e-10);
   EXPECT_NEAR(sd, std::sqrt(v / double(n)), 1e-10);
+}
+
+// The cpu backend's compiled loops (core/cpu/reduce_kernels.cpp) for sum(M, 0), sum(M, 1),
+// argmax and argmin of float and double arrays, in each of their versions (AVX-512, AVX2,
+// baseline, as far as the processor has them), against host loops in the documented order:
+// on the cpu the same bits (a column in row order in double; a row in 8 lanes, j % 8, combined
+// as a tree), on a GPU within rounding. Odd shapes, size 0 and 1, views with a row stride, a
+// view with a column stride (the generic path), NaN and infinities, ties, and inputs large
+// enough to be split between threads.
+namespace {
+template <class T>
+std::vector<T> spread(index_t n, double seed) {  // signs and magnitudes from 2^-11 to 2^11
+  std::vector<T> v(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) v[i] = T(std::sin(1.7 * double(i) + seed) * std::exp2(double((i * 7) % 23) - 11));
+  return v;
+}
+std::vector<cpu::VectorIsa> isas_to_test(const Context& ctx) {
+  if (ctx.is_cuda()) return {cpu::vector_isa()};
+  std::vector<cpu::VectorIsa> r;
+  for (auto isa : {cpu::VectorIsa::baseline, cpu::VectorIsa::avx2, cpu::VectorIsa::avx512}) {
+    const auto got = cpu::force_vector_isa(isa);
+    if (r.empty() || r.back() != got) r.push_back(got);
+  }
+  return r;
+}
+struct WidestIsaAfter {  // puts the widest version back when a test ends
+  ~WidestIsaAfter() { cpu::force_vector_isa(cpu::VectorIsa::avx512); }
+};
+template <class T>
+bool same_value(T a, T b) {
+  return (std::isnan(a) && std::isnan(b)) || a == b;
+}
+// NumPy's argmax / argmin: the first NaN, else the first extreme
+template <class T>
+index_t first_extreme_ref(const std::vector<T>& h, bool max) {
+  index_t best = 0;
+  for (index_t i = 0; i < index_t(h.size()); ++i) {
+    if (std::isnan(h[i])) return i;
+    if (max ? h[i] > h[best] : h[i] < h[best]) best = i;
+  }
+  return best;
+}
+}  // namespace
+
+template <class T>
+void check_axis_sums(const Context& ctx) {
+  WidestIsaAfter restore;
+  const bool exact = !ctx.is_cuda();
+  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+  for (auto isa : isas_to_test(ctx)) {
+    cpu::force_vector_isa(isa);
+    for (auto [r, c] : {std::array<index_t, 2>{0, 5}, {1, 1}, {1, 300}, {300, 1}, {2, 17}, {37, 131}, {67, 257},
+                        {33, 4097}, {129, 1000}, {1000, 64}}) {
+      auto h = spread<T>(r * c, 0.1 * double(r + c));
+      if (r == 37) {  // NaN and infinities: column / row 5 NaN, 8 inf, 9 inf - inf
+        h[5 * c + 7] = nan, h[9 * c + 8] = inf, h[10 * c + 9] = inf, h[11 * c + 9] = -inf;
+      }
+      auto M = Array<T, 2>::from_host(ctx, extents(r, c), h);
+      // views: the whole matrix; rows 1..r-1, columns 3..c-2 (a row stride of c, an unaligned
+      // start); every second column (a column stride: the generic path, the same order)
+      struct Part {
+        index_t i0, j0, rows, cols, step;
+      };
+      std::vector<Part> parts = {{0, 0, r, c, 1}};
+      if (r >= 3 && c >= 6) parts.push_back({1, 3, r - 2, c - 5, 1}), parts.push_back({1, 1, r - 2, (c - 1) / 2, 2});
+      for (const Part& p : parts) {
+        View<const T, 2> v = M.view();
+        v.ptr += p.i0 * c + p.j0, v.shape.n[0] = p.rows, v.shape.n[1] = p.cols, v.stride[1] = p.step;
+        auto at = [&](index_t i, index_t j) { return h[(p.i0 + i) * c + p.j0 + j * p.step]; };
+        const std::string where = std::to_string(r) + "x" + std::to_string(c) + " part " + std::to_string(p.rows) + "x" +
+                                  std::to_string(p.cols) + "/" + std::to_string(p.step) + " isa " + std::to_string(int(isa));
+        auto s0 = sim::sum(ctx, v, 0).to_host();
+        ASSERT_EQ(index_t(s0.size()), p.cols) << where;
+        for (index_t j = 0; j < p.cols; ++j) {
+          double s = 0, mag = 0;
+          for (index_t i = 0; i < p.rows; ++i) s += double(at(i, j)), mag += std::fabs(double(at(i, j)));
+          if (exact) {
+            ASSERT_TRUE(same_value(s0[j], T(s))) << where << " column " << j << ": " << s0[j] << " vs " << T(s);
+          } else if (std::isfinite(s)) {
+            ASSERT_NEAR(double(s0[j]), s, 1e-6 * std::fabs(s) + 1e-12 * mag) << where << " column " << j;
+          }
+        }
+        auto s1 = sim::sum(ctx, v, 1).to_host();
+        ASSERT_EQ(index_t(s1.size()), p.rows) << where;
+        for (index_t i = 0; i < p.rows; ++i) {
+          double lane[8] = {}, plain = 0, mag = 0;
+          for (index_t j = 0; j < p.cols; ++j) lane[j % 8] += double(at(i, j)), plain += double(at(i, j)), mag += std::fabs(double(at(i, j)));
+          const double s = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+          if (exact) {
+            ASSERT_TRUE(same_value(s1[i], T(s))) << where << " row " << i << ": " << s1[i] << " vs " << T(s);
+          }
+          if (std::isfinite(plain)) {
+            ASSERT_NEAR(double(s1[i]), plain, 1e-6 * std::fabs(plain) + 1e-12 * mag) << where << " row " << i;
+          }
+        }
+      }
+    }
+  }
+}
+TYPED_TEST(ReduceAxisTest, CompiledAxisSumsInTheirOrderEveryVersion) {
+  check_axis_sums<float>(this->ctx);
+  check_axis_sums<double>(this->ctx);
+}
+
+template <class T>
+void check_first_extreme(const Context& ctx) {
+  WidestIsaAfter restore;
+  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+  for (auto isa : isas_to_test(ctx)) {
+    cpu::force_vector_isa(isa);
+    for (index_t n : {index_t(1), index_t(2), index_t(31), index_t(32), index_t(33), index_t(4095), index_t(4096),
+                      index_t(4097), index_t(70001), (index_t(1) << 18) + 5}) {
+      const index_t p = n / 3, q = std::min(n - 1, p + 4096 + 7), last = n - 1;
+      for (int kase = 0; kase < 7; ++kase) {
+        auto h = spread<T>(n, 0.3 * double(kase));
+        switch (kase) {
+          case 0: h[p] = 5000, h[q] = 5000; break;     // a tie in a later block: the first
+          case 1: std::fill(h.begin(), h.end(), T(2)); break;  // all equal: 0
+          case 2: h[p] = 5000, h[q] = nan; break;       // a NaN after the extreme wins
+          case 3: h[q] = nan, h[last] = nan; break;     // two NaNs: the first
+          case 4: h[p] = inf, h[q] = -inf; break;       // infinities (the block's sum is NaN)
+          case 5: h[last] = -5000, h[last > 0 ? last - 1 : 0] = 5000; break;  // in the tail
+          case 6: h[0] = -inf, h[p] = inf, h[p > 0 ? p - 1 : 0] = -inf; break;
+        }
+        auto x = Array<T, 1>::from_host(ctx, extents(n), h);
+        const std::string where = "n " + std::to_string(n) + " case " + std::to_string(kase) + " isa " + std::to_string(int(isa));
+        ASSERT_EQ(argmax(x), first_extreme_ref(h, true)) << where;
+        ASSERT_EQ(argmin(x), first_extreme_ref(h, false)) << where;
+        if (n % 3 == 0) {  // a contiguous matrix: the flat index
+          auto m = Array<T, 2>::from_host(ctx, extents(3, n / 3), h);
+          ASSERT_EQ(argmax(m), first_extreme_ref(h, true)) << where;
+          ASSERT_EQ(argmin(m), first_extreme_ref(h, false)) << where;
+        }
+      }
+    }
+  }
+}
+TYPED_TEST(ReduceAxisTest, CompiledArgmaxFirstExtremeFirstNaNEveryVersion) {
+  check_first_extreme<float>(this->ctx);
+  check_first_extreme<double>(this->ctx);
 }

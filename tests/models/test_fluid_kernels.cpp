@@ -1,6 +1,13 @@
-// The fluid's ghost fill in one pass (models/fluid/fluid_kernels.hpp, FillSides) against the
-// two passes it replaces on one rank (FillYSides, then FillXSides): the same bits in every
-// ghost and boundary face, for every kind of side, on every backend.
+// The cpu backend's row forms of the fluid kernels (models/fluid/fluid_kernels.hpp): the
+// momentum stage (MomentumRows) gives MomentumStage's bits point by point, in float and
+// double, with and without a base state (Heun's second stage), with closed and open sides, on
+// boxes whose rows are longer and shorter than a vector; the staged projection (ProjectRows)
+// gives Project's bits on the faces, the stored pressure and the fused maximum speeds, on the
+// Makhoul-ordered buffer and on a natural one; the pressure right-hand side (PressureRhsRows)
+// gives PressureRhs's bits in the field and in the staged buffer. The ghost fill in one pass
+// (FillSides) gives the two passes' bits (FillYSides, then FillXSides) in every ghost and
+// boundary face, for every kind of side one rank has, on every backend, whatever the order
+// of its points.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -8,12 +15,162 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu/for_each.hpp"
 #include "core/for_each.hpp"
+#include "core/for_each_sum.hpp"
 #include "core/random.hpp"
 #include "models/fluid/fluid_kernels.hpp"
 #include "tests/support/backends.hpp"
 
 using namespace sim;
+using sim::fluid::MomentumRows;
+using sim::fluid::MomentumStage;
+using sim::fluid::Project;
+using sim::fluid::ProjectRows;
+using sim::fluid::PressureRhs;
+using sim::fluid::PressureRhsRows;
+using sim::fluid::SpeedPair;
+
+namespace {
+
+template <class T>
+std::vector<T> host(const Field<T, 2>& f) {
+  return f.storage().to_host();
+}
+
+template <class T>
+void rows_match_points(index_t nx, index_t ny, double w) {
+  const Context ctx = Context::create("cpu");
+  const double len[2] = {1.0, 1.5};
+  const Grid<2> g = Grid<2>::uniform(extents(nx, ny), len);
+  Field<T, 2> u(ctx, g), v(ctx, g), u0(ctx, g), v0(ctx, g), p(ctx, g), ua(ctx, g), va(ctx, g), ub(ctx, g), vb(ctx, g);
+  for (Field<T, 2>* f : {&u, &v, &u0, &v0, &p}) fill_uniform(f->storage(), T(-1), T(1));
+  for (Field<T, 2>* f : {&ua, &va, &ub, &vb}) f->storage().fill(T(7));
+  solvers::PoissonStencil<T> links;
+  links.nx = nx, links.ny = ny;
+  links.side_c[0] = T(0), links.side_c[1] = T(1), links.side_c[2] = T(0), links.side_c[3] = T(1);
+  const double dt = 1.0 / 3.0;
+  MomentumStage<T> k{u.view(), v.view(), u.view(), u0.view(), v0.view(), u.view(), ua.view(), va.view(), ua.view(), {}, {},
+                     p.view(), links, T(nx), T(ny / 1.5), T(nx * nx), T(ny * ny / 2.25), T(0.01), T(0), T(0.25), T(w),
+                     T(1 - w), T(w), &dt, 1 - w, 1 - w, 0.0, 0.0, 0.0, 0.01, false, nx, ny, false};
+  ASSERT_TRUE(MomentumRows<T>::applies(k));
+  const Box<2> box{{0, 0}, {nx, ny}};
+  cpu::for_each(box, k);
+  MomentumStage<T> kb = k;
+  kb.uo = ub.view(), kb.vo = vb.view(), kb.dout = ub.view();
+  cpu::for_each(box, MomentumRows<T>{kb});
+  const std::vector<T> a = host(ua), b = host(ub), c = host(va), d = host(vb);
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(T)), 0) << "u faces differ";
+  EXPECT_EQ(std::memcmp(c.data(), d.data(), c.size() * sizeof(T)), 0) << "v faces differ";
+  kb.carry = true;  // a stage the row form does not cover
+  EXPECT_FALSE(MomentumRows<T>::applies(kb));
+}
+
+}  // namespace
+
+TEST(MomentumRows, SameBitsAsThePointForm) {
+  for (double w : {0.0, 0.5}) {
+    rows_match_points<float>(37, 29, w);
+    rows_match_points<double>(37, 29, w);
+    rows_match_points<float>(5, 3, w);
+    rows_match_points<double>(130, 131, w);
+  }
+}
+
+namespace {
+
+template <class T>
+void project_rows_match_points(index_t nx, index_t ny, bool permuted, bool fused) {
+  const Context ctx = Context::create("cpu");
+  const double len[2] = {1.0, 1.5};
+  const Grid<2> g = Grid<2>::uniform(extents(nx, ny), len);
+  Field<T, 2> ua(ctx, g), va(ctx, g), sa(ctx, g), ub(ctx, g), vb(ctx, g), sb(ctx, g);
+  fill_uniform(ua.storage(), T(-1), T(1));
+  fill_uniform(va.storage(), T(-1), T(1));
+  ub.storage().copy_from(ua.storage()), vb.storage().copy_from(va.storage());
+  sa.storage().fill(T(3)), sb.storage().fill(T(3));
+  Array<T, 2> staged(ctx, extents(nx, ny));
+  fill_uniform(staged, T(-2), T(2));
+  const fft::StagedView<T> p{staged.data(), nx, ny, permuted};
+  solvers::PoissonStencil<T> links;
+  links.nx = nx, links.ny = ny;
+  links.side_c[0] = T(0), links.side_c[1] = T(1), links.side_c[2] = T(0), links.side_c[3] = T(1);
+  const double dt = 0.7;
+  const Project<T, fft::StagedView<T>> ka{ua.view(), va.view(), p, links, &dt, double(nx), ny / 1.5, sa.view()};
+  Project<T, fft::StagedView<T>> kb = ka;
+  kb.u = ub.view(), kb.v = vb.view(), kb.store = sb.view();
+  ASSERT_TRUE(ProjectRows<T>::applies(kb));
+  const Box<2> faces{{0, 0}, {nx + 1, ny + 1}};
+  if (fused) {
+    ForEachReduce<SpeedPair, fluid::LargerSpeeds> pass(ctx, fluid::LargerSpeeds{}, SpeedPair{0.0, 0.0});
+    SpeedPair a{-1, -1}, b{-2, -2};
+    pass.queue("test::project", faces, ka, &a);
+    pass.queue("test::project_rows", faces, ProjectRows<T>{kb}, &b);
+    EXPECT_EQ(std::memcmp(&a, &b, sizeof a), 0) << "speeds differ: " << a.u << " " << a.v << " / " << b.u << " " << b.v;
+  } else {
+    cpu::for_each(faces, [&](index_t i, index_t j) { ka(i, j); });
+    cpu::for_each(faces, ProjectRows<T>{kb});
+  }
+  for (auto [x, y] : {std::pair{&ua, &ub}, std::pair{&va, &vb}, std::pair{&sa, &sb}}) {
+    const std::vector<T> hx = host(*x), hy = host(*y);
+    EXPECT_EQ(std::memcmp(hx.data(), hy.data(), hx.size() * sizeof(T)), 0) << "fields differ";
+  }
+  links.periodic_x = true;
+  kb.links = links;
+  EXPECT_FALSE(ProjectRows<T>::applies(kb));
+}
+
+}  // namespace
+
+TEST(ProjectRows, SameBitsAsThePointForm) {
+  for (bool fused : {false, true})
+    for (bool permuted : {true, false}) {
+      project_rows_match_points<float>(37, 29, permuted, fused);
+      project_rows_match_points<double>(37, 29, permuted, fused);
+      project_rows_match_points<float>(6, 3, permuted, fused);
+      project_rows_match_points<double>(130, 128, permuted, fused);
+    }
+}
+
+namespace {
+
+template <class T>
+void rhs_rows_match_points(index_t nx, index_t ny, bool permuted) {
+  const Context ctx = Context::create("cpu");
+  const double len[2] = {1.0, 1.5};
+  const Grid<2> g = Grid<2>::uniform(extents(nx, ny), len);
+  Field<T, 2> u(ctx, g), v(ctx, g), ba(ctx, g), bb(ctx, g);
+  fill_uniform(u.storage(), T(-1), T(1));
+  fill_uniform(v.storage(), T(-1), T(1));
+  ba.storage().fill(T(5)), bb.storage().fill(T(5));
+  Array<T, 2> sa(ctx, extents(nx, ny)), sb(ctx, extents(nx, ny));
+  sa.fill(T(6)), sb.fill(T(6));
+  solvers::PoissonStencil<T> links;
+  links.nx = nx, links.ny = ny;
+  const double dt = 0.3;
+  const PressureRhs<T> ka{u.view(), v.view(), ba.view(), links, T(nx), T(ny / 1.5), &dt, fft::StagedView<T>{sa.data(), nx, ny, permuted}};
+  PressureRhs<T> kb = ka;
+  kb.b = bb.view(), kb.staged.data = sb.data();
+  ASSERT_TRUE(PressureRhsRows<T>::applies(kb));
+  const Box<2> box{{0, 0}, {nx, ny}};
+  cpu::for_each(box, [&](index_t i, index_t j) { ka(i, j); });
+  cpu::for_each(box, PressureRhsRows<T>{kb});
+  const std::vector<T> x = host(ba), y = host(bb), p = sa.to_host(), q = sb.to_host();
+  EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size() * sizeof(T)), 0) << "b differs";
+  EXPECT_EQ(std::memcmp(p.data(), q.data(), p.size() * sizeof(T)), 0) << "the staged buffer differs";
+}
+
+}  // namespace
+
+TEST(PressureRhsRows, SameBitsAsThePointForm) {
+  for (bool permuted : {true, false}) {
+    rhs_rows_match_points<float>(37, 29, permuted);
+    rhs_rows_match_points<double>(37, 29, permuted);
+    rhs_rows_match_points<float>(4, 3, permuted);
+    rhs_rows_match_points<double>(128, 130, permuted);
+  }
+}
+
 using fluid::Side;
 
 namespace sim_test {
