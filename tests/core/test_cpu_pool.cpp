@@ -52,7 +52,12 @@ bool all_once(const V& count) {
   return true;
 }
 
-double value_at(index_t i, index_t j) { return 1.0 / double(3 + i * 7 + j * 13) - 1e-3 * double((i * 31 + j * 17) % 101); }
+/// A value per point (a functor: a cuda build compiles ForEachSum's GPU kernel for it too).
+struct ValueAt {
+  SIM_INLINE double operator()(index_t i, index_t j) const {
+    return 1.0 / double(3 + i * 7 + j * 13) - 1e-3 * double((i * 31 + j * 17) % 101);
+  }
+};
 
 }  // namespace
 
@@ -71,7 +76,7 @@ TEST(CpuPool, EveryPointRunsOnceForAnyThreadCount) {
 
 TEST(CpuPool, SumsGiveTheSameBitsWithOneAndFourThreads) {
   const Box<2> box{{0, 0}, {517, 301}};  // several reduce chunks, rows of odd length
-  auto map = [](index_t i, index_t j) { return value_at(i, j); };
+  const ValueAt map;
   auto plus = [](double a, double b) { return a + b; };
   double one = 0, four = 0, one_rows = 0, four_rows = 0;
   for (int threads : {1, 4}) {
