@@ -8,6 +8,8 @@
 #include "core/reduce.hpp"
 #if SIMKIT_HAS_CUDA
 #include <cublas_v2.h>
+
+#include "core/cuda/libraries.hpp"
 #endif
 
 namespace sim::blas {
@@ -23,18 +25,18 @@ void same_shape(const char* op, const Array<T, Rank>& x, const Array<T, Rank>& y
 #if SIMKIT_HAS_CUDA
 void check(cublasStatus_t s, const char* call) {
   if (s != CUBLAS_STATUS_SUCCESS)
-    throw CudaError(std::string("cuBLAS ") + call + " failed: " + cublasGetStatusName(s) + " (" +
-                    cublasGetStatusString(s) + ")");
+    throw CudaError(std::string("cuBLAS ") + call + " failed: " + cuda_libs::cublas().cublasGetStatusName(s) + " (" +
+                    cuda_libs::cublas().cublasGetStatusString(s) + ")");
 }
 cublasHandle_t handle(const Context& ctx) { return static_cast<cublasHandle_t>(ctx.blas_handle()); }
-void axpy_gpu(const Context& c, index_t n, float a, const float* x, float* y) { check(cublasSaxpy_64(handle(c), n, &a, x, 1, y, 1), "Saxpy"); }
-void axpy_gpu(const Context& c, index_t n, double a, const double* x, double* y) { check(cublasDaxpy_64(handle(c), n, &a, x, 1, y, 1), "Daxpy"); }
-void scal_gpu(const Context& c, index_t n, float a, float* x) { check(cublasSscal_64(handle(c), n, &a, x, 1), "Sscal"); }
-void scal_gpu(const Context& c, index_t n, double a, double* x) { check(cublasDscal_64(handle(c), n, &a, x, 1), "Dscal"); }
-void dot_gpu(const Context& c, index_t n, const float* x, const float* y, float* r) { check(cublasSdot_64(handle(c), n, x, 1, y, 1, r), "Sdot"); }
-void dot_gpu(const Context& c, index_t n, const double* x, const double* y, double* r) { check(cublasDdot_64(handle(c), n, x, 1, y, 1, r), "Ddot"); }
-void nrm2_gpu(const Context& c, index_t n, const float* x, float* r) { check(cublasSnrm2_64(handle(c), n, x, 1, r), "Snrm2"); }
-void nrm2_gpu(const Context& c, index_t n, const double* x, double* r) { check(cublasDnrm2_64(handle(c), n, x, 1, r), "Dnrm2"); }
+void axpy_gpu(const Context& c, index_t n, float a, const float* x, float* y) { check(cuda_libs::cublas().cublasSaxpy_64(handle(c), n, &a, x, 1, y, 1), "Saxpy"); }
+void axpy_gpu(const Context& c, index_t n, double a, const double* x, double* y) { check(cuda_libs::cublas().cublasDaxpy_64(handle(c), n, &a, x, 1, y, 1), "Daxpy"); }
+void scal_gpu(const Context& c, index_t n, float a, float* x) { check(cuda_libs::cublas().cublasSscal_64(handle(c), n, &a, x, 1), "Sscal"); }
+void scal_gpu(const Context& c, index_t n, double a, double* x) { check(cuda_libs::cublas().cublasDscal_64(handle(c), n, &a, x, 1), "Dscal"); }
+void dot_gpu(const Context& c, index_t n, const float* x, const float* y, float* r) { check(cuda_libs::cublas().cublasSdot_64(handle(c), n, x, 1, y, 1, r), "Sdot"); }
+void dot_gpu(const Context& c, index_t n, const double* x, const double* y, double* r) { check(cuda_libs::cublas().cublasDdot_64(handle(c), n, x, 1, y, 1, r), "Ddot"); }
+void nrm2_gpu(const Context& c, index_t n, const float* x, float* r) { check(cuda_libs::cublas().cublasSnrm2_64(handle(c), n, x, 1, r), "Snrm2"); }
+void nrm2_gpu(const Context& c, index_t n, const double* x, double* r) { check(cuda_libs::cublas().cublasDnrm2_64(handle(c), n, x, 1, r), "Dnrm2"); }
 #endif
 
 template <class T>

@@ -14,6 +14,8 @@
 
 #if SIMKIT_HAS_CUDA
 #include <cublas_v2.h>
+
+#include "core/cuda/libraries.hpp"
 #include <cuda_runtime.h>
 
 #include "core/cuda/check.hpp"
@@ -99,7 +101,7 @@ struct Context::Impl {
 #if SIMKIT_HAS_CUDA
     if (backend == Backend::cuda) {
       cudaStreamSynchronize(stream);
-      if (blas) cublasDestroy(blas);
+      if (blas) cuda_libs::cublas().cublasDestroy(blas);
       cudaMemPoolDestroy(pool);
       cudaStreamDestroy(stream);
     }
@@ -190,8 +192,8 @@ void* Context::blas_handle() const {
 #if SIMKIT_HAS_CUDA
   std::lock_guard<std::mutex> lock(im.mutex);
   if (!im.blas) {
-    if (cublasCreate(&im.blas) != CUBLAS_STATUS_SUCCESS) throw CudaError("cublasCreate failed");
-    cublasSetStream(im.blas, im.stream);
+    if (cuda_libs::cublas().cublasCreate(&im.blas) != CUBLAS_STATUS_SUCCESS) throw CudaError("cublasCreate failed");
+    cuda_libs::cublas().cublasSetStream(im.blas, im.stream);
   }
   return im.blas;
 #else

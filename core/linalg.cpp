@@ -18,6 +18,8 @@
 #include "core/transpose.hpp"
 #if SIMKIT_HAS_CUDA
 #include <cublas_v2.h>
+
+#include "core/cuda/libraries.hpp"
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
@@ -87,7 +89,7 @@ void check_int(const char* op, index_t n) {
 #if SIMKIT_HAS_CUDA
 void cublas_check(cublasStatus_t s, const char* call) {
   if (s != CUBLAS_STATUS_SUCCESS)
-    throw CudaError(std::string("cuBLAS ") + call + " failed: " + cublasGetStatusName(s) + " (" + cublasGetStatusString(s) + ")");
+    throw CudaError(std::string("cuBLAS ") + call + " failed: " + cuda_libs::cublas().cublasGetStatusName(s) + " (" + cuda_libs::cublas().cublasGetStatusString(s) + ")");
 }
 void cusolver_check(cusolverStatus_t s, const char* call) {
   if (s != CUSOLVER_STATUS_SUCCESS) throw CudaError(std::string("cuSOLVER ") + call + " failed with status " + std::to_string(int(s)));
@@ -101,7 +103,7 @@ cublasOperation_t op_of(bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; }
 cusolverDnParams_t solver_params() {
   static cusolverDnParams_t params = [] {
     cusolverDnParams_t p;
-    cusolver_check(cusolverDnCreateParams(&p), "cusolverDnCreateParams");
+    cusolver_check(cuda_libs::cusolver().cusolverDnCreateParams(&p), "cusolverDnCreateParams");
     return p;
   }();
   return params;
@@ -116,47 +118,47 @@ cusolverDnHandle_t solver(const Context& ctx) {
   auto it = handles.find(dev);
   if (it == handles.end()) {
     cusolverDnHandle_t h;
-    cusolver_check(cusolverDnCreate(&h), "cusolverDnCreate");
+    cusolver_check(cuda_libs::cusolver().cusolverDnCreate(&h), "cusolverDnCreate");
     it = handles.emplace(dev, h).first;
   }
-  cusolver_check(cusolverDnSetStream(it->second, static_cast<cudaStream_t>(ctx.stream())), "cusolverDnSetStream");
+  cusolver_check(cuda_libs::cusolver().cusolverDnSetStream(it->second, static_cast<cudaStream_t>(ctx.stream())), "cusolverDnSetStream");
   return it->second;
 }
 
 void gemm_gpu(const Context& c, cublasOperation_t ta, cublasOperation_t tb, index_t m, index_t n, index_t k, float alpha,
               const float* a, index_t lda, const float* b, index_t ldb, float beta, float* cp, index_t ldc) {
-  cublas_check(cublasSgemm_64(blas(c), ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, cp, ldc), "Sgemm");
+  cublas_check(cuda_libs::cublas().cublasSgemm_64(blas(c), ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, cp, ldc), "Sgemm");
 }
 void gemm_gpu(const Context& c, cublasOperation_t ta, cublasOperation_t tb, index_t m, index_t n, index_t k, double alpha,
               const double* a, index_t lda, const double* b, index_t ldb, double beta, double* cp, index_t ldc) {
-  cublas_check(cublasDgemm_64(blas(c), ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, cp, ldc), "Dgemm");
+  cublas_check(cuda_libs::cublas().cublasDgemm_64(blas(c), ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, cp, ldc), "Dgemm");
 }
 void gemv_gpu(const Context& c, cublasOperation_t t, index_t m, index_t n, float alpha, const float* a, index_t lda,
               const float* x, index_t incx, float beta, float* y, index_t incy) {
-  cublas_check(cublasSgemv_64(blas(c), t, m, n, &alpha, a, lda, x, incx, &beta, y, incy), "Sgemv");
+  cublas_check(cuda_libs::cublas().cublasSgemv_64(blas(c), t, m, n, &alpha, a, lda, x, incx, &beta, y, incy), "Sgemv");
 }
 void gemv_gpu(const Context& c, cublasOperation_t t, index_t m, index_t n, double alpha, const double* a, index_t lda,
               const double* x, index_t incx, double beta, double* y, index_t incy) {
-  cublas_check(cublasDgemv_64(blas(c), t, m, n, &alpha, a, lda, x, incx, &beta, y, incy), "Dgemv");
+  cublas_check(cuda_libs::cublas().cublasDgemv_64(blas(c), t, m, n, &alpha, a, lda, x, incx, &beta, y, incy), "Dgemv");
 }
 void scal_gpu(const Context& c, index_t n, float a, float* x, index_t inc) {
-  cublas_check(cublasSscal_64(blas(c), n, &a, x, inc), "Sscal");
+  cublas_check(cuda_libs::cublas().cublasSscal_64(blas(c), n, &a, x, inc), "Sscal");
 }
 void scal_gpu(const Context& c, index_t n, double a, double* x, index_t inc) {
-  cublas_check(cublasDscal_64(blas(c), n, &a, x, inc), "Dscal");
+  cublas_check(cuda_libs::cublas().cublasDscal_64(blas(c), n, &a, x, inc), "Dscal");
 }
 cudaDataType cuda_type(float) { return CUDA_R_32F; }
 cudaDataType cuda_type(double) { return CUDA_R_64F; }
 // B = B op(T)^-1 for the column-major triangle T in a (n x n), B column-major k x n.
 void trsm_right_gpu(const Context& c, bool upper, bool unit, index_t k, index_t n, const float* a, float* b) {
   const float one = 1;
-  cublas_check(cublasStrsm_64(blas(c), CUBLAS_SIDE_RIGHT, upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+  cublas_check(cuda_libs::cublas().cublasStrsm_64(blas(c), CUBLAS_SIDE_RIGHT, upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
                               unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, k, n, &one, a, n, b, k),
                "Strsm");
 }
 void trsm_right_gpu(const Context& c, bool upper, bool unit, index_t k, index_t n, const double* a, double* b) {
   const double one = 1;
-  cublas_check(cublasDtrsm_64(blas(c), CUBLAS_SIDE_RIGHT, upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+  cublas_check(cuda_libs::cublas().cublasDtrsm_64(blas(c), CUBLAS_SIDE_RIGHT, upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
                               unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, k, n, &one, a, n, b, k),
                "Dtrsm");
 }
@@ -361,7 +363,7 @@ Array<T, 2> lu_solve_gpu(const Context& ctx, const char* op, Array<T, 2>& a, Arr
   auto h = solver(ctx);
   auto stream = static_cast<cudaStream_t>(ctx.stream());
   std::size_t dev_bytes = 0, host_bytes = 0;
-  cusolver_check(cusolverDnXgetrf_bufferSize(h, solver_params(), n, n, cuda_type(T()), a.data(), n, cuda_type(T()), &dev_bytes,
+  cusolver_check(cuda_libs::cusolver().cusolverDnXgetrf_bufferSize(h, solver_params(), n, n, cuda_type(T()), a.data(), n, cuda_type(T()), &dev_bytes,
                                              &host_bytes),
                  "Xgetrf_bufferSize");
   Array<std::int64_t, 1> work(ctx, extents(index_t(dev_bytes / 8 + 1)));  // the device workspace
@@ -369,7 +371,7 @@ Array<T, 2> lu_solve_gpu(const Context& ctx, const char* op, Array<T, 2>& a, Arr
   Array<std::int64_t, 1> ipiv(ctx, extents(n + 1));  // the pivots, then info (as int64)
   auto* info = reinterpret_cast<int*>(ipiv.data() + n);
   SIM_CUDA_CHECK(cudaMemsetAsync(info, 0, sizeof(std::int64_t), stream));
-  cusolver_check(cusolverDnXgetrf(h, solver_params(), n, n, cuda_type(T()), a.data(), n, ipiv.data(), cuda_type(T()), work.data(),
+  cusolver_check(cuda_libs::cusolver().cusolverDnXgetrf(h, solver_params(), n, n, cuda_type(T()), a.data(), n, ipiv.data(), cuda_type(T()), work.data(),
                                   dev_bytes, host_work.data(), host_bytes, info),
                  "Xgetrf");
   std::vector<std::int64_t> piv(static_cast<std::size_t>(n + 1));

@@ -118,7 +118,7 @@ struct MgTileSmooth {
         if (plain) {
           if (rl[a] < T(0) || cl[c] < T(0)) return;
           const T nb = s.combine_of(rl[a], rh[a], cl[c], ch[c], X[at - w], X[at + w], X[at - 1], X[at + 1]);
-          X[at] = s.relaxed_of(B[at], nb, s.diagonal_of(rl[a], rh[a], cl[c], ch[c]));
+          X[at] = s.relaxed_by(B[at], nb, s.inverse(s.diagonal_of(rl[a], rh[a], cl[c], ch[c])));
           return;
         }
         index_t wi, wj;

@@ -41,6 +41,7 @@ struct PoissonStencil {
   bool has_links = false;            ///< coefficients per face in cx / cy (obstacles)
   View<const T, 2> cx{}, cy{};       ///< per-face coefficients when has_links
   View<const T, 2> active{};         ///< 1 for fluid cells, 0 for solid (identity rows) when has_links
+  T inside_diagonal = 0, inside_inverse = 0;  ///< the diagonal of a row with every link 1, and its inverse (base_stencil)
 
   /// Coefficient of the x-face at the low side of cell (i, j); i in [0, nx].
   SIM_INLINE T link_x(index_t i, index_t j) const {
@@ -86,8 +87,13 @@ struct PoissonStencil {
   }
   /// (A p) of a fluid row of diagonal d given p's value pc there and the neighbours' sum nb.
   SIM_INLINE static T applied_of(T pc, T nb, T d) { return math::mul_rn(d, pc) - nb; }
-  /// The value that solves a fluid row of diagonal d given b and the neighbours' sum nb.
-  SIM_INLINE static T relaxed_of(T b, T nb, T d) { return d == T(0) ? T(0) : (b + nb) / d; }
+  /// 1 / d for a row's diagonal d (0 for a cell with every link closed). Smoothing multiplies by
+  /// it, so a kernel whose rows share one diagonal divides once, not once a cell.
+  SIM_INLINE static T inverse_of(T d) { return d == T(0) ? T(0) : T(1) / d; }
+  /// inverse_of(d), without the division when d is the diagonal of a row away from every side.
+  SIM_INLINE T inverse(T d) const { return d == inside_diagonal ? inside_inverse : inverse_of(d); }
+  /// The value that solves a fluid row given b, the neighbours' sum nb and the diagonal's inverse.
+  SIM_INLINE static T relaxed_by(T b, T nb, T inverse) { return math::mul_rn(b + nb, inverse); }
   /// Diagonal of row (i, j) (0 for a cell with every link closed).
   SIM_INLINE T diagonal(index_t i, index_t j) const {
     return diagonal_of(link_x(i, j), link_x(i + 1, j), link_y(i, j), link_y(i, j + 1));
@@ -106,7 +112,7 @@ struct PoissonStencil {
   SIM_INLINE T relaxed(T b, T nb, index_t i, index_t j) const {
     const T d = diagonal(i, j);
     if (solid(i, j)) return b;
-    return relaxed_of(b, nb, d);
+    return relaxed_by(b, nb, inverse(d));
   }
   /// (A p)(i, j) given p(i, j) = pc and the neighbours' sum nb (neighbours()).
   SIM_INLINE T applied(T pc, T nb, index_t i, index_t j) const {

@@ -106,6 +106,8 @@ PoissonStencil<T> base_stencil(const PoissonGrid<T>& g) {
   s.periodic_x = g.sides[0] == PressureSide::periodic;
   s.periodic_y = g.sides[2] == PressureSide::periodic;
   for (int k = 0; k < 4; ++k) s.side_c[k] = side_coefficient<T>(g.sides[k]);
+  s.inside_diagonal = s.diagonal_of(T(1), T(1), T(1), T(1));
+  s.inside_inverse = PoissonStencil<T>::inverse_of(s.inside_diagonal);
   return s;
 }
 
