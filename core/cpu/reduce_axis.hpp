@@ -9,10 +9,24 @@
 #include <vector>
 
 #include "core/cpu/for_each.hpp"
+#include "core/cpu/pool.hpp"
 #include "core/cpu/reduce.hpp"
 #include "core/types.hpp"
 
 namespace sim::cpu {
+
+/// Calls f(i0, i1) over [0, n) in pieces, on the pool's threads (core/cpu/pool.hpp: the caller
+/// never waits for a worker that has not started) when parallel, else once on the calling
+/// thread. Every output is written by one piece in a fixed order, so the split changes no bit.
+template <class F>
+void for_pieces(index_t n, bool parallel, const F& f) {
+  const index_t pieces = parallel ? std::min<index_t>(n, 4 * index_t(pass_threads())) : 1;
+  if (pieces <= 1) {
+    if (n > 0) f(index_t(0), n);
+    return;
+  }
+  parallel_chunks(pieces, [&](index_t c) { f(n * c / pieces, n * (c + 1) / pieces); });
+}
 
 /// out[o * inner + p] = fin(op-combination of map(o, m, p) over m < len, o, p, len).
 template <class Acc, class Out, class Map, class Op, class Fin>
@@ -20,25 +34,27 @@ void reduce_along(index_t outer, index_t len, index_t inner, const Map& map, con
                   Out* out) {
   const bool parallel = outer * inner * std::max<index_t>(len, 1) > parallel_threshold;
   if (inner == 1) {  // the axis is contiguous: one row per output
-#pragma omp parallel for schedule(static) if (parallel && outer > 1)
-    for (index_t o = 0; o < outer; ++o) {
-      Acc lane[8] = {init, init, init, init, init, init, init, init};
-      reduce_row(lane, 0, len, [&](index_t m) { return map(o, m, index_t(0)); }, op);
-      out[o] = fin(combine_lanes(lane, op), o, index_t(0), len);
-    }
+    for_pieces(outer, parallel, [&](index_t o0, index_t o1) {
+      for (index_t o = o0; o < o1; ++o) {
+        Acc lane[8] = {init, init, init, init, init, init, init, init};
+        reduce_row(lane, 0, len, [&](index_t m) { return map(o, m, index_t(0)); }, op);
+        out[o] = fin(combine_lanes(lane, op), o, index_t(0), len);
+      }
+    });
     return;
   }
   constexpr index_t block = 256;  // outputs swept together: the inner loop runs along memory
   const index_t blocks = (inner + block - 1) / block;
-#pragma omp parallel for schedule(static) if (parallel && outer * blocks > 1)
-  for (index_t t = 0; t < outer * blocks; ++t) {
-    const index_t o = t / blocks, p0 = (t - o * blocks) * block, pn = std::min(block, inner - p0);
-    Acc acc[block];
-    for (index_t q = 0; q < pn; ++q) acc[q] = init;
-    for (index_t m = 0; m < len; ++m)
-      for (index_t q = 0; q < pn; ++q) acc[q] = op(acc[q], map(o, m, p0 + q));
-    for (index_t q = 0; q < pn; ++q) out[o * inner + p0 + q] = fin(acc[q], o, p0 + q, len);
-  }
+  for_pieces(outer * blocks, parallel, [&](index_t t0, index_t t1) {
+    for (index_t t = t0; t < t1; ++t) {
+      const index_t o = t / blocks, p0 = (t - o * blocks) * block, pn = std::min(block, inner - p0);
+      Acc acc[block];
+      for (index_t q = 0; q < pn; ++q) acc[q] = init;
+      for (index_t m = 0; m < len; ++m)
+        for (index_t q = 0; q < pn; ++q) acc[q] = op(acc[q], map(o, m, p0 + q));
+      for (index_t q = 0; q < pn; ++q) out[o * inner + p0 + q] = fin(acc[q], o, p0 + q, len);
+    }
+  });
 }
 
 /// reduce_along for an axis other than the last (inner > 1, inner % V == 0) through map.vec<V>:
@@ -50,19 +66,20 @@ void reduce_along_vec(index_t outer, index_t len, index_t inner, const Map& map,
   constexpr index_t block = 512;  // outputs swept together (a multiple of V): 2-4 KiB of row per step
   const index_t blocks = (inner + block - 1) / block;
   const bool parallel = outer * inner * std::max<index_t>(len, 1) > parallel_threshold;
-#pragma omp parallel for schedule(static) if (parallel && outer * blocks > 1)
-  for (index_t t = 0; t < outer * blocks; ++t) {
-    const index_t o = t / blocks, p0 = (t - o * blocks) * block, pn = std::min(block, inner - p0);
-    Acc acc[block];
-    for (index_t q = 0; q < pn; ++q) acc[q] = init;
-    for (index_t m = 0; m < len; ++m)
-      for (index_t q = 0; q < pn; q += V) {
-        Acc x[V];
-        map.template vec<V>(x, o, m, p0 + q);
-        for (int k = 0; k < V; ++k) acc[q + k] = op(acc[q + k], x[k]);
-      }
-    for (index_t q = 0; q < pn; ++q) out[o * inner + p0 + q] = fin(acc[q], o, p0 + q, len);
-  }
+  for_pieces(outer * blocks, parallel, [&](index_t t0, index_t t1) {
+    for (index_t t = t0; t < t1; ++t) {
+      const index_t o = t / blocks, p0 = (t - o * blocks) * block, pn = std::min(block, inner - p0);
+      Acc acc[block];
+      for (index_t q = 0; q < pn; ++q) acc[q] = init;
+      for (index_t m = 0; m < len; ++m)
+        for (index_t q = 0; q < pn; q += V) {
+          Acc x[V];
+          map.template vec<V>(x, o, m, p0 + q);
+          for (int k = 0; k < V; ++k) acc[q + k] = op(acc[q + k], x[k]);
+        }
+      for (index_t q = 0; q < pn; ++q) out[o * inner + p0 + q] = fin(acc[q], o, p0 + q, len);
+    }
+  });
 }
 
 }  // namespace sim::cpu
@@ -75,23 +92,24 @@ template <class Value>
 void shifted_sums(index_t n, const Value& value, double k, double& s, double& s2) {
   const index_t chunks = (n + reduce_chunk - 1) / reduce_chunk;
   std::vector<double> ps(static_cast<std::size_t>(chunks)), ps2(static_cast<std::size_t>(chunks));
-#pragma omp parallel for schedule(static) if (chunks > 1)
-  for (index_t c = 0; c < chunks; ++c) {
-    const index_t lo = c * reduce_chunk, hi = std::min(n, lo + reduce_chunk);
-    double a[8] = {}, b[8] = {};
-    index_t t = lo;
-    for (; t + 8 <= hi; t += 8)
-      for (int l = 0; l < 8; ++l) {
-        const double d = static_cast<double>(value(t + l)) - k;
-        a[l] += d, b[l] += d * d;
+  for_pieces(chunks, chunks > 1, [&](index_t c0, index_t c1) {
+    for (index_t c = c0; c < c1; ++c) {
+      const index_t lo = c * reduce_chunk, hi = std::min(n, lo + reduce_chunk);
+      double a[8] = {}, b[8] = {};
+      index_t t = lo;
+      for (; t + 8 <= hi; t += 8)
+        for (int l = 0; l < 8; ++l) {
+          const double d = static_cast<double>(value(t + l)) - k;
+          a[l] += d, b[l] += d * d;
+        }
+      for (; t < hi; ++t) {
+        const double d = static_cast<double>(value(t)) - k;
+        a[t & 7] += d, b[t & 7] += d * d;
       }
-    for (; t < hi; ++t) {
-      const double d = static_cast<double>(value(t)) - k;
-      a[t & 7] += d, b[t & 7] += d * d;
+      ps[c] = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+      ps2[c] = ((b[0] + b[1]) + (b[2] + b[3])) + ((b[4] + b[5]) + (b[6] + b[7]));
     }
-    ps[c] = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
-    ps2[c] = ((b[0] + b[1]) + (b[2] + b[3])) + ((b[4] + b[5]) + (b[6] + b[7]));
-  }
+  });
   s = 0, s2 = 0;
   for (index_t c = 0; c < chunks; ++c) s += ps[c], s2 += ps2[c];
 }
@@ -111,46 +129,47 @@ index_t arg_extreme(index_t n, const Value& value_in) {
   std::vector<index_t> where(static_cast<std::size_t>(blocks));
   std::vector<T> best(static_cast<std::size_t>(blocks));
   std::vector<char> nan(static_cast<std::size_t>(blocks));
-#pragma omp parallel for schedule(static) if (blocks > 8)
-  for (index_t c = 0; c < blocks; ++c) {
-    const Value value = value_in;  // a local copy: its pointers stay in registers through the loop
-    const index_t lo = c * block, hi = std::min(n, lo + block);
-    T lane[L], sum[L];
-    for (int l = 0; l < L; ++l) lane[l] = value(lo), sum[l] = T(0);
-    index_t t = lo;
-    for (; t + L <= hi; t += L)
-      for (int l = 0; l < L; ++l) {
-        const T v = value(t + l);
-        lane[l] = Max ? (lane[l] < v ? v : lane[l]) : (v < lane[l] ? v : lane[l]);
-        if constexpr (floating) sum[l] += v;
+  for_pieces(blocks, blocks > 8, [&](index_t c0, index_t c1) {
+    for (index_t c = c0; c < c1; ++c) {
+      const Value value = value_in;  // a local copy: its pointers stay in registers through the loop
+      const index_t lo = c * block, hi = std::min(n, lo + block);
+      T lane[L], sum[L];
+      for (int l = 0; l < L; ++l) lane[l] = value(lo), sum[l] = T(0);
+      index_t t = lo;
+      for (; t + L <= hi; t += L)
+        for (int l = 0; l < L; ++l) {
+          const T v = value(t + l);
+          lane[l] = Max ? (lane[l] < v ? v : lane[l]) : (v < lane[l] ? v : lane[l]);
+          if constexpr (floating) sum[l] += v;
+        }
+      for (; t < hi; ++t) {
+        const T v = value(t);
+        lane[0] = Max ? (lane[0] < v ? v : lane[0]) : (v < lane[0] ? v : lane[0]);
+        if constexpr (floating) sum[0] += v;
       }
-    for (; t < hi; ++t) {
-      const T v = value(t);
-      lane[0] = Max ? (lane[0] < v ? v : lane[0]) : (v < lane[0] ? v : lane[0]);
-      if constexpr (floating) sum[0] += v;
-    }
-    T m = lane[0], total = T(0);
-    for (int l = 1; l < L; ++l) m = Max ? (m < lane[l] ? lane[l] : m) : (lane[l] < m ? lane[l] : m);
-    if constexpr (floating)
-      for (int l = 0; l < L; ++l) total += sum[l];
-    bool any_nan = false;
-    index_t i = lo;
-    if (total != total || m != m) {  // maybe a NaN: look for the first
-      while (i < hi && !(value(i) != value(i))) ++i;
-      any_nan = i < hi;
-      if (!any_nan) i = lo;
-    }
-    if (!any_nan) {  // the first m: whole groups of L compared at once (vectorised), then one by one
-      using Count = std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t>;
-      for (; i + L <= hi; i += L) {
-        Count hits = 0;
-        for (int l = 0; l < L; ++l) hits += value(i + l) == m ? 1 : 0;
-        if (hits) break;
+      T m = lane[0], total = T(0);
+      for (int l = 1; l < L; ++l) m = Max ? (m < lane[l] ? lane[l] : m) : (lane[l] < m ? lane[l] : m);
+      if constexpr (floating)
+        for (int l = 0; l < L; ++l) total += sum[l];
+      bool any_nan = false;
+      index_t i = lo;
+      if (total != total || m != m) {  // maybe a NaN: look for the first
+        while (i < hi && !(value(i) != value(i))) ++i;
+        any_nan = i < hi;
+        if (!any_nan) i = lo;
       }
-      while (!(value(i) == m)) ++i;
+      if (!any_nan) {  // the first m: whole groups of L compared at once (vectorised), then one by one
+        using Count = std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t>;
+        for (; i + L <= hi; i += L) {
+          Count hits = 0;
+          for (int l = 0; l < L; ++l) hits += value(i + l) == m ? 1 : 0;
+          if (hits) break;
+        }
+        while (!(value(i) == m)) ++i;
+      }
+      where[c] = i, best[c] = m, nan[c] = any_nan;
     }
-    where[c] = i, best[c] = m, nan[c] = any_nan;
-  }
+  });
   index_t r = 0;
   T b = best.empty() ? T(0) : best[0];
   for (index_t c = 0; c < blocks; ++c) {
