@@ -32,11 +32,11 @@ TEST(CudaLibraries, CublasAndCusolverOpenOnFirstUse) {
   sim::Array<double, 1> x(ctx, sim::Extents<1>{{1000}}), y(ctx, sim::Extents<1>{{1000}});
   x.fill(2.0), y.fill(0.5);
   sim::Array<double, 1> z(ctx, sim::Extents<1>{{1000}});
-  z = x * y + 1.0;  // kernels of simkit's own: no library
-  ctx.synchronize();
+  z = x * y + 1.0;                           // kernels of simkit's own: no library
+  EXPECT_DOUBLE_EQ(sim::dot(x, z), 4000.0);  // the fused reduction, not cuBLAS
   EXPECT_FALSE(mapped("libcublas")) << "cuBLAS was loaded before any BLAS call";
   EXPECT_FALSE(mapped("libcusolver")) << "cuSOLVER was loaded before any solve";
-  EXPECT_DOUBLE_EQ(sim::dot(x, y), 1000.0);
+  EXPECT_DOUBLE_EQ(sim::blas::dot(x, y), 1000.0);  // cublasDdot
   EXPECT_TRUE(mapped("libcublas"));
   EXPECT_FALSE(mapped("libcusolver"));
   sim::Array<double, 2> a(ctx, sim::Extents<2>{{2, 2}});
