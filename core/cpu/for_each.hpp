@@ -23,12 +23,18 @@ inline index_t chunks_for(index_t rows, index_t points) {
   return std::max<index_t>(1, std::min({rows, index_t(threads) * chunks_per_thread, points / chunk_points_min}));
 }
 
-/// Calls rows(r0, r1) over [0, rows) in chunks on the pool (contiguous row ranges).
+/// Calls run(a, e) over [0, n) cut into `chunks` contiguous ranges, on the pool's threads (one
+/// chunk or fewer: once, on the calling thread).
+template <class Run>
+void for_ranges(index_t n, index_t chunks, const Run& run) {
+  if (chunks <= 1) return run(index_t(0), n);
+  parallel_chunks(chunks, [&](index_t c) { run(n * c / chunks, n * (c + 1) / chunks); });
+}
+
+/// Calls run(r0, r1) over [0, rows) in chunks on the pool (contiguous row ranges).
 template <class Rows>
 void for_row_chunks(index_t rows, index_t points, const Rows& run) {
-  const index_t chunks = chunks_for(rows, points);
-  if (chunks == 1) return run(index_t(0), rows);
-  parallel_chunks(chunks, [&](index_t c) { run(rows * c / chunks, rows * (c + 1) / chunks); });
+  for_ranges(rows, chunks_for(rows, points), run);
 }
 
 /// A functor with a member row(i, j0, j1) gets whole rows of a 2D box here (the cpu backend

@@ -15,17 +15,12 @@
 
 namespace sim::cpu {
 
-/// Calls f(i0, i1) over [0, n) in pieces, on the pool's threads (core/cpu/pool.hpp: the caller
-/// never waits for a worker that has not started) when parallel, else once on the calling
-/// thread. Every output is written by one piece in a fixed order, so the split changes no bit.
+/// Calls f(i0, i1) over [0, n) in pieces (for_ranges), four a thread when parallel, else once
+/// on the calling thread. Every output is written by one piece in a fixed order, so the split
+/// changes no bit.
 template <class F>
 void for_pieces(index_t n, bool parallel, const F& f) {
-  const index_t pieces = parallel ? std::min<index_t>(n, 4 * index_t(pass_threads())) : 1;
-  if (pieces <= 1) {
-    if (n > 0) f(index_t(0), n);
-    return;
-  }
-  parallel_chunks(pieces, [&](index_t c) { f(n * c / pieces, n * (c + 1) / pieces); });
+  for_ranges(n, parallel ? std::min<index_t>(n, 4 * index_t(pass_threads())) : 1, f);
 }
 
 /// out[o * inner + p] = fin(op-combination of map(o, m, p) over m < len, o, p, len).

@@ -3,7 +3,6 @@
 
 #include <dlfcn.h>
 
-#include <atomic>
 #include <string>
 
 #include "core/error.hpp"
@@ -31,8 +30,6 @@ void bind(void* lib, const char* soname, const char* name, F& f) {
   if (!f) throw Error(std::string(soname) + " has no " + name + ": a different major version than simkit was built with?");
 }
 
-std::atomic<bool> blas_open{false};
-
 }  // namespace
 
 #define SIMKIT_BIND(f) bind(lib, SIMKIT_CUBLAS_SONAME, SIMKIT_NAME(f), t.f);
@@ -41,7 +38,6 @@ const Cublas& cublas() {
     Cublas t;
     void* lib = open_library(SIMKIT_CUBLAS_SONAME, "cuBLAS");
     SIMKIT_CUBLAS_FUNCTIONS(SIMKIT_BIND)
-    blas_open = true;
     return t;
   }();
   return table;
@@ -59,7 +55,5 @@ const Cusolver& cusolver() {
   return table;
 }
 #undef SIMKIT_BIND
-
-bool cublas_loaded() { return blas_open; }
 
 }  // namespace sim::cuda_libs

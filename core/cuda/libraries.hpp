@@ -36,7 +36,5 @@ struct Cusolver {
 const Cublas& cublas();
 /// cuSOLVER, opened on the first call (thread-safe); throws sim::Error if it cannot be opened.
 const Cusolver& cusolver();
-/// True once cuBLAS has been opened (a context destroys its handle only then).
-bool cublas_loaded();
 
 }  // namespace sim::cuda_libs
