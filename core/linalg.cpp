@@ -1,6 +1,6 @@
 // Dense linear algebra. cuda contexts: cuBLAS (64-bit sizes) and cuSOLVER (getrf/getrs);
 // cpu contexts: CBLAS + LAPACKE (OpenBLAS) when CMake found them (SIMKIT_HAS_CBLAS), else a
-// plain OpenMP fallback. Row-major arrays are column-major transposes, so each product is
+// plain fallback on the cpu pool. Row-major arrays are column-major transposes, so each product is
 // computed as its transpose (C^T = B^T A^T) and no data is moved for it.
 #include "core/linalg.hpp"
 
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu/for_each.hpp"
 #include "core/cpu/pool.hpp"
 #include "core/linalg_kernels.hpp"
 #include "core/transpose.hpp"
@@ -226,15 +227,17 @@ T at(const Mat<T>& a, index_t i, index_t j) { return a.trans ? a.p[i + j * a.ld]
 template <class T>
 void gemm_fallback(const Mat<T>& a, const Mat<T>& b, T alpha, T beta, View<T, 2> c) {
   const index_t m = a.rows, k = a.cols, n = b.cols;
-#pragma omp parallel for schedule(static)
-  for (index_t i = 0; i < m; ++i) {
-    std::vector<T> row(static_cast<std::size_t>(n), T(0));
-    for (index_t p = 0; p < k; ++p) {
-      const T aip = at(a, i, p);
-      for (index_t j = 0; j < n; ++j) row[j] += aip * at(b, p, j);
+  cpu::for_pieces(m, m * n * std::max<index_t>(k, 1) > cpu::parallel_threshold, [&](index_t i0, index_t i1) {
+    std::vector<T> row(static_cast<std::size_t>(n));
+    for (index_t i = i0; i < i1; ++i) {
+      std::fill(row.begin(), row.end(), T(0));
+      for (index_t p = 0; p < k; ++p) {
+        const T aip = at(a, i, p);
+        for (index_t j = 0; j < n; ++j) row[j] += aip * at(b, p, j);
+      }
+      for (index_t j = 0; j < n; ++j) c(i, j) = alpha * row[j] + (beta == T(0) ? T(0) : beta * c(i, j));
     }
-    for (index_t j = 0; j < n; ++j) c(i, j) = alpha * row[j] + (beta == T(0) ? T(0) : beta * c(i, j));
-  }
+  });
 }
 // LU with partial pivoting of a dense row-major n x n matrix; returns 0 or the 1-based
 // index of the first zero pivot (LAPACK's info).
@@ -253,12 +256,13 @@ int lu_fallback(index_t n, T* a, std::vector<index_t>& piv) {
       if (!info) info = int(c + 1);
       continue;
     }
-#pragma omp parallel for schedule(static) if ((n - c) * (n - c) > (1 << 14))
-    for (index_t r = c + 1; r < n; ++r) {
-      const T f = a[r * n + c] / a[c * n + c];
-      a[r * n + c] = f;
-      for (index_t j = c + 1; j < n; ++j) a[r * n + j] -= f * a[c * n + j];
-    }
+    cpu::for_pieces(n - c - 1, (n - c) * (n - c) > (1 << 14), [&](index_t r0, index_t r1) {
+      for (index_t r = c + 1 + r0; r < c + 1 + r1; ++r) {
+        const T f = a[r * n + c] / a[c * n + c];
+        a[r * n + c] = f;
+        for (index_t j = c + 1; j < n; ++j) a[r * n + j] -= f * a[c * n + j];
+      }
+    });
   }
   return info;
 }
@@ -268,19 +272,20 @@ void lu_solve_fallback(index_t n, const T* a, const std::vector<index_t>& piv, T
   for (index_t c = 0; c < n; ++c)
     if (piv[c] != c)
       for (index_t j = 0; j < nrhs; ++j) std::swap(b[c * nrhs + j], b[piv[c] * nrhs + j]);
-#pragma omp parallel for schedule(static) if (nrhs > 1)
-  for (index_t j = 0; j < nrhs; ++j) {
-    for (index_t r = 0; r < n; ++r) {
-      T s = b[r * nrhs + j];
-      for (index_t q = 0; q < r; ++q) s -= a[r * n + q] * b[q * nrhs + j];
-      b[r * nrhs + j] = s;
+  cpu::for_pieces(nrhs, nrhs > 1, [&](index_t j0, index_t j1) {
+    for (index_t j = j0; j < j1; ++j) {
+      for (index_t r = 0; r < n; ++r) {
+        T s = b[r * nrhs + j];
+        for (index_t q = 0; q < r; ++q) s -= a[r * n + q] * b[q * nrhs + j];
+        b[r * nrhs + j] = s;
+      }
+      for (index_t r = n - 1; r >= 0; --r) {
+        T s = b[r * nrhs + j];
+        for (index_t q = r + 1; q < n; ++q) s -= a[r * n + q] * b[q * nrhs + j];
+        b[r * nrhs + j] = s / a[r * n + r];
+      }
     }
-    for (index_t r = n - 1; r >= 0; --r) {
-      T s = b[r * nrhs + j];
-      for (index_t q = r + 1; q < n; ++q) s -= a[r * n + q] * b[q * nrhs + j];
-      b[r * nrhs + j] = s / a[r * n + r];
-    }
-  }
+  });
 }
 #endif
 
@@ -494,12 +499,13 @@ void matvec(const Context& ctx, View<const T, 2> A, View<const T, 1> x, View<T, 
     check_int("matvec", std::max({m, n, a.ld, incx, incy}));
     gemv_cpu(true, int(n), int(m), alpha, a.p, int(a.ld), x.ptr, int(incx), beta, y.ptr, int(incy));
 #else
-#pragma omp parallel for schedule(static) if (m * n > (1 << 14))
-    for (index_t i = 0; i < m; ++i) {
-      T s = 0;
-      for (index_t j = 0; j < n; ++j) s += at(a, i, j) * x(j);
-      y(i) = alpha * s + (beta == T(0) ? T(0) : beta * y(i));
-    }
+    cpu::for_pieces(m, m * n > (1 << 14), [&](index_t i0, index_t i1) {
+      for (index_t i = i0; i < i1; ++i) {
+        T s = 0;
+        for (index_t j = 0; j < n; ++j) s += at(a, i, j) * x(j);
+        y(i) = alpha * s + (beta == T(0) ? T(0) : beta * y(i));
+      }
+    });
 #endif
   }
 }

@@ -1,14 +1,13 @@
 // cumsum, of vectors and along an axis; compiled by nvcc in cuda builds (cub::DeviceScan in cuda/sort_scan.cuh).
 #include "core/scan.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "core/axis_lines.hpp"
+#include "core/cpu/for_each.hpp"
 #include "core/dispatch.hpp"
 #if SIM_TU_HAS_CUDA
 #include "core/cuda/sort_scan.cuh"
@@ -33,22 +32,22 @@ void cumsum(const Context& ctx, View<const T, 1> x, View<sum_t<T>, 1> out) {
     throw detail::not_compiled_for_cuda("sim::cumsum");
 #endif
   } else {
-    // two passes over equal chunks: chunk totals, then each chunk's running sum from its offset
-    const int threads = n < (index_t(1) << 16) ? 1 : omp_get_max_threads();
-    std::vector<S> total(static_cast<std::size_t>(threads) + 1, S(0));
-#pragma omp parallel num_threads(threads)
-    {
-      const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-      const index_t lo = n * t / nt, hi = n * (t + 1) / nt;
-      S s = 0;
-      for (index_t i = lo; i < hi; ++i) s += static_cast<S>(x(i));
-      total[t + 1] = s;
-#pragma omp barrier
-#pragma omp single
-      for (int c = 1; c <= nt; ++c) total[c] += total[c - 1];
-      s = total[t];
-      for (index_t i = lo; i < hi; ++i) o[i] = s += static_cast<S>(x(i));
-    }
+    // two passes over equal chunks, one a thread (the same boundaries on any thread count of
+    // the pool, as before it): chunk totals, then each chunk's running sum from its offset
+    const index_t chunks = n < (index_t(1) << 16) ? 1 : cpu::pass_threads();
+    auto first = [&](index_t c) { return n * c / chunks; };
+    std::vector<S> total(static_cast<std::size_t>(chunks) + 1, S(0));
+    if (chunks > 1)
+      cpu::parallel_chunks(chunks, [&](index_t c) {
+        S s = 0;
+        for (index_t i = first(c), e = first(c + 1); i < e; ++i) s += static_cast<S>(x(i));
+        total[c + 1] = s;
+      });
+    for (index_t c = 1; c <= chunks; ++c) total[c] += total[c - 1];
+    cpu::parallel_chunks(chunks, [&](index_t c) {
+      S s = total[c];
+      for (index_t i = first(c), e = first(c + 1); i < e; ++i) o[i] = s += static_cast<S>(x(i));
+    });
   }
   if (ko.size()) detail::copy<S, 1>(ctx, View<const S, 1>(ko.view()), out);
 }
@@ -78,14 +77,15 @@ void cumsum(const Context& ctx, View<const T, Rank> x, int axis, View<sum_t<T>, 
   // runs along memory when the axis is not the last
   constexpr index_t block = 256;
   const index_t blocks = (lx.inner + block - 1) / block;
-#pragma omp parallel for schedule(static) if (x.size() > (index_t(1) << 15) && lx.outer * blocks > 1)
-  for (index_t t = 0; t < lx.outer * blocks; ++t) {
-    const index_t o = t / blocks, p0 = (t - o * blocks) * block, pn = std::min(block, lx.inner - p0);
-    S acc[block];
-    for (index_t q = 0; q < pn; ++q) acc[q] = S(0);
-    for (index_t m = 0; m < lx.len; ++m)
-      for (index_t q = 0; q < pn; ++q) out.ptr[lo.offset(o, m, p0 + q)] = acc[q] += static_cast<S>(x.ptr[lx.offset(o, m, p0 + q)]);
-  }
+  cpu::for_pieces(lx.outer * blocks, x.size() > (index_t(1) << 15), [&](index_t t0, index_t t1) {
+    for (index_t t = t0; t < t1; ++t) {
+      const index_t o = t / blocks, p0 = (t - o * blocks) * block, pn = std::min(block, lx.inner - p0);
+      S acc[block];
+      for (index_t q = 0; q < pn; ++q) acc[q] = S(0);
+      for (index_t m = 0; m < lx.len; ++m)
+        for (index_t q = 0; q < pn; ++q) out.ptr[lo.offset(o, m, p0 + q)] = acc[q] += static_cast<S>(x.ptr[lx.offset(o, m, p0 + q)]);
+    }
+  });
 }
 
 template <class T, int Rank>

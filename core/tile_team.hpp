@@ -1,14 +1,15 @@
 #pragma once
 // sim::for_each_tile(ctx, "name", tiles, scratch_bytes, f): runs f(team, ti, tj) for every tile
 // (ti, tj) of a 2D box of tiles: one block of GPU threads per tile, with scratch_bytes of
-// shared memory (team.scratch), or on the CPU one thread per tile with a scratch buffer of its
-// own. For kernels that load a tile and its halo once, make several passes over it in fast
-// memory (team.for_each, team.sync between passes) and write the tile back: multigrid's
-// smoothing sweeps are the use (solvers/mg_tiles.hpp).
+// shared memory (team.scratch), or on the CPU runs of tiles on the cpu pool's threads, each run
+// with a scratch buffer of its own. For kernels that load a tile and its halo once, make
+// several passes over it in fast memory (team.for_each, team.sync between passes) and write
+// the tile back: multigrid's smoothing sweeps are the use (solvers/mg_tiles.hpp).
 #include <cstddef>
 #include <vector>
 
 #include "core/context.hpp"
+#include "core/cpu/for_each.hpp"
 #include "core/dispatch.hpp"
 #include "core/one_block.hpp"
 #include "core/types.hpp"
@@ -82,14 +83,12 @@ void for_each_tile(const Context& ctx, const char* name, const Box<2>& tiles, st
   } else {
     const index_t n = tiles.size();
     const std::size_t words = (scratch_bytes + sizeof(double) - 1) / sizeof(double);
-#pragma omp parallel
-    {
+    cpu::for_pieces(n, n > 1, [&](index_t t0, index_t t1) {  // runs of tiles on the cpu pool
       std::vector<double> scratch(words);
       TileTeam team;
       team.scratch = scratch.data();
-#pragma omp for schedule(static)
-      for (index_t t = 0; t < n; ++t) f(team, tiles.lo[0] + t / tiles_j, tiles.lo[1] + t % tiles_j);
-    }
+      for (index_t t = t0; t < t1; ++t) f(team, tiles.lo[0] + t / tiles_j, tiles.lo[1] + t % tiles_j);
+    });
   }
 }
 

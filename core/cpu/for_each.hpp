@@ -31,6 +31,14 @@ void for_ranges(index_t n, index_t chunks, const Run& run) {
   parallel_chunks(chunks, [&](index_t c) { run(n * c / chunks, n * (c + 1) / chunks); });
 }
 
+/// Calls f(i0, i1) over [0, n) in pieces (for_ranges), four a thread when parallel, else once
+/// on the calling thread. Where every output is written by one piece in a fixed order (the
+/// axis reductions, scans along an axis, line sorts, the dense fallbacks), the split changes no bit.
+template <class F>
+void for_pieces(index_t n, bool parallel, const F& f) {
+  for_ranges(n, parallel ? std::min<index_t>(n, chunks_per_thread * index_t(pass_threads())) : 1, f);
+}
+
 /// Calls run(r0, r1) over [0, rows) in chunks on the pool (contiguous row ranges).
 template <class Rows>
 void for_row_chunks(index_t rows, index_t points, const Rows& run) {

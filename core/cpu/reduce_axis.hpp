@@ -15,14 +15,6 @@
 
 namespace sim::cpu {
 
-/// Calls f(i0, i1) over [0, n) in pieces (for_ranges), four a thread when parallel, else once
-/// on the calling thread. Every output is written by one piece in a fixed order, so the split
-/// changes no bit.
-template <class F>
-void for_pieces(index_t n, bool parallel, const F& f) {
-  for_ranges(n, parallel ? std::min<index_t>(n, 4 * index_t(pass_threads())) : 1, f);
-}
-
 /// out[o * inner + p] = fin(op-combination of map(o, m, p) over m < len, o, p, len).
 template <class Acc, class Out, class Map, class Op, class Fin>
 void reduce_along(index_t outer, index_t len, index_t inner, const Map& map, const Op& op, Acc init, const Fin& fin,

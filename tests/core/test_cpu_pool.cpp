@@ -3,19 +3,26 @@
 // a pass whose workers never start (held, as the scheduler holds descheduled threads on a busy
 // machine) completes on the calling thread instead of waiting for them; workers do take
 // chunks when they are free; passes nested in a pass, and passes from two threads at once, run.
+// cumsum keeps its chunk boundaries (one chunk a thread) on the pool: the same float bits as a
+// serial emulation of them; sorts, scans and line sorts give the same results with held workers.
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <future>
 #include <memory>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "core/cpu/for_each.hpp"
 #include "core/cpu/reduce.hpp"
 #include "core/for_each_sum.hpp"
+#include "core/scan.hpp"
+#include "core/sort.hpp"
 #include "core/view.hpp"
 
 using namespace sim;
@@ -142,4 +149,69 @@ TEST(CpuPool, NestedAndConcurrentPassesRun) {
   other.join();
   EXPECT_TRUE(a);
   EXPECT_TRUE(b);
+}
+
+namespace {
+/// cumsum's cpu algorithm on the host: `chunks` equal chunks, each summed, then each run from
+/// the sum of the chunks before it (float sums: the boundaries decide the bits).
+std::vector<float> chunked_cumsum(const std::vector<float>& x, index_t chunks) {
+  const index_t n = index_t(x.size());
+  std::vector<float> offset(static_cast<std::size_t>(chunks) + 1, 0.0f), out(x.size());
+  for (index_t c = 0; c < chunks; ++c) {
+    float s = 0;
+    for (index_t i = n * c / chunks; i < n * (c + 1) / chunks; ++i) s += x[i];
+    offset[c + 1] = offset[c] + s;
+  }
+  for (index_t c = 0; c < chunks; ++c) {
+    float s = offset[c];
+    for (index_t i = n * c / chunks; i < n * (c + 1) / chunks; ++i) out[i] = s += x[i];
+  }
+  return out;
+}
+std::vector<float> wiggles(index_t n) {
+  std::vector<float> x(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) x[i] = float(std::sin(0.37 * double(i))) * 3.0f + 1e-3f * float(i % 11);
+  return x;
+}
+}  // namespace
+
+TEST(CpuPool, CumsumKeepsOneChunkAThread) {
+  Context ctx = Context::create("cpu");
+  for (int threads : {1, 2, 3}) {
+    Threads t(threads);
+    for (index_t n : {index_t(1), index_t(65535), index_t(65536), index_t(100003), (index_t(1) << 20) + 3}) {
+      const auto x = wiggles(n);
+      const auto got = cumsum(Array<float, 1>::from_host(ctx, extents(n), x)).to_host();
+      const auto want = chunked_cumsum(x, n < 65536 ? 1 : threads);
+      ASSERT_EQ(got, want) << "threads " << threads << " n " << n;
+      if (threads == 3 && n > 65536) {  // (two chunks give the serial sum's bits: the second starts from the first's total)
+        ASSERT_NE(got, chunked_cumsum(x, 1)) << "the test cannot tell the boundaries apart";
+        ASSERT_NE(got, chunked_cumsum(x, 4)) << "the test cannot tell the boundaries apart";
+      }
+    }
+  }
+}
+
+TEST(CpuPool, SortsAndScansCompleteWithWorkersHeld) {
+  Threads t(2);
+  Context ctx = Context::create("cpu");
+  const index_t n = 200003;
+  const auto hx = wiggles(n);
+  auto x = Array<float, 1>::from_host(ctx, extents(n), hx);
+  auto m = Array<float, 2>::from_host(ctx, extents(401, 497), std::vector<float>(hx.begin(), hx.begin() + 401 * 497));
+  auto run = [&] {
+    return std::make_tuple(sort(x).to_host(), argsort(x).to_host(), cumsum(x).to_host(), sort(m, 0).to_host(), argsort(m, 1).to_host(),
+                           cumsum(m, 0).to_host(), cumsum(m, 1).to_host());
+  };
+  const auto free_run = run();
+  cpu::testing::hold_workers(true);
+  const index_t before = cpu::testing::chunks_run_by_workers();
+  const auto held_run = run();
+  const index_t after = cpu::testing::chunks_run_by_workers();
+  cpu::testing::hold_workers(false);
+  EXPECT_EQ(after, before);
+  EXPECT_TRUE(free_run == held_run);
+  auto sorted = hx;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(std::get<0>(free_run), sorted);
 }

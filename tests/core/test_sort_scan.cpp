@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "core/expr.hpp"
@@ -79,6 +80,96 @@ TYPED_TEST(SortScanTest, NaNSortsLastAndStridedInput) {
   auto ho = out.to_host();
   for (int i = 0; i < 10; ++i) ASSERT_EQ(ho[2 * i], ref[i]);
   EXPECT_EQ(ho[1], 0.0f);
+}
+
+namespace {
+/// Keys whose bytes other than those set in `varying` (bit b: byte b) are one fixed value (the
+/// varying ones take 5 values), so a radix sort skips the digits where no key differs.
+template <class U>
+std::vector<U> keys_varying_in(unsigned varying, index_t n) {
+  std::vector<U> v(static_cast<std::size_t>(n));
+  U state = U(0x9e3779b97f4a7c15ull);
+  for (index_t i = 0; i < n; ++i) {
+    state = U(state * U(6364136223846793005ull) + U(1442695040888963407ull));
+    const U r = U(state ^ (state >> 29)), fixed = U(0xa5c3a5c3a5c3a5c3ull);
+    U k = 0;
+    for (unsigned b = 0; b < sizeof(U); ++b) {
+      const U byte = (varying >> b) & 1u ? U((r >> (8 * ((b * 3) % sizeof(U)))) & 0xff) % 5 : U((fixed >> (8 * b)) & 0xff);
+      k |= U(byte << (8 * b));
+    }
+    v[i] = k;  // (% 5: many ties, so a wrong order of equal keys shows in argsort)
+  }
+  return v;
+}
+template <class U>
+void check_sort_of(const Context& ctx, const std::vector<U>& h, const std::string& what) {
+  const index_t n = index_t(h.size());
+  auto x = Array<U, 1>::from_host(ctx, extents(n), h);
+  auto ref = h;
+  std::sort(ref.begin(), ref.end());
+  ASSERT_EQ(sort(x).to_host(), ref) << what;
+  std::vector<std::int64_t> ri(h.size());
+  std::iota(ri.begin(), ri.end(), 0);
+  std::stable_sort(ri.begin(), ri.end(), [&](std::int64_t a, std::int64_t b) { return h[a] < h[b]; });
+  ASSERT_EQ(argsort(x).to_host(), ri) << what;
+}
+}  // namespace
+
+// The cpu radix sort makes one pass per digit in which keys differ (11-bit digits of 32-bit
+// keys: 0 to 3 passes; bytes of 64-bit keys: 0 to 8): odd and even numbers of buffered passes,
+// the first pass straight from the input, the last straight into the output, on one chunk
+// (n < 65536) and on uneven chunks of the pool.
+TYPED_TEST(SortScanTest, SortWhateverBytesDiffer) {
+  for (index_t n : {1, 2, 1000, 70001}) {
+    for (unsigned varying : {0u, 1u, 4u, 5u, 8u, 11u, 14u, 15u})
+      check_sort_of(this->ctx, keys_varying_in<std::uint32_t>(varying, n), "uint32 varying " + std::to_string(varying) + " n " + std::to_string(n));
+    for (unsigned varying : {0u, 0x80u, 0x81u, 0x15u, 0x55u, 0x7fu, 0xffu})
+      check_sort_of(this->ctx, keys_varying_in<std::uint64_t>(varying, n), "uint64 varying " + std::to_string(varying) + " n " + std::to_string(n));
+  }
+  // floats: all equal (no pass), and -0.0 before +0.0 with NaN last across chunks
+  for (index_t n : {5, 70001}) {
+    check_sort_of(this->ctx, std::vector<float>(static_cast<std::size_t>(n), 1.5f), "equal floats");
+    std::vector<double> h(static_cast<std::size_t>(n));
+    for (index_t i = 0; i < n; ++i) h[i] = (i % 3 == 0) ? -0.0 : (i % 3 == 1 ? 0.0 : -2.0 + double(i % 7));
+    h[1] = std::numeric_limits<double>::quiet_NaN();
+    auto s = sort(Array<double, 1>::from_host(this->ctx, extents(n), h)).to_host();
+    const index_t neg = std::count_if(h.begin(), h.end(), [](double v) { return v == 0 && std::signbit(v); });
+    const index_t below = std::count_if(h.begin(), h.end(), [](double v) { return v < 0; });
+    for (index_t i = below; i < below + neg; ++i) ASSERT_TRUE(s[i] == 0 && std::signbit(s[i])) << i;
+    ASSERT_FALSE(std::signbit(s[below + neg])) << below + neg;
+    ASSERT_TRUE(std::isnan(s.back()));
+  }
+}
+
+// sort from a strided view long enough for several chunks; on the cpu also in place (the
+// input and the output the same memory: CUB does not promise that on the GPU)
+TYPED_TEST(SortScanTest, SortStridedAndInPlace) {
+  const index_t n = 70001;
+  auto h = mixed<float>(3 * n);
+  auto big = Array<float, 1>::from_host(this->ctx, extents(3 * n), h);
+  View<const float, 1> v = big.view();
+  v.shape.n[0] = n, v.stride[0] = 3;
+  std::vector<float> ref;
+  for (index_t i = 0; i < n; ++i) ref.push_back(h[3 * i]);
+  auto idx = Array<std::int64_t, 1>::zeros(this->ctx, extents(n));
+  argsort<float>(this->ctx, v, idx.view());
+  std::vector<std::int64_t> ri(static_cast<std::size_t>(n));
+  std::iota(ri.begin(), ri.end(), 0);
+  std::stable_sort(ri.begin(), ri.end(), [&](std::int64_t a, std::int64_t b) { return ref[a] < ref[b]; });
+  ASSERT_EQ(idx.to_host(), ri);
+  std::sort(ref.begin(), ref.end());
+  Array<float, 1> out(this->ctx, extents(n));
+  sort<float>(this->ctx, v, out.view());
+  ASSERT_EQ(out.to_host(), ref);
+  if (this->ctx.is_cuda()) return;
+  for (index_t m : {index_t(1000), n})
+    for (unsigned varying : {1u, 3u, 7u, 15u}) {  // 1 to 4 passes: the first reads the input, the last writes the output
+      auto hm = keys_varying_in<std::uint32_t>(varying, m);
+      auto a = Array<std::uint32_t, 1>::from_host(this->ctx, extents(m), hm);
+      sort<std::uint32_t>(this->ctx, a.view(), a.view());
+      std::sort(hm.begin(), hm.end());
+      ASSERT_EQ(a.to_host(), hm) << m << " varying " << varying;
+    }
 }
 
 TYPED_TEST(SortScanTest, CumsumAgainstSerialSum) {
@@ -184,7 +275,7 @@ TYPED_TEST(SortScanTest, AlongAxesOfMatricesAndCubes) {
   // empty, single elements, one line, odd shapes; both GPU scan paths (by key for few or
   // contiguous lines, a thread per line for many strided lines: (9, 2500) along axis 0)
   for (auto s : {extents(0, 5), extents(5, 0), extents(1, 1), extents(1, 9), extents(9, 1), extents(3, 5), extents(33, 17),
-                 extents(65, 300), extents(9, 2500)}) {
+                 extents(65, 300), extents(9, 2500), extents(3, 12001)}) {
     check_axes<float>(this->ctx, s);
     check_axes<std::int32_t>(this->ctx, s);
   }
