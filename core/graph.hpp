@@ -12,6 +12,11 @@
 // same kernels on the same addresses with the same arguments. A model that swaps buffers each
 // step is recorded over an even number of steps. Host-side effects of the function (counters,
 // swaps) happen once, while recording; record() does not run the work on the GPU.
+//
+// record_while() adds a guard read on the device: each replay runs the work only while a flag
+// in device memory is nonzero (a CUDA graph conditional node), so work that decides on the
+// device when to stop (an adaptive time step reaching the next output time) can be queued
+// many times ahead and the replays past the stop do nothing.
 #include <functional>
 #include <memory>
 
@@ -31,6 +36,7 @@ class Recorded {
 
  private:
   friend Recorded record(const Context& ctx, const std::function<void()>& fn);
+  friend Recorded record_while(const Context& ctx, const int* flag, const std::function<void()>& fn);
   std::shared_ptr<Impl> impl_;
 };
 
@@ -38,5 +44,9 @@ class Recorded {
 /// cpu context keeps fn to call on each replay (and does not call it now either). Throws
 /// Error, naming the cause, when fn waits for the device or uses another stream.
 Recorded record(const Context& ctx, const std::function<void()>& fn);
+
+/// Like record(), but each replay runs the work only when *flag != 0 at that moment (flag: in
+/// memory that kernels read, as from Context::allocate; the work itself may clear it).
+Recorded record_while(const Context& ctx, const int* flag, const std::function<void()>& fn);
 
 }  // namespace sim

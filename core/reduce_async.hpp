@@ -86,6 +86,10 @@ class AsyncReduction {
 #endif
   }
 
+  /// Where queue() and queue_each() put the result before its copy to the host: memory that
+  /// kernels read (device scratch on a GPU), so a later kernel can take it without a wait.
+  const Acc* result() const { return ctx_.is_cuda() ? static_cast<const Acc*>(scratch_.get()) : host_.data(); }
+
   /// Waits for the stream and returns the last queued result.
   Acc wait() const {
     ctx_.synchronize();

@@ -122,6 +122,7 @@ class FluidModel final : public Model {
         grid_(box_grid(global_, sub_)), halo_(comm_, sub_, grid_.ghost, ctx_, HaloUse::blocking) {
     const io::Config& c = *setup.config;
     dt_ = StepInput(ctx_);
+    dt_source_ = dt_.device();
     nx_ = grid_.cells.n[0], ny_ = grid_.cells.n[1];
     gnx_ = global_.cells.n[0], gny_ = global_.cells.n[1];
     hx_ = grid_.dx[0], hy_ = grid_.dx[1];
@@ -291,12 +292,55 @@ class FluidModel final : public Model {
       advance(dt);
       speeds_queued_ = false;
     }
+    flip();
+  }
+
+  /// Steps whose dt the device chooses (Model::run_device_steps): the recordable step (one
+  /// rank, explicit viscosity, the transform solver), recorded per buffer parity behind
+  /// clock.running(), beginning with next_dt()'s formula on the speeds the previous step left
+  /// on the device and ending with them reduced again. The same bits as step by step.
+  std::int64_t run_device_steps(DeviceClock& clock, double cfl, std::int64_t n) override {
+    if (implicit_ || !solver_->transform() || comm_.parallel() || n <= 0) return -1;
+    adaptive_calls_ = true;
+    if (clocked_for_ != std::pair<const void*, double>{clock.state(), cfl}) {
+      clocked_[0] = clocked_[1] = Recorded{};
+      clocked_for_ = {clock.state(), cfl};
+    }
+    if (!speeds_queued_) queue_speeds(u_, v_);
+    const std::int64_t first = clock.host().step;
+    for (std::int64_t k = 0; k < n; ++k) {
+      Recorded& r = clocked_[parity_];
+      if (!r.valid()) r = record_while(ctx_, clock.running(), [this, c = clock.state(), cfl] { clocked_step(c, cfl); });
+      r.replay();
+      flip();
+    }
+    const std::int64_t ran = clock.read().step - first;
+    if ((n - ran) % 2 != 0) flip();  // the steps past the horizon did nothing
+    if (ran > 0) last_dt_ = clock.host().dt, speeds_queued_ = true;
+    return ran;
+  }
+
+  bool adaptive_dt() const override { return true; }
+
+  /// The step of a device clock c (run_device_steps), while it is recorded.
+  void clocked_step(ClockState* c, double cfl) {
+    const SpeedPair* speeds = speeds_.result();
+    for_each(ctx_, "fluid::choose_dt", Box<1>{{0}, {1}},
+             BeginClockStep<CflDt>{c, CflDt{speeds, cfl, hx_, hy_, viscous_rate(), u_max_hint_}});
+    dt_source_ = &c->dt;
+    projections_to_fuse_ = rk2_ ? 2 : 1;  // the last projection also reduces the speeds
+    advance(dt_.value());
+    if (projections_to_fuse_ != 0) queue_speeds(rk2_ ? u2_ : u1_, rk2_ ? v2_ : v1_);
+    dt_source_ = dt_.device();
+    for_each(ctx_, "fluid::end_step", Box<1>{{0}, {1}}, EndClockStep{c});
+  }
+
+  /// Swaps the step's output buffers in as the state (and the recorded steps' parity).
+  void flip() {
     parity_ ^= 1;
     if (rk2_) std::swap(u_, u2_), std::swap(v_, v2_), std::swap(d_, d2_);
     else std::swap(u_, u1_), std::swap(v_, v1_), std::swap(d_, d1_);
   }
-
-  bool adaptive_dt() const override { return true; }
 
   /// The stages of one step from (u_, v_, d_) into (u1_, ...) or (u2_, ...), dt uploaded. The
   /// explicit schemes are the solvers' forward Euler and Heun (Shu-Osher form) over the stage
@@ -474,7 +518,7 @@ class FluidModel final : public Model {
     MomentumStage<T> k{u.view(), v.view(), d.view(), u0.view(), v0.view(), d_.view(), uo.view(), vo.view(), dout.view(),
                        carry ? cu_.view() : View<T, 2>{}, carry ? cv_.view() : View<T, 2>{}, p_.view(), links_, T(1 / hx_),
                        T(1 / hy_), T(1 / (hx_ * hx_)), T(1 / (hy_ * hy_)), T(nu_), T(kappa_), T(gamma_), T(c.w), T(c.a),
-                       T(c.w_dye), dt_.device(), c.f_adv, c.f_visc, c.f_p, c.f_carry,
+                       T(c.w_dye), dt_source_, c.f_adv, c.f_visc, c.f_p, c.f_carry,
                        bc_.side[1] == Side::outflow ? c.f_theta : 0.0, nu_, carry, nx_, ny_, has_dye_};
     if (carry || c.f_p != 0) solver_->level().exchange(p_);
     if (!ctx_.is_cuda() && MomentumRows<T>::applies(k)) cpu::for_each(box(), MomentumRows<T>{k});  // (rows vectorised)
@@ -503,11 +547,11 @@ class FluidModel final : public Model {
   void project(Field<T, 2>& u, Field<T, 2>& v) {
     if (const fft::SpectralMultiplier<T>* fused = fused_solver()) {  // gather and scatter inside our own kernels
       const fft::StagedView<T> s = fused->staged();
-      const PressureRhs<T> rhs{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), dt_.device(), s};
+      const PressureRhs<T> rhs{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), dt_source_, s};
       if (!ctx_.is_cuda() && PressureRhsRows<T>::applies(rhs)) cpu::for_each(box(), PressureRhsRows<T>{rhs});  // (rows vectorised)
       else for_each(ctx_, "fluid::pressure_rhs_staged", box(), rhs);
       fused->apply_staged();
-      const Project<T, fft::StagedView<T>> k{u.view(), v.view(), s, links_, dt_.device(), 1 / hx_, 1 / hy_, p_.view()};
+      const Project<T, fft::StagedView<T>> k{u.view(), v.view(), s, links_, dt_source_, 1 / hx_, 1 / hy_, p_.view()};
       const Box<2> faces{{0, 0}, {nx_ + 1, ny_ + 1}};
       const bool fuse = projections_to_fuse_ > 0 && --projections_to_fuse_ == 0;  // the step's last: max |u|, |v| in the same pass
       auto run = [&](const auto& f) {
@@ -540,13 +584,13 @@ class FluidModel final : public Model {
   void outflow_pressure_face(Field<T, 2>& u) {
     if (bc_.side[1] != Side::outflow) return;  // (p's ghosts are current: the stage before exchanged them)
     for_each(ctx_, "fluid::outflow_pressure_face", Box<1>{{0}, {ny_}},
-             OutflowPressureFace<T>{u.view(), p_.view(), links_, dt_.device(), hx_});
+             OutflowPressureFace<T>{u.view(), p_.view(), links_, dt_source_, hx_});
   }
 
   /// Solves A q = -div(u) / dt (+ A p_ when plus_old_pressure) from the initial guess in q.
   void solve_pressure(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& q, bool plus_old_pressure) {
     for_each(ctx_, "fluid::pressure_rhs", box(),
-             PressureRhs<T>{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), dt_.device()});
+             PressureRhs<T>{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), dt_source_});
     if (singular_ && !solver_->transform()) {  // the Neumann problem needs a mean-free right-hand side (the transform drops the mean itself)
       rhs_sum_.queue_into("fluid::rhs_sum", box(), Value<T>{rhs_.view()}, ops::Plus{}, 0.0, rhs_sum_slot_.data());
       solvers::add_over_ranks(ctx_, comm_, rhs_sum_slot_.view());
@@ -602,7 +646,7 @@ class FluidModel final : public Model {
   void apply_projection(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& q) {
     solver_->level().exchange(q);
     for_each(ctx_, "fluid::project", Box<2>{{0, 0}, {nx_ + 1, ny_ + 1}},
-             Project<T>{u.view(), v.view(), q.view(), links_, dt_.device(), 1 / hx_, 1 / hy_});
+             Project<T>{u.view(), v.view(), q.view(), links_, dt_source_, 1 / hx_, 1 / hy_});
   }
 
   Context ctx_;
@@ -631,6 +675,9 @@ class FluidModel final : public Model {
   Recorded recorded_[2][2];  // the recorded step per buffer parity, without and with the speeds (recordable steps only)
   bool adaptive_calls_ = false;  // next_dt() has been called: queue its speeds at the end of each step
   int parity_ = 0;
+  Recorded clocked_[2];  // run_device_steps' step per buffer parity
+  std::pair<const void*, double> clocked_for_{nullptr, 0.0};  // the clock and cfl they were recorded for
+  const double* dt_source_ = nullptr;  // where the kernels read dt (dt_, or a device clock's)
   BoundarySpec<T> bc_, bc0_;
   solvers::PoissonStencil<T> links_;
   std::unique_ptr<solvers::PoissonSolver<T>> solver_;
