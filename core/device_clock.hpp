@@ -1,12 +1,14 @@
 #pragma once
 // sim::DeviceClock: a run's clock (step, simulated time, dt) kept in memory that kernels read
 // and write, for a model that chooses each step's dt on the device. Its steps then queue
-// without a host round trip each: a step recorded with record_while(ctx, clock.running(), ...)
-// begins with BeginClockStep (the model's dt, the last step shortened to land on the end
-// time) and ends with EndClockStep (time and step advanced; running() cleared at the end
-// time or at the horizon the host set), so the replays queued past the horizon do nothing.
+// without a host round trip each: BeginClockStep gives the first step its dt (the model's
+// choice, the last step shortened to land on the end time); each step, recorded with
+// record_while(ctx, clock.running(), ...), reads dt from the clock and ends with EndClockStep
+// (time and step advanced, the next step's dt chosen; running() cleared at the end time or at
+// the horizon the host set), so the replays queued past the horizon do nothing.
 //
-//   clock.start(state);                       // host: where the run stands, and the horizon
+//   clock.start(state);                        // host: where the run stands, and the horizon
+//   for_each(ctx, "begin", one, BeginClockStep<Choice>{clock.state(), choice});
 //   for (k = 0; k < n; ++k) guarded.replay();  // queued: no waiting
 //   ClockState now = clock.read();             // one wait: the steps that ran, the time
 //
@@ -42,31 +44,36 @@ struct ClockState {
   int last = 0;     ///< the step under way lands on end_time
 };
 
-/// The first kernel of a device-clocked step (a one-point for_each): takes the model's dt
-/// choice() and writes the dt the step uses (the last one shortened to land on end_time), as
-/// the host's TimeStepper would.
+/// Starts a step of the model's dt choice on c: the dt it uses, the last one shortened to land
+/// on end_time, as the host's TimeStepper would.
+SIM_INLINE void begin_clock_step(ClockState& c, double dt) {
+  c.dt_chosen = dt;
+  c.last = c.end_time > 0 && reached(c.time + dt, c.end_time) ? 1 : 0;
+  c.dt = c.last ? c.end_time - c.time : dt;
+}
+
+/// A one-point for_each that starts the first step of a batch: its dt from choice().
 template <class Choice>
 struct BeginClockStep {
   ClockState* clock;
   Choice choice;
-  SIM_INLINE void operator()(index_t) const {
-    ClockState& c = *clock;
-    const double dt = choice();
-    c.dt_chosen = dt;
-    c.last = c.end_time > 0 && reached(c.time + dt, c.end_time) ? 1 : 0;
-    c.dt = c.last ? c.end_time - c.time : dt;
-  }
+  SIM_INLINE void operator()(index_t) const { begin_clock_step(*clock, choice()); }
 };
 
-/// The last kernel of a device-clocked step: advances step and time, and stops the later
-/// steps at the end time, the horizon time or the horizon step.
+/// The last kernel of a device-clocked step: advances step and time, stops the later steps at
+/// the end time, the horizon time or the horizon step, and otherwise starts the next step
+/// with its dt from choice() (one kernel between steps; a stopped clock keeps the dt of the
+/// step that ran).
+template <class Choice>
 struct EndClockStep {
   ClockState* clock;
+  Choice choice;
   SIM_INLINE void operator()(index_t) const {
     ClockState& c = *clock;
     ++c.step;
     c.time = c.last ? c.end_time : c.time + c.dt;
     c.running = c.last || reached(c.time, c.horizon_time) || c.step >= c.horizon_step ? 0 : 1;
+    if (c.running) begin_clock_step(c, choice());
   }
 };
 

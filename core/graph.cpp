@@ -47,11 +47,13 @@ void Recorded::replay() const {
 #if SIMKIT_HAS_CUDA
 namespace {
 
-/// Captures what fn queues on stream into graph (an empty one, or a conditional node's body);
-/// throws Error naming the cause when it cannot.
-void capture_into(cudaStream_t stream, cudaGraph_t graph, const std::function<void()>& fn) {
+/// Runs fn with stream capturing into graph (null: a new graph, the plain record(); else an
+/// empty graph to fill: a conditional node's body) and returns the captured graph; throws
+/// Error naming the cause when it cannot, with the capture's error cleared.
+cudaGraph_t capture(cudaStream_t stream, cudaGraph_t graph, const std::function<void()>& fn) {
   // thread-local: a background thread's CUDA calls (the snapshot writer) do not break the capture
-  SIM_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, graph, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal));
+  if (graph) SIM_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, graph, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal));
+  else SIM_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
   std::string failure;
   try {
     fn();
@@ -61,11 +63,13 @@ void capture_into(cudaStream_t stream, cudaGraph_t graph, const std::function<vo
   cudaGraph_t captured = nullptr;
   const cudaError_t end = cudaStreamEndCapture(stream, &captured);
   if (!failure.empty() || end != cudaSuccess) {
+    if (captured && !graph) cudaGraphDestroy(captured);
     cudaGetLastError();  // clear the capture error so the context stays usable
     throw Error("sim::record: the work could not be recorded as a CUDA graph (" +
                 (failure.empty() ? std::string(cudaGetErrorString(end)) : failure) +
                 "); recorded work must not wait for the device or read results on the host");
   }
+  return captured;
 }
 
 /// The executable form of graph (which it destroys).
@@ -123,17 +127,16 @@ Recorded record_while(const Context& ctx, const int* flag, const std::function<v
   }
 #if SIMKIT_HAS_CUDA
   const auto stream = static_cast<cudaStream_t>(ctx.stream());
-  cudaGraph_t graph = nullptr, body = nullptr;
-  if (flag) {
-    graph = gated_graph(flag, body);
-  } else {
-    SIM_CUDA_CHECK(cudaGraphCreate(&graph, 0));
-    body = graph;
+  if (!flag) {
+    r.impl_->exec = instantiate(capture(stream, nullptr, fn));
+    return r;
   }
+  cudaGraph_t body = nullptr, graph = gated_graph(flag, body);
   try {
-    capture_into(stream, body, fn);
+    capture(stream, body, fn);
   } catch (...) {
     cudaGraphDestroy(graph);
+    cudaGetLastError();
     throw;
   }
   r.impl_->exec = instantiate(graph);

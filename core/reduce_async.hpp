@@ -73,16 +73,18 @@ class AsyncReduction {
 
   /// Like queue(), but f runs at every point of box as a for_each function does (it may write
   /// fields) and returns the value to reduce with pass's op: a reduction fused into a pass
-  /// (for_each_sum.hpp). Recordable once a queue() has sized the scratch.
+  /// (for_each_sum.hpp). Recordable once a queue() has sized the scratch. to_host = false
+  /// leaves the result in result() only (for kernels that read it; wait() does not see it).
   template <int Rank, class F, class Op>
-  void queue_each(ForEachReduce<Acc, Op>& pass, const char* name, const Box<Rank>& box, const F& f) {
+  void queue_each(ForEachReduce<Acc, Op>& pass, const char* name, const Box<Rank>& box, const F& f, bool to_host = true) {
     if (!ctx_.is_cuda()) return pass.queue(name, box, f, host_.data());
 #if SIM_TU_HAS_CUDA
     ensure_scratch(0);
     Acc* out = static_cast<Acc*>(scratch_.get());
     pass.queue(name, box, f, out);
-    SIM_CUDA_CHECK(cudaMemcpyAsync(host_.data(), out, sizeof(Acc), cudaMemcpyDeviceToHost,
-                                   static_cast<cudaStream_t>(ctx_.stream())));
+    if (to_host)
+      SIM_CUDA_CHECK(cudaMemcpyAsync(host_.data(), out, sizeof(Acc), cudaMemcpyDeviceToHost,
+                                     static_cast<cudaStream_t>(ctx_.stream())));
 #endif
   }
 

@@ -242,7 +242,7 @@ class FluidModel final : public Model {
   }
 
   void initialize() override {
-    speeds_queued_ = false;
+    speeds_on_host_ = speeds_on_device_ = false;
     std::vector<T> hu(std::size_t(nx_ * ny_)), hv(hu.size()), hd(hu.size());
     for (index_t i = 0; i < nx_; ++i)
       for (index_t j = 0; j < ny_; ++j) {  // global coordinates (the same bits on any split)
@@ -286,11 +286,11 @@ class FluidModel final : public Model {
           if (speeds && projections_to_fuse_ != 0) queue_speeds(rk2_ ? u2_ : u1_, rk2_ ? v2_ : v1_);
         });
       r.replay();
-      speeds_queued_ = speeds;
+      speeds_on_host_ = speeds_on_device_ = speeds;
     } else {
       dt_.upload();
       advance(dt);
-      speeds_queued_ = false;
+      speeds_on_host_ = speeds_on_device_ = false;
     }
     flip();
   }
@@ -306,7 +306,8 @@ class FluidModel final : public Model {
       clocked_[0] = clocked_[1] = Recorded{};
       clocked_for_ = {clock.state(), cfl};
     }
-    if (!speeds_queued_) queue_speeds(u_, v_);
+    if (!speeds_on_device_) queue_speeds(u_, v_), speeds_on_device_ = true;
+    for_each(ctx_, "fluid::first_dt", Box<1>{{0}, {1}}, BeginClockStep<CflDt>{clock.state(), cfl_dt(cfl)});
     const std::int64_t first = clock.host().step;
     for (std::int64_t k = 0; k < n; ++k) {
       Recorded& r = clocked_[parity_];
@@ -316,23 +317,26 @@ class FluidModel final : public Model {
     }
     const std::int64_t ran = clock.read().step - first;
     if ((n - ran) % 2 != 0) flip();  // the steps past the horizon did nothing
-    if (ran > 0) last_dt_ = clock.host().dt, speeds_queued_ = true;
+    if (ran > 0) last_dt_ = clock.host().dt, speeds_on_host_ = false, speeds_on_device_ = true;
     return ran;
   }
 
   bool adaptive_dt() const override { return true; }
 
-  /// The step of a device clock c (run_device_steps), while it is recorded.
+  /// next_dt(cfl)'s formula on the device, from the speeds of the latest reduction.
+  CflDt cfl_dt(double cfl) const { return CflDt{speeds_.result(), cfl, hx_, hy_, viscous_rate(), u_max_hint_}; }
+
+  /// The step of a device clock c (run_device_steps), while it is recorded: dt read from the
+  /// clock, the speeds reduced on the device only, and the next step's dt chosen at the end.
   void clocked_step(ClockState* c, double cfl) {
-    const SpeedPair* speeds = speeds_.result();
-    for_each(ctx_, "fluid::choose_dt", Box<1>{{0}, {1}},
-             BeginClockStep<CflDt>{c, CflDt{speeds, cfl, hx_, hy_, viscous_rate(), u_max_hint_}});
     dt_source_ = &c->dt;
+    speeds_to_host_ = false;
     projections_to_fuse_ = rk2_ ? 2 : 1;  // the last projection also reduces the speeds
     advance(dt_.value());
     if (projections_to_fuse_ != 0) queue_speeds(rk2_ ? u2_ : u1_, rk2_ ? v2_ : v1_);
     dt_source_ = dt_.device();
-    for_each(ctx_, "fluid::end_step", Box<1>{{0}, {1}}, EndClockStep{c});
+    speeds_to_host_ = true;
+    for_each(ctx_, "fluid::end_step", Box<1>{{0}, {1}}, EndClockStep<CflDt>{c, cfl_dt(cfl)});
   }
 
   /// Swaps the step's output buffers in as the state (and the recorded steps' parity).
@@ -382,7 +386,7 @@ class FluidModel final : public Model {
 
   double next_dt(double cfl) override {
     adaptive_calls_ = true;
-    const SpeedPair s = speeds_queued_ ? speeds_.wait()
+    const SpeedPair s = speeds_on_host_ ? speeds_.wait()
                                        : reduce(ctx_, "fluid::face_speeds", box(), FaceSpeeds<T>{u_.view(), v_.view()},
                                                 LargerSpeeds{}, SpeedPair{0.0, 0.0});
     const double um = std::max(comm_.max(s.u), u_max_hint_), vm = comm_.max(s.v);
@@ -435,7 +439,7 @@ class FluidModel final : public Model {
   }
   void load_state(const std::map<std::string, std::uint64_t>&, const std::map<std::string, double>& reals) override {
     if (reals.count("fluid_last_dt")) last_dt_ = reals.at("fluid_last_dt");
-    speeds_queued_ = false;
+    speeds_on_host_ = speeds_on_device_ = false;
   }
 
   /// The pressure solver (for benchmarks and tests).
@@ -555,7 +559,7 @@ class FluidModel final : public Model {
       const Box<2> faces{{0, 0}, {nx_ + 1, ny_ + 1}};
       const bool fuse = projections_to_fuse_ > 0 && --projections_to_fuse_ == 0;  // the step's last: max |u|, |v| in the same pass
       auto run = [&](const auto& f) {
-        if (fuse) speeds_.queue_each(speed_pass_, "fluid::project_staged", faces, f);
+        if (fuse) speeds_.queue_each(speed_pass_, "fluid::project_staged", faces, f, speeds_to_host_);
         else for_each(ctx_, "fluid::project_staged", faces, f);
       };
       if (!ctx_.is_cuda() && ProjectRows<T>::applies(k)) run(ProjectRows<T>{k});  // (rows vectorised)
@@ -671,7 +675,9 @@ class FluidModel final : public Model {
   int projections_to_fuse_ = 0;       // projections left in the step being recorded before the one that reduces
   AsyncReduction<double> rhs_sum_;     // the pressure right-hand side's sum, into rhs_sum_slot_ (device memory)
   Array<double, 1> rhs_sum_slot_;
-  bool speeds_queued_ = false;        // speeds_ holds the current state's (else reduce afresh)
+  bool speeds_on_host_ = false;        // speeds_ holds the current state's (else reduce afresh)
+  bool speeds_on_device_ = false;      // speeds_.result() holds the current state's
+  bool speeds_to_host_ = true;         // the fused speed reduction copies its result to the host
   Recorded recorded_[2][2];  // the recorded step per buffer parity, without and with the speeds (recordable steps only)
   bool adaptive_calls_ = false;  // next_dt() has been called: queue its speeds at the end of each step
   int parity_ = 0;

@@ -26,13 +26,18 @@ struct CountStep {
   SIM_INLINE void operator()(index_t i) const { x(i) += 1.0; }
 };
 
-/// A clock-guarded step of dt: begin, count, end.
+/// A clock-guarded step of dt: count, end (and begin the next).
 Recorded clocked_step(const Context& ctx, DeviceClock& clock, double dt, View<double, 1> counter) {
   return record_while(ctx, clock.running(), [ctx, c = clock.state(), dt, counter] {
-    for_each(ctx, "test::begin_step", Box<1>{{0}, {1}}, BeginClockStep<FixedDt>{c, FixedDt{dt}});
     for_each(ctx, "test::count_step", counter.box(), CountStep{counter});
-    for_each(ctx, "test::end_step", Box<1>{{0}, {1}}, EndClockStep{c});
+    for_each(ctx, "test::end_step", Box<1>{{0}, {1}}, EndClockStep<FixedDt>{c, FixedDt{dt}});
   });
+}
+
+/// Starts clock at s and begins its first step of dt.
+void start(const Context& ctx, DeviceClock& clock, const ClockState& s, double dt) {
+  clock.start(s);
+  for_each(ctx, "test::begin_step", Box<1>{{0}, {1}}, BeginClockStep<FixedDt>{clock.state(), FixedDt{dt}});
 }
 }  // namespace
 
@@ -47,16 +52,17 @@ TYPED_TEST(DeviceClockTest, StepsStopAtTheHorizonTimeAndLandOnTheEndTime) {
   Recorded step = clocked_step(ctx, clock, 0.3, n.view());
   ClockState s;
   s.end_time = 1.0, s.horizon_time = 0.5;
-  clock.start(s);
+  start(ctx, clock, s, 0.3);
   for (int k = 0; k < 10; ++k) step.replay();  // 0.3, 0.6: the horizon is reached at step 2
   ClockState now = clock.read();
   EXPECT_EQ(now.step, 2);
   EXPECT_EQ(now.time, 0.3 + 0.3);
   EXPECT_EQ(now.running, 0);
+  EXPECT_EQ(now.dt, 0.3) << "a stopped clock keeps the dt of the step that ran";
   EXPECT_EQ(sum(n), 2.0 * 64) << "replays past the horizon must do nothing";
 
   now.horizon_time = ClockState{}.horizon_time, now.running = 1;
-  clock.start(now);
+  start(ctx, clock, now, 0.3);
   for (int k = 0; k < 10; ++k) step.replay();  // 0.9, then 0.1 to land on 1.0
   now = clock.read();
   EXPECT_EQ(now.step, 4);
@@ -74,7 +80,7 @@ TYPED_TEST(DeviceClockTest, StepsStopAtTheHorizonStep) {
   Recorded step = clocked_step(ctx, clock, 0.25, n.view());
   ClockState s;
   s.step = 10, s.time = 7.0, s.horizon_step = 13;  // no end time: no landing
-  clock.start(s);
+  start(ctx, clock, s, 0.25);
   for (int k = 0; k < 6; ++k) step.replay();
   const ClockState now = clock.read();
   EXPECT_EQ(now.step, 13);
@@ -90,7 +96,7 @@ TYPED_TEST(DeviceClockTest, AStoppedClockRunsNothing) {
   Recorded step = clocked_step(ctx, clock, 0.5, n.view());
   ClockState s;
   s.running = 0;
-  clock.start(s);
+  start(ctx, clock, s, 0.5);
   for (int k = 0; k < 3; ++k) step.replay();
   EXPECT_EQ(clock.read().step, 0);
   EXPECT_EQ(sum(n), 0.0);

@@ -57,10 +57,10 @@ struct ClockedCounterModel : CounterModel {
     ++batches;
     ClockState* c = clock.state();
     const std::int64_t first = c->step;
+    BeginClockStep<Choice>{c, Choice{&u[0], cfl}}(0);
     for (std::int64_t k = 0; k < n && c->running; ++k) {
-      BeginClockStep<Choice>{c, Choice{&u[0], cfl}}(0);
       step(c->dt);
-      EndClockStep{c}(0);
+      EndClockStep<Choice>{c, Choice{&u[0], cfl}}(0);
     }
     return clock.read().step - first;
   }
