@@ -1,6 +1,6 @@
 // Recorded work: a CUDA graph captured from the context's stream, or the function itself on
-// the CPU (graph.hpp). record_while() puts the captured graph under a conditional node that
-// a one-thread gate kernel opens from a flag in device memory.
+// the CPU (graph.hpp). record_while() puts the captured graph (a child graph) under a
+// conditional node that a one-thread gate kernel opens from a flag in device memory.
 #include "core/graph.hpp"
 
 #include <string>
@@ -47,13 +47,11 @@ void Recorded::replay() const {
 #if SIMKIT_HAS_CUDA
 namespace {
 
-/// Runs fn with stream capturing into graph (null: a new graph, the plain record(); else an
-/// empty graph to fill: a conditional node's body) and returns the captured graph; throws
-/// Error naming the cause when it cannot, with the capture's error cleared.
-cudaGraph_t capture(cudaStream_t stream, cudaGraph_t graph, const std::function<void()>& fn) {
+/// Runs fn with the stream capturing and returns the captured graph; throws Error naming the
+/// cause when it cannot, with the capture's error cleared.
+cudaGraph_t capture(cudaStream_t stream, const std::function<void()>& fn) {
   // thread-local: a background thread's CUDA calls (the snapshot writer) do not break the capture
-  if (graph) SIM_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, graph, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal));
-  else SIM_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  SIM_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
   std::string failure;
   try {
     fn();
@@ -63,7 +61,7 @@ cudaGraph_t capture(cudaStream_t stream, cudaGraph_t graph, const std::function<
   cudaGraph_t captured = nullptr;
   const cudaError_t end = cudaStreamEndCapture(stream, &captured);
   if (!failure.empty() || end != cudaSuccess) {
-    if (captured && !graph) cudaGraphDestroy(captured);
+    if (captured) cudaGraphDestroy(captured);
     cudaGetLastError();  // clear the capture error so the context stays usable
     throw Error("sim::record: the work could not be recorded as a CUDA graph (" +
                 (failure.empty() ? std::string(cudaGetErrorString(end)) : failure) +
@@ -81,34 +79,40 @@ cudaGraphExec_t instantiate(cudaGraph_t graph) {
   return exec;
 }
 
-/// A graph of the gate kernel reading flag and, after it, a conditional node whose body
-/// (returned in body) runs when the gate opened it.
-cudaGraph_t gated_graph(const int* flag, cudaGraph_t& body) {
+/// A graph of the gate kernel reading flag and, after it, a conditional node that runs work
+/// (a captured graph, which it takes) when the gate opened it.
+cudaGraph_t gated_graph(const int* flag, cudaGraph_t work) {
+#ifdef __CUDACC__
   cudaGraph_t graph = nullptr;
   SIM_CUDA_CHECK(cudaGraphCreate(&graph, 0));
   cudaGraphConditionalHandle handle{};
   SIM_CUDA_CHECK(cudaGraphConditionalHandleCreate(&handle, graph, 0, cudaGraphCondAssignDefault));
-#ifdef __CUDACC__
   cudaKernelNodeParams gate{};
   void* args[] = {const_cast<int**>(&flag), &handle};
   gate.func = reinterpret_cast<void*>(&graph_gate);
   gate.gridDim = dim3(1), gate.blockDim = dim3(1);
   gate.kernelParams = args;
-  cudaGraphNode_t gate_node = nullptr;
+  cudaGraphNode_t gate_node = nullptr, cond_node = nullptr, work_node = nullptr;
   SIM_CUDA_CHECK(cudaGraphAddKernelNode(&gate_node, graph, nullptr, 0, &gate));
   cudaGraphNodeParams cond{};
   cond.type = cudaGraphNodeTypeConditional;
   cond.conditional.handle = handle;
   cond.conditional.type = cudaGraphCondTypeIf;
   cond.conditional.size = 1;
-  cudaGraphNode_t cond_node = nullptr;
   SIM_CUDA_CHECK(cudaGraphAddNode(&cond_node, graph, &gate_node, nullptr, 1, &cond));
-  body = cond.conditional.phGraph_out[0];
+  const cudaError_t added = cudaGraphAddChildGraphNode(&work_node, cond.conditional.phGraph_out[0], nullptr, 0, work);
+  cudaGraphDestroy(work);  // the child node holds a copy
+  if (added != cudaSuccess) {
+    cudaGraphDestroy(graph);
+    cudaGetLastError();
+    throw Error(std::string("sim::record_while: the work cannot run under a device guard (") +
+                cudaGetErrorString(added) + "): guarded work may hold kernels, copies and memsets only, no allocations");
+  }
+  return graph;
 #else
-  (void)flag, (void)body;
+  (void)flag, (void)work;
   throw Error("sim::record_while: graph.cpp was not compiled by nvcc");
 #endif
-  return graph;
 }
 
 }  // namespace
@@ -126,20 +130,8 @@ Recorded record_while(const Context& ctx, const int* flag, const std::function<v
     return r;
   }
 #if SIMKIT_HAS_CUDA
-  const auto stream = static_cast<cudaStream_t>(ctx.stream());
-  if (!flag) {
-    r.impl_->exec = instantiate(capture(stream, nullptr, fn));
-    return r;
-  }
-  cudaGraph_t body = nullptr, graph = gated_graph(flag, body);
-  try {
-    capture(stream, body, fn);
-  } catch (...) {
-    cudaGraphDestroy(graph);
-    cudaGetLastError();
-    throw;
-  }
-  r.impl_->exec = instantiate(graph);
+  cudaGraph_t work = capture(static_cast<cudaStream_t>(ctx.stream()), fn);
+  r.impl_->exec = instantiate(flag ? gated_graph(flag, work) : work);
 #else
   (void)flag;
   throw Error("sim::record: a cuda context in a build without CUDA");
