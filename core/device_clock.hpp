@@ -2,14 +2,14 @@
 // sim::DeviceClock: a run's clock (step, simulated time, dt) kept in memory that kernels read
 // and write, for a model that chooses each step's dt on the device. Its steps then queue
 // without a host round trip each: BeginClockStep gives the first step its dt (the model's
-// choice, the last step shortened to land on the end time); each step, recorded with
-// record_while(ctx, clock.running(), ...), reads dt from the clock and ends with EndClockStep
-// (time and step advanced, the next step's dt chosen; running() cleared at the end time or at
-// the horizon the host set), so the replays queued past the horizon do nothing.
+// choice, the last step shortened to land on the end time); the step, recorded as the body
+// of record_loop(ctx, clock.running(), ...), reads dt from the clock and ends with
+// EndClockStep (time and step advanced, the next step's dt chosen; running() cleared at the
+// end time or at the horizon the host set, which ends the loop on the device).
 //
 //   clock.start(state);                        // host: where the run stands, and the horizon
 //   for_each(ctx, "begin", one, BeginClockStep<Choice>{clock.state(), choice});
-//   for (k = 0; k < n; ++k) guarded.replay();  // queued: no waiting
+//   steps.replay();                            // the loop: every step up to the horizon
 //   ClockState now = clock.read();             // one wait: the steps that ran, the time
 //
 // On the CPU the state is host memory and the functors run on the host.
@@ -18,6 +18,7 @@
 #include <memory>
 
 #include "core/context.hpp"
+#include "core/graph.hpp"
 #include "core/host_buffer.hpp"
 #include "core/macros.hpp"
 #include "core/types.hpp"
@@ -63,17 +64,21 @@ struct BeginClockStep {
 /// The last kernel of a device-clocked step: advances step and time, stops the later steps at
 /// the end time, the horizon time or the horizon step, and otherwise starts the next step
 /// with its dt from choice() (one kernel between steps; a stopped clock keeps the dt of the
-/// step that ran).
+/// step that ran), and tells the loop it ends (signal: record_loop's). Also a pass's then()
+/// (for_each_sum.hpp): the step's last reduction ends it.
 template <class Choice>
 struct EndClockStep {
   ClockState* clock;
   Choice choice;
-  SIM_INLINE void operator()(index_t) const {
+  LoopSignal signal = {};
+  SIM_INLINE void operator()(index_t) const { (*this)(); }
+  SIM_INLINE void operator()() const {
     ClockState& c = *clock;
     ++c.step;
     c.time = c.last ? c.end_time : c.time + c.dt;
     c.running = c.last || reached(c.time, c.horizon_time) || c.step >= c.horizon_step ? 0 : 1;
     if (c.running) begin_clock_step(c, choice());
+    signal.set(c.running != 0);
   }
 };
 
@@ -90,7 +95,7 @@ class DeviceClock {
   const ClockState& host() const { return host_[0]; }
   /// Where kernels find the state.
   ClockState* state() const { return device_; }
-  /// The flag record_while() guards device-clocked steps with.
+  /// The flag that record_loop() runs device-clocked steps on.
   const int* running() const { return &device_->running; }
 
  private:

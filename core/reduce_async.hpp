@@ -74,14 +74,16 @@ class AsyncReduction {
   /// Like queue(), but f runs at every point of box as a for_each function does (it may write
   /// fields) and returns the value to reduce with pass's op: a reduction fused into a pass
   /// (for_each_sum.hpp). Recordable once a queue() has sized the scratch. to_host = false
-  /// leaves the result in result() only (for kernels that read it; wait() does not see it).
-  template <int Rank, class F, class Op>
-  void queue_each(ForEachReduce<Acc, Op>& pass, const char* name, const Box<Rank>& box, const F& f, bool to_host = true) {
-    if (!ctx_.is_cuda()) return pass.queue(name, box, f, host_.data());
+  /// leaves the result in result() only (for kernels that read it; wait() does not see it);
+  /// then() runs once the result is in result() (in the pass's last block on a GPU).
+  template <int Rank, class F, class Op, class Then = NothingAfter>
+  void queue_each(ForEachReduce<Acc, Op>& pass, const char* name, const Box<Rank>& box, const F& f, bool to_host = true,
+                  const Then& then = {}) {
+    if (!ctx_.is_cuda()) return pass.queue(name, box, f, host_.data(), then);
 #if SIM_TU_HAS_CUDA
     ensure_scratch(0);
     Acc* out = static_cast<Acc*>(scratch_.get());
-    pass.queue(name, box, f, out);
+    pass.queue(name, box, f, out, then);
     if (to_host)
       SIM_CUDA_CHECK(cudaMemcpyAsync(host_.data(), out, sizeof(Acc), cudaMemcpyDeviceToHost,
                                      static_cast<cudaStream_t>(ctx_.stream())));

@@ -132,12 +132,12 @@ class Model {
   virtual bool adaptive_dt() const { return false; }
   /// The next step's dt from the current state, run.cfl times the model's stability limit.
   virtual double next_dt(double cfl) { return default_dt(cfl); }
-  /// Queues up to n steps that each choose their dt on the device as next_dt(cfl) would, on
-  /// clock (started by the caller: its end time and horizon stop them, core/device_clock.hpp),
-  /// waits for them and returns how many ran; -1 when the model cannot (the run then asks
-  /// next_dt() step by step). Saves the host round trip of next_dt() per step.
-  virtual std::int64_t run_device_steps(DeviceClock& clock, double cfl, std::int64_t n) {
-    (void)clock, (void)cfl, (void)n;
+  /// Runs steps that each choose their dt on the device as next_dt(cfl) would, on clock
+  /// (started by the caller: its end time and horizon stop them, core/device_clock.hpp), waits
+  /// for them and returns how many ran; -1 when the model cannot (the run then asks next_dt()
+  /// step by step). Saves the host round trip of next_dt() per step.
+  virtual std::int64_t run_device_steps(DeviceClock& clock, double cfl) {
+    (void)clock, (void)cfl;
     return -1;
   }
   /// Lines on the choices the model made from its config (solver and why), for --dry-run and the run header.

@@ -296,11 +296,12 @@ class FluidModel final : public Model {
   }
 
   /// Steps whose dt the device chooses (Model::run_device_steps): the recordable step (one
-  /// rank, explicit viscosity, the transform solver), recorded per buffer parity behind
-  /// clock.running(), beginning with next_dt()'s formula on the speeds the previous step left
-  /// on the device and ending with them reduced again. The same bits as step by step.
-  std::int64_t run_device_steps(DeviceClock& clock, double cfl, std::int64_t n) override {
-    if (implicit_ || !solver_->transform() || comm_.parallel() || n <= 0) return -1;
+  /// rank, explicit viscosity, the transform solver) recorded as a device loop (both buffer
+  /// parities, per starting parity) on clock.running(): one launch runs every step up to the
+  /// clock's horizon, each ending with next_dt()'s formula on the speeds its projection
+  /// reduced. The same bits as step by step.
+  std::int64_t run_device_steps(DeviceClock& clock, double cfl) override {
+    if (implicit_ || !solver_->transform() || comm_.parallel()) return -1;
     adaptive_calls_ = true;
     if (clocked_for_ != std::pair<const void*, double>{clock.state(), cfl}) {
       clocked_[0] = clocked_[1] = Recorded{};
@@ -309,14 +310,16 @@ class FluidModel final : public Model {
     if (!speeds_on_device_) queue_speeds(u_, v_), speeds_on_device_ = true;
     for_each(ctx_, "fluid::first_dt", Box<1>{{0}, {1}}, BeginClockStep<CflDt>{clock.state(), cfl_dt(cfl)});
     const std::int64_t first = clock.host().step;
-    for (std::int64_t k = 0; k < n; ++k) {
-      Recorded& r = clocked_[parity_];
-      if (!r.valid()) r = record_while(ctx_, clock.running(), [this, c = clock.state(), cfl] { clocked_step(c, cfl); });
-      r.replay();
-      flip();
-    }
+    Recorded& r = clocked_[parity_];  // the loop that starts from this buffer parity
+    if (!r.valid())
+      r = record_loop(ctx_, clock.running(), [this, c = clock.state(), cfl](int odd, const LoopSignal& signal) {
+        if (odd) flip();
+        clocked_step(c, cfl, signal);
+        if (odd) flip();
+      });
+    r.replay();
     const std::int64_t ran = clock.read().step - first;
-    if ((n - ran) % 2 != 0) flip();  // the steps past the horizon did nothing
+    if (ran % 2 != 0) flip();
     if (ran > 0) last_dt_ = clock.host().dt, speeds_on_host_ = false, speeds_on_device_ = true;
     return ran;
   }
@@ -327,16 +330,17 @@ class FluidModel final : public Model {
   CflDt cfl_dt(double cfl) const { return CflDt{speeds_.result(), cfl, hx_, hy_, viscous_rate(), u_max_hint_}; }
 
   /// The step of a device clock c (run_device_steps), while it is recorded: dt read from the
-  /// clock, the speeds reduced on the device only, and the next step's dt chosen at the end.
-  void clocked_step(ClockState* c, double cfl) {
+  /// clock, the speeds reduced on the device only, and the next step's dt chosen at the end
+  /// (by the last block of the projection that reduces the speeds, or a kernel of its own).
+  void clocked_step(ClockState* c, double cfl, const LoopSignal& signal) {
     dt_source_ = &c->dt;
-    speeds_to_host_ = false;
+    clock_to_end_ = c, clock_cfl_ = cfl, clock_signal_ = signal;
     projections_to_fuse_ = rk2_ ? 2 : 1;  // the last projection also reduces the speeds
     advance(dt_.value());
     if (projections_to_fuse_ != 0) queue_speeds(rk2_ ? u2_ : u1_, rk2_ ? v2_ : v1_);
+    if (clock_to_end_) for_each(ctx_, "fluid::end_step", Box<1>{{0}, {1}}, EndClockStep<CflDt>{c, cfl_dt(cfl), signal});
     dt_source_ = dt_.device();
-    speeds_to_host_ = true;
-    for_each(ctx_, "fluid::end_step", Box<1>{{0}, {1}}, EndClockStep<CflDt>{c, cfl_dt(cfl)});
+    clock_to_end_ = nullptr;
   }
 
   /// Swaps the step's output buffers in as the state (and the recorded steps' parity).
@@ -559,8 +563,14 @@ class FluidModel final : public Model {
       const Box<2> faces{{0, 0}, {nx_ + 1, ny_ + 1}};
       const bool fuse = projections_to_fuse_ > 0 && --projections_to_fuse_ == 0;  // the step's last: max |u|, |v| in the same pass
       auto run = [&](const auto& f) {
-        if (fuse) speeds_.queue_each(speed_pass_, "fluid::project_staged", faces, f, speeds_to_host_);
-        else for_each(ctx_, "fluid::project_staged", faces, f);
+        if (!fuse) {
+          for_each(ctx_, "fluid::project_staged", faces, f);
+        } else if (ClockState* c = std::exchange(clock_to_end_, nullptr)) {  // a device-clocked step ends here
+          speeds_.queue_each(speed_pass_, "fluid::project_staged", faces, f, false,
+                             EndClockStep<CflDt>{c, cfl_dt(clock_cfl_), clock_signal_});
+        } else {
+          speeds_.queue_each(speed_pass_, "fluid::project_staged", faces, f);
+        }
       };
       if (!ctx_.is_cuda() && ProjectRows<T>::applies(k)) run(ProjectRows<T>{k});  // (rows vectorised)
       else run(k);
@@ -677,11 +687,13 @@ class FluidModel final : public Model {
   Array<double, 1> rhs_sum_slot_;
   bool speeds_on_host_ = false;        // speeds_ holds the current state's (else reduce afresh)
   bool speeds_on_device_ = false;      // speeds_.result() holds the current state's
-  bool speeds_to_host_ = true;         // the fused speed reduction copies its result to the host
+  ClockState* clock_to_end_ = nullptr;  // a device-clocked step being recorded, until its clock kernel is queued
+  double clock_cfl_ = 0;               // and its cfl and loop signal
+  LoopSignal clock_signal_{};
   Recorded recorded_[2][2];  // the recorded step per buffer parity, without and with the speeds (recordable steps only)
   bool adaptive_calls_ = false;  // next_dt() has been called: queue its speeds at the end of each step
   int parity_ = 0;
-  Recorded clocked_[2];  // run_device_steps' step per buffer parity
+  Recorded clocked_[2];  // run_device_steps' loop per starting buffer parity
   std::pair<const void*, double> clocked_for_{nullptr, 0.0};  // the clock and cfl they were recorded for
   const double* dt_source_ = nullptr;  // where the kernels read dt (dt_, or a device clock's)
   BoundarySpec<T> bc_, bc0_;

@@ -74,7 +74,7 @@ std::int64_t Simulation::device_steps(const TimeStepper& stepper) {
   s.horizon_step = std::min(next.step, clock.step + max_device_batch);
   if (plan.end_time <= 0) s.horizon_step = std::min(s.horizon_step, stepper.total_steps());
   device_clock_->start(s);
-  const std::int64_t ran = model.run_device_steps(*device_clock_, plan.cfl, s.horizon_step - clock.step);
+  const std::int64_t ran = model.run_device_steps(*device_clock_, plan.cfl);
   if (ran <= 0) return ran;
   const ClockState& now = device_clock_->host();
   clock.step = now.step, clock.time = now.time, clock.dt = now.dt_chosen;

@@ -46,8 +46,8 @@ TYPED_TEST(GraphTest, WaitingForTheDeviceIsRefused) {
   EXPECT_THROW(record(ctx, [&] { (void)sum(x); }), Error);
   EXPECT_EQ(sum(x), 200.0) << "the context must stay usable after a refused recording";
   DeviceClock clock(ctx);
-  EXPECT_THROW(record_while(ctx, clock.running(), [&] { (void)sum(x); }), Error);
-  EXPECT_EQ(sum(x), 200.0) << "the context must stay usable after a refused guarded recording";
+  EXPECT_THROW(record_loop(ctx, clock.running(), [&](int, const LoopSignal&) { (void)sum(x); }), Error);
+  EXPECT_EQ(sum(x), 200.0) << "the context must stay usable after a refused loop recording";
 }
 
 namespace {

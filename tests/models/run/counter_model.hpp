@@ -53,12 +53,12 @@ struct ClockedCounterModel : CounterModel {
   std::int64_t batches = 0;
   bool adaptive_dt() const override { return true; }
   double next_dt(double cfl) override { return Choice{&u[0], cfl}(); }
-  std::int64_t run_device_steps(DeviceClock& clock, double cfl, std::int64_t n) override {
+  std::int64_t run_device_steps(DeviceClock& clock, double cfl) override {
     ++batches;
     ClockState* c = clock.state();
     const std::int64_t first = c->step;
     BeginClockStep<Choice>{c, Choice{&u[0], cfl}}(0);
-    for (std::int64_t k = 0; k < n && c->running; ++k) {
+    while (c->running) {
       step(c->dt);
       EndClockStep<Choice>{c, Choice{&u[0], cfl}}(0);
     }
