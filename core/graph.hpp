@@ -12,12 +12,33 @@
 // same kernels on the same addresses with the same arguments. A model that swaps buffers each
 // step is recorded over an even number of steps. Host-side effects of the function (counters,
 // swaps) happen once, while recording; record() does not run the work on the GPU.
+//
+// record_loop() records a loop that the device runs: a replay repeats the body for as long
+// as a flag in device memory says (CUDA graph WHILE and IF conditional nodes, set by the
+// body's own last kernel), so work that decides on the device when to stop (adaptive time
+// steps up to the next output time) runs as one launch with no host round trip.
 #include <functional>
 #include <memory>
 
 #include "core/context.hpp"
+#include "core/macros.hpp"
 
 namespace sim {
+
+/// What the last kernel of a looped recording's body calls with the loop's flag once it is
+/// final: set(go) tells the device whether the loop goes on (record_loop). On the CPU, and
+/// outside a recording, it does nothing (the loop reads the flag itself).
+struct LoopSignal {
+  unsigned long long handles[2] = {0, 0};  ///< the conditional nodes it opens or closes (cudaGraphConditionalHandle)
+  SIM_INLINE void set(bool go) const {
+#if defined(__CUDA_ARCH__)
+    for (unsigned long long h : handles)
+      if (h) cudaGraphSetConditional(h, go ? 1u : 0u);
+#else
+    (void)go;
+#endif
+  }
+};
 
 class Recorded {
  public:
@@ -31,6 +52,7 @@ class Recorded {
 
  private:
   friend Recorded record(const Context& ctx, const std::function<void()>& fn);
+  friend Recorded record_loop(const Context& ctx, const int* flag, const std::function<void(int, const LoopSignal&)>& body);
   std::shared_ptr<Impl> impl_;
 };
 
@@ -38,5 +60,11 @@ class Recorded {
 /// cpu context keeps fn to call on each replay (and does not call it now either). Throws
 /// Error, naming the cause, when fn waits for the device or uses another stream.
 Recorded record(const Context& ctx, const std::function<void()>& fn);
+
+/// Records a loop: each replay runs body(0), body(1), body(0), ... while *flag != 0 (flag in
+/// memory that kernels read), the flag read before the first body and after each. body(k, s)
+/// is recorded once for each k (a model's two buffer parities) and must end with a kernel that
+/// calls s.set(*flag != 0) after its last write to the flag. Recordable work only (record()).
+Recorded record_loop(const Context& ctx, const int* flag, const std::function<void(int, const LoopSignal&)>& body);
 
 }  // namespace sim

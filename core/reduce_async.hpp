@@ -73,18 +73,26 @@ class AsyncReduction {
 
   /// Like queue(), but f runs at every point of box as a for_each function does (it may write
   /// fields) and returns the value to reduce with pass's op: a reduction fused into a pass
-  /// (for_each_sum.hpp). Recordable once a queue() has sized the scratch.
-  template <int Rank, class F, class Op>
-  void queue_each(ForEachReduce<Acc, Op>& pass, const char* name, const Box<Rank>& box, const F& f) {
-    if (!ctx_.is_cuda()) return pass.queue(name, box, f, host_.data());
+  /// (for_each_sum.hpp). Recordable once a queue() has sized the scratch. to_host = false
+  /// leaves the result in result() only (for kernels that read it; wait() does not see it);
+  /// then() runs once the result is in result() (in the pass's last block on a GPU).
+  template <int Rank, class F, class Op, class Then = NothingAfter>
+  void queue_each(ForEachReduce<Acc, Op>& pass, const char* name, const Box<Rank>& box, const F& f, bool to_host = true,
+                  const Then& then = {}) {
+    if (!ctx_.is_cuda()) return pass.queue(name, box, f, host_.data(), then);
 #if SIM_TU_HAS_CUDA
     ensure_scratch(0);
     Acc* out = static_cast<Acc*>(scratch_.get());
-    pass.queue(name, box, f, out);
-    SIM_CUDA_CHECK(cudaMemcpyAsync(host_.data(), out, sizeof(Acc), cudaMemcpyDeviceToHost,
-                                   static_cast<cudaStream_t>(ctx_.stream())));
+    pass.queue(name, box, f, out, then);
+    if (to_host)
+      SIM_CUDA_CHECK(cudaMemcpyAsync(host_.data(), out, sizeof(Acc), cudaMemcpyDeviceToHost,
+                                     static_cast<cudaStream_t>(ctx_.stream())));
 #endif
   }
+
+  /// Where queue() and queue_each() put the result before its copy to the host: memory that
+  /// kernels read (device scratch on a GPU), so a later kernel can take it without a wait.
+  const Acc* result() const { return ctx_.is_cuda() ? static_cast<const Acc*>(scratch_.get()) : host_.data(); }
 
   /// Waits for the stream and returns the last queued result.
   Acc wait() const {

@@ -14,6 +14,7 @@
 #include "core/comm.hpp"
 #include "core/context.hpp"
 #include "core/decomposition.hpp"
+#include "core/device_clock.hpp"
 #include "core/grid.hpp"
 #include "io/schema.hpp"
 
@@ -131,6 +132,14 @@ class Model {
   virtual bool adaptive_dt() const { return false; }
   /// The next step's dt from the current state, run.cfl times the model's stability limit.
   virtual double next_dt(double cfl) { return default_dt(cfl); }
+  /// Runs steps that each choose their dt on the device as next_dt(cfl) would, on clock
+  /// (started by the caller: its end time and horizon stop them, core/device_clock.hpp), waits
+  /// for them and returns how many ran; -1 when the model cannot (the run then asks next_dt()
+  /// step by step). Saves the host round trip of next_dt() per step.
+  virtual std::int64_t run_device_steps(DeviceClock& clock, double cfl) {
+    (void)clock, (void)cfl;
+    return -1;
+  }
   /// Lines on the choices the model made from its config (solver and why), for --dry-run and the run header.
   virtual std::vector<std::string> plan_notes() const { return {}; }
   /// Bytes one step reads and writes in memory, counting each kernel's whole-field passes, for

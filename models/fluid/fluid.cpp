@@ -122,6 +122,7 @@ class FluidModel final : public Model {
         grid_(box_grid(global_, sub_)), halo_(comm_, sub_, grid_.ghost, ctx_, HaloUse::blocking) {
     const io::Config& c = *setup.config;
     dt_ = StepInput(ctx_);
+    dt_source_ = dt_.device();
     nx_ = grid_.cells.n[0], ny_ = grid_.cells.n[1];
     gnx_ = global_.cells.n[0], gny_ = global_.cells.n[1];
     hx_ = grid_.dx[0], hy_ = grid_.dx[1];
@@ -241,7 +242,7 @@ class FluidModel final : public Model {
   }
 
   void initialize() override {
-    speeds_queued_ = false;
+    speeds_on_host_ = speeds_on_device_ = false;
     std::vector<T> hu(std::size_t(nx_ * ny_)), hv(hu.size()), hd(hu.size());
     for (index_t i = 0; i < nx_; ++i)
       for (index_t j = 0; j < ny_; ++j) {  // global coordinates (the same bits on any split)
@@ -285,18 +286,69 @@ class FluidModel final : public Model {
           if (speeds && projections_to_fuse_ != 0) queue_speeds(rk2_ ? u2_ : u1_, rk2_ ? v2_ : v1_);
         });
       r.replay();
-      speeds_queued_ = speeds;
+      speeds_on_host_ = speeds_on_device_ = speeds;
     } else {
       dt_.upload();
       advance(dt);
-      speeds_queued_ = false;
+      speeds_on_host_ = speeds_on_device_ = false;
     }
+    flip();
+  }
+
+  /// Steps whose dt the device chooses (Model::run_device_steps): the recordable step (one
+  /// rank, explicit viscosity, the transform solver) recorded as a device loop (both buffer
+  /// parities, per starting parity) on clock.running(): one launch runs every step up to the
+  /// clock's horizon, each ending with next_dt()'s formula on the speeds its projection
+  /// reduced. The same bits as step by step.
+  std::int64_t run_device_steps(DeviceClock& clock, double cfl) override {
+    if (implicit_ || !solver_->transform() || comm_.parallel()) return -1;
+    adaptive_calls_ = true;
+    if (clocked_for_ != std::pair<const void*, double>{clock.state(), cfl}) {
+      clocked_[0] = clocked_[1] = Recorded{};
+      clocked_for_ = {clock.state(), cfl};
+    }
+    if (!speeds_on_device_) queue_speeds(u_, v_), speeds_on_device_ = true;
+    for_each(ctx_, "fluid::first_dt", Box<1>{{0}, {1}}, BeginClockStep<CflDt>{clock.state(), cfl_dt(cfl)});
+    const std::int64_t first = clock.host().step;
+    Recorded& r = clocked_[parity_];  // the loop that starts from this buffer parity
+    if (!r.valid())
+      r = record_loop(ctx_, clock.running(), [this, c = clock.state(), cfl](int odd, const LoopSignal& signal) {
+        if (odd) flip();
+        clocked_step(c, cfl, signal);
+        if (odd) flip();
+      });
+    r.replay();
+    const std::int64_t ran = clock.read().step - first;
+    if (ran % 2 != 0) flip();
+    if (ran > 0) last_dt_ = clock.host().dt, speeds_on_host_ = false, speeds_on_device_ = true;
+    return ran;
+  }
+
+  bool adaptive_dt() const override { return true; }
+
+  /// next_dt(cfl)'s formula on the device, from the speeds of the latest reduction.
+  CflDt cfl_dt(double cfl) const { return CflDt{speeds_.result(), cfl, hx_, hy_, viscous_rate(), u_max_hint_}; }
+
+  /// The step of a device clock c (run_device_steps), while it is recorded: dt read from the
+  /// clock, the speeds reduced on the device only, and the next step's dt chosen at the end
+  /// (by the last block of the projection that reduces the speeds, or a kernel of its own).
+  void clocked_step(ClockState* c, double cfl, const LoopSignal& signal) {
+    dt_source_ = &c->dt;
+    clock_to_end_ = c, clock_cfl_ = cfl, clock_signal_ = signal;
+    projections_to_fuse_ = rk2_ ? 2 : 1;  // the last projection also reduces the speeds
+    advance(dt_.value());
+    if (projections_to_fuse_ != 0) queue_speeds(rk2_ ? u2_ : u1_, rk2_ ? v2_ : v1_);
+    if (clock_to_end_) for_each(ctx_, "fluid::end_step", Box<1>{{0}, {1}}, EndClockStep<CflDt>{c, cfl_dt(cfl), signal});
+    dt_source_ = dt_.device();
+    clock_to_end_ = nullptr;
+  }
+
+  /// Swaps the step's output buffers in as the state (and the recorded steps' parity).
+  void flip() {
     parity_ ^= 1;
     if (rk2_) std::swap(u_, u2_), std::swap(v_, v2_), std::swap(d_, d2_);
     else std::swap(u_, u1_), std::swap(v_, v1_), std::swap(d_, d1_);
   }
-
-  bool adaptive_dt() const override { return true; }
 
   /// The stages of one step from (u_, v_, d_) into (u1_, ...) or (u2_, ...), dt uploaded. The
   /// explicit schemes are the solvers' forward Euler and Heun (Shu-Osher form) over the stage
@@ -338,7 +390,7 @@ class FluidModel final : public Model {
 
   double next_dt(double cfl) override {
     adaptive_calls_ = true;
-    const SpeedPair s = speeds_queued_ ? speeds_.wait()
+    const SpeedPair s = speeds_on_host_ ? speeds_.wait()
                                        : reduce(ctx_, "fluid::face_speeds", box(), FaceSpeeds<T>{u_.view(), v_.view()},
                                                 LargerSpeeds{}, SpeedPair{0.0, 0.0});
     const double um = std::max(comm_.max(s.u), u_max_hint_), vm = comm_.max(s.v);
@@ -391,7 +443,7 @@ class FluidModel final : public Model {
   }
   void load_state(const std::map<std::string, std::uint64_t>&, const std::map<std::string, double>& reals) override {
     if (reals.count("fluid_last_dt")) last_dt_ = reals.at("fluid_last_dt");
-    speeds_queued_ = false;
+    speeds_on_host_ = speeds_on_device_ = false;
   }
 
   /// The pressure solver (for benchmarks and tests).
@@ -474,7 +526,7 @@ class FluidModel final : public Model {
     MomentumStage<T> k{u.view(), v.view(), d.view(), u0.view(), v0.view(), d_.view(), uo.view(), vo.view(), dout.view(),
                        carry ? cu_.view() : View<T, 2>{}, carry ? cv_.view() : View<T, 2>{}, p_.view(), links_, T(1 / hx_),
                        T(1 / hy_), T(1 / (hx_ * hx_)), T(1 / (hy_ * hy_)), T(nu_), T(kappa_), T(gamma_), T(c.w), T(c.a),
-                       T(c.w_dye), dt_.device(), c.f_adv, c.f_visc, c.f_p, c.f_carry,
+                       T(c.w_dye), dt_source_, c.f_adv, c.f_visc, c.f_p, c.f_carry,
                        bc_.side[1] == Side::outflow ? c.f_theta : 0.0, nu_, carry, nx_, ny_, has_dye_};
     if (carry || c.f_p != 0) solver_->level().exchange(p_);
     if (!ctx_.is_cuda() && MomentumRows<T>::applies(k)) cpu::for_each(box(), MomentumRows<T>{k});  // (rows vectorised)
@@ -503,16 +555,22 @@ class FluidModel final : public Model {
   void project(Field<T, 2>& u, Field<T, 2>& v) {
     if (const fft::SpectralMultiplier<T>* fused = fused_solver()) {  // gather and scatter inside our own kernels
       const fft::StagedView<T> s = fused->staged();
-      const PressureRhs<T> rhs{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), dt_.device(), s};
+      const PressureRhs<T> rhs{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), dt_source_, s};
       if (!ctx_.is_cuda() && PressureRhsRows<T>::applies(rhs)) cpu::for_each(box(), PressureRhsRows<T>{rhs});  // (rows vectorised)
       else for_each(ctx_, "fluid::pressure_rhs_staged", box(), rhs);
       fused->apply_staged();
-      const Project<T, fft::StagedView<T>> k{u.view(), v.view(), s, links_, dt_.device(), 1 / hx_, 1 / hy_, p_.view()};
+      const Project<T, fft::StagedView<T>> k{u.view(), v.view(), s, links_, dt_source_, 1 / hx_, 1 / hy_, p_.view()};
       const Box<2> faces{{0, 0}, {nx_ + 1, ny_ + 1}};
       const bool fuse = projections_to_fuse_ > 0 && --projections_to_fuse_ == 0;  // the step's last: max |u|, |v| in the same pass
       auto run = [&](const auto& f) {
-        if (fuse) speeds_.queue_each(speed_pass_, "fluid::project_staged", faces, f);
-        else for_each(ctx_, "fluid::project_staged", faces, f);
+        if (!fuse) {
+          for_each(ctx_, "fluid::project_staged", faces, f);
+        } else if (ClockState* c = std::exchange(clock_to_end_, nullptr)) {  // a device-clocked step ends here
+          speeds_.queue_each(speed_pass_, "fluid::project_staged", faces, f, false,
+                             EndClockStep<CflDt>{c, cfl_dt(clock_cfl_), clock_signal_});
+        } else {
+          speeds_.queue_each(speed_pass_, "fluid::project_staged", faces, f);
+        }
       };
       if (!ctx_.is_cuda() && ProjectRows<T>::applies(k)) run(ProjectRows<T>{k});  // (rows vectorised)
       else run(k);
@@ -540,13 +598,13 @@ class FluidModel final : public Model {
   void outflow_pressure_face(Field<T, 2>& u) {
     if (bc_.side[1] != Side::outflow) return;  // (p's ghosts are current: the stage before exchanged them)
     for_each(ctx_, "fluid::outflow_pressure_face", Box<1>{{0}, {ny_}},
-             OutflowPressureFace<T>{u.view(), p_.view(), links_, dt_.device(), hx_});
+             OutflowPressureFace<T>{u.view(), p_.view(), links_, dt_source_, hx_});
   }
 
   /// Solves A q = -div(u) / dt (+ A p_ when plus_old_pressure) from the initial guess in q.
   void solve_pressure(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& q, bool plus_old_pressure) {
     for_each(ctx_, "fluid::pressure_rhs", box(),
-             PressureRhs<T>{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), dt_.device()});
+             PressureRhs<T>{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), dt_source_});
     if (singular_ && !solver_->transform()) {  // the Neumann problem needs a mean-free right-hand side (the transform drops the mean itself)
       rhs_sum_.queue_into("fluid::rhs_sum", box(), Value<T>{rhs_.view()}, ops::Plus{}, 0.0, rhs_sum_slot_.data());
       solvers::add_over_ranks(ctx_, comm_, rhs_sum_slot_.view());
@@ -602,7 +660,7 @@ class FluidModel final : public Model {
   void apply_projection(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& q) {
     solver_->level().exchange(q);
     for_each(ctx_, "fluid::project", Box<2>{{0, 0}, {nx_ + 1, ny_ + 1}},
-             Project<T>{u.view(), v.view(), q.view(), links_, dt_.device(), 1 / hx_, 1 / hy_});
+             Project<T>{u.view(), v.view(), q.view(), links_, dt_source_, 1 / hx_, 1 / hy_});
   }
 
   Context ctx_;
@@ -627,10 +685,17 @@ class FluidModel final : public Model {
   int projections_to_fuse_ = 0;       // projections left in the step being recorded before the one that reduces
   AsyncReduction<double> rhs_sum_;     // the pressure right-hand side's sum, into rhs_sum_slot_ (device memory)
   Array<double, 1> rhs_sum_slot_;
-  bool speeds_queued_ = false;        // speeds_ holds the current state's (else reduce afresh)
+  bool speeds_on_host_ = false;        // speeds_ holds the current state's (else reduce afresh)
+  bool speeds_on_device_ = false;      // speeds_.result() holds the current state's
+  ClockState* clock_to_end_ = nullptr;  // a device-clocked step being recorded, until its clock kernel is queued
+  double clock_cfl_ = 0;               // and its cfl and loop signal
+  LoopSignal clock_signal_{};
   Recorded recorded_[2][2];  // the recorded step per buffer parity, without and with the speeds (recordable steps only)
   bool adaptive_calls_ = false;  // next_dt() has been called: queue its speeds at the end of each step
   int parity_ = 0;
+  Recorded clocked_[2];  // run_device_steps' loop per starting buffer parity
+  std::pair<const void*, double> clocked_for_{nullptr, 0.0};  // the clock and cfl they were recorded for
+  const double* dt_source_ = nullptr;  // where the kernels read dt (dt_, or a device clock's)
   BoundarySpec<T> bc_, bc0_;
   solvers::PoissonStencil<T> links_;
   std::unique_ptr<solvers::PoissonSolver<T>> solver_;

@@ -412,6 +412,17 @@ struct LargerSpeeds {
   }
 };
 
+/// next_dt()'s formula on the device (one rank): cfl over the advective and diffusive rates,
+/// from the speeds a reduction left in memory; the same bits as the host's.
+struct CflDt {
+  const SpeedPair* speeds;
+  double cfl, hx, hy, viscous_rate, u_hint;
+  SIM_INLINE double operator()() const {
+    const double um = speeds->u < u_hint ? u_hint : speeds->u;  // std::max(u, u_hint)
+    return cfl / (um / hx + speeds->v / hy + viscous_rate);
+  }
+};
+
 /// u -= dt c grad p on every open face, over the box [0, nx] x [0, ny] (u for j < ny, v for i < nx).
 /// p is a field's view, or the fused transform solve's staged result, which `store` (when set)
 /// then receives on the cells: the solve's scatter fused into the projection.

@@ -4,6 +4,8 @@
 // adaptive one, with the last step shortened to land exactly on run.end_time.
 #include <cstdint>
 
+#include "core/device_clock.hpp"  // time_tolerance, reached()
+
 namespace sim {
 class Model;
 }
@@ -16,13 +18,6 @@ struct RunClock {
   double time = 0;
   double dt = 0;  ///< the step size in force (the model's latest choice when adaptive)
 };
-
-/// Relative tolerance with which a simulated time counts as having reached a target (end
-/// time, next output time): rounding in a sum of dt's must not add or drop a step.
-constexpr double time_tolerance = 1e-12;
-
-/// True when time has reached target within time_tolerance.
-inline bool reached(double time, double target) { return time >= target * (1 - time_tolerance); }
 
 /// Steps of dt that reach end_time within time_tolerance (a double: it may be huge or NaN).
 double steps_to_reach(double end_time, double dt);

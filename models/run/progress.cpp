@@ -40,7 +40,7 @@ void Progress::finish() {
   if (!quiet_ && tty_) std::fputc('\n', stderr);
 }
 
-ProgressReport::ProgressReport(bool quiet) : Activity(std::make_shared<EverySteps>(1)), quiet_(quiet) {}
+ProgressReport::ProgressReport(bool quiet) : Activity(std::make_shared<EveryCheck>()), quiet_(quiet) {}
 
 void ProgressReport::start(Simulation& sim) {
   progress_ = Progress(quiet_ || sim.comm.rank() != 0, sim.plan.total_steps, sim.model.cell_updates_per_step());

@@ -25,7 +25,7 @@ class Progress {
   Clock::time_point start_ = Clock::now(), last_ = Clock::now() - std::chrono::hours(1);
 };
 
-/// Updates the progress line every step, and prints it one last time at the end.
+/// Updates the progress line after every step (or batch of device-queued steps), and prints it one last time at the end.
 class ProgressReport : public Activity {
  public:
   /// quiet: print nothing (also on ranks other than 0).

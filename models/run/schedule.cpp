@@ -1,6 +1,10 @@
 #include "models/run/schedule.hpp"
 
+#include <algorithm>
+
 namespace sim::run {
+
+NextDue earliest(const NextDue& a, const NextDue& b) { return {std::min(a.step, b.step), std::min(a.time, b.time)}; }
 
 void EveryTime::fired(const RunClock& clock) {
   while (reached(clock.time, next_)) next_ += interval_;
@@ -28,6 +32,12 @@ bool AnyOf::due(const RunClock& clock) {
 
 void AnyOf::fired(const RunClock& clock) {
   for (auto& p : parts_) p->fired(clock);
+}
+
+NextDue AnyOf::next_due(const RunClock& clock) const {
+  NextDue next;
+  for (const auto& p : parts_) next = earliest(next, p->next_due(clock));
+  return next;
 }
 
 }  // namespace sim::run

@@ -2,9 +2,15 @@
 // When an activity runs: every N steps, every T of simulated time, every M minutes of wall
 // time, any of several, or never. A Simulation asks each schedule due() once per step (in the
 // order of its activities, the same on every rank) and tells it fired() when it was due.
+//
+// A model that chooses its dt on the device runs in batches of steps (simulation.hpp): the
+// Simulation asks the schedules after each batch, and a batch never passes a schedule's
+// next_due(), so step and time schedules fire at the same steps either way. A schedule that
+// cannot tell its next step or time (wall time, EveryCheck) is asked after each batch.
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -12,6 +18,16 @@
 #include "models/run/clock.hpp"
 
 namespace sim::run {
+
+/// The earliest step and simulated time at which a schedule may next be due (either may be
+/// "never": the largest step, an infinite time).
+struct NextDue {
+  std::int64_t step = std::numeric_limits<std::int64_t>::max();
+  double time = std::numeric_limits<double>::infinity();
+};
+
+/// The earlier of two NextDue, field by field.
+NextDue earliest(const NextDue& a, const NextDue& b);
 
 /// When the activities that share it run.
 class Schedule {
@@ -22,6 +38,19 @@ class Schedule {
   virtual bool due(const RunClock& clock) = 0;
   /// Told once due() said true, before the step's later activities run (moves its next time).
   virtual void fired(const RunClock& clock) { (void)clock; }
+  /// The first step or time after clock at which due() may say true (default: neither can be told).
+  virtual NextDue next_due(const RunClock& clock) const {
+    (void)clock;
+    return {};
+  }
+};
+
+/// Due whenever the Simulation asks: after every step, or after each batch of steps a model
+/// queued on the device (progress lines, the stop-signal check).
+class EveryCheck : public Schedule {
+ public:
+  /// Always true.
+  bool due(const RunClock&) override { return true; }
 };
 
 /// Never due (an activity that is switched off, or run only on demand).
@@ -38,6 +67,8 @@ class EverySteps : public Schedule {
   explicit EverySteps(std::int64_t n) : n_(n) {}
   /// step % n == 0.
   bool due(const RunClock& clock) override { return clock.step % n_ == 0; }
+  /// The next multiple of n after clock.step.
+  NextDue next_due(const RunClock& clock) const override { return {(clock.step / n_ + 1) * n_, NextDue{}.time}; }
 
  private:
   std::int64_t n_;
@@ -55,6 +86,8 @@ class EveryTime : public Schedule {
   void fired(const RunClock& clock) override;
   /// The next time it is due.
   double next() const { return next_; }
+  /// The next time.
+  NextDue next_due(const RunClock&) const override { return {NextDue{}.step, next_}; }
 
  private:
   double interval_, next_;
@@ -91,6 +124,8 @@ class AnyOf : public Schedule {
   bool due(const RunClock& clock) override;
   /// Tells every part.
   void fired(const RunClock& clock) override;
+  /// The earliest of the parts'.
+  NextDue next_due(const RunClock& clock) const override;
 
  private:
   std::vector<std::shared_ptr<Schedule>> parts_;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <string>
 
 #include "models/run/host_fields.hpp"
 
@@ -22,6 +24,8 @@ Simulation::Simulation(Plan p, Model& m, Context c, Comm k, io::RunInfo i)
     if (f.checkpointed) state_fields.push_back(f);
   }
   clock.dt = plan.dt;
+  const char* knob = std::getenv("SIMKIT_DEVICE_STEPS");
+  if (plan.adaptive && !(knob && std::string(knob) == "0")) device_clock_ = std::make_unique<DeviceClock>(ctx);
 }
 
 Simulation::~Simulation() = default;
@@ -50,6 +54,33 @@ void Simulation::run_output() {
   output_schedule->fired(clock);
 }
 
+void Simulation::advance(const TimeStepper& stepper) {
+  if (device_clock_) {
+    const std::int64_t ran = device_steps(stepper);
+    if (ran > 0) return;
+    if (ran < 0) device_clock_.reset();  // the model cannot: step by step from now on
+  }
+  stepper.step(model, clock);
+}
+
+std::int64_t Simulation::device_steps(const TimeStepper& stepper) {
+  NextDue next;
+  for (const auto& a : activities_) next = earliest(next, a->schedule().next_due(clock));
+  if (output_schedule) next = earliest(next, output_schedule->next_due(clock));
+  ClockState s;
+  s.step = clock.step, s.time = clock.time, s.dt = s.dt_chosen = clock.dt;
+  s.end_time = plan.end_time > 0 ? plan.end_time : 0;
+  s.horizon_time = next.time;
+  s.horizon_step = std::min(next.step, clock.step + max_device_batch);
+  if (plan.end_time <= 0) s.horizon_step = std::min(s.horizon_step, stepper.total_steps());
+  device_clock_->start(s);
+  const std::int64_t ran = model.run_device_steps(*device_clock_, plan.cfl);
+  if (ran <= 0) return ran;
+  const ClockState& now = device_clock_->host();
+  clock.step = now.step, clock.time = now.time, clock.dt = now.dt_chosen;
+  return ran;
+}
+
 io::RunInfo Simulation::file_info() const {
   io::RunInfo i = info;
   i.step = clock.step, i.time = clock.time, i.dt = clock.dt;
@@ -64,7 +95,7 @@ int Simulation::run() {
   first_step = output_step_ = clock.step;  // the state at the start is output (or was, before the checkpoint)
   const auto start = std::chrono::steady_clock::now();
   while (stepper.more(clock)) {
-    stepper.step(model, clock);
+    advance(stepper);
     due_now_.clear();
     for (auto& a : activities_) {
       if (due(a->schedule())) run_activity(*a);

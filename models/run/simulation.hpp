@@ -3,6 +3,13 @@
 // TimeStepper, and activities run in order when their schedules are due. The run's shared
 // state is public for the activities; the loop, the schedule bookkeeping and the drain rule
 // (activity.hpp) are the Simulation's own.
+//
+// An adaptive model that can choose its dt on the device (Model::run_device_steps) runs in
+// batches: the Simulation starts a DeviceClock whose horizon is the earliest next_due() of
+// the schedules (and at most max_device_batch steps on), the model queues the steps with no
+// wait between them, and the activities are asked once the batch has ended: the same steps
+// and the same bits as step by step, minus a host round trip per step.
+// SIMKIT_DEVICE_STEPS=0 in the environment turns batches off (for comparisons).
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -11,6 +18,7 @@
 
 #include "core/comm.hpp"
 #include "core/context.hpp"
+#include "core/device_clock.hpp"
 #include "io/hdf5_file.hpp"
 #include "models/model.hpp"
 #include "models/run/activity.hpp"
@@ -25,6 +33,10 @@ struct OutputCounts {
   double blocked_seconds = 0;      ///< the loop's time in output activities
   double writer_busy_seconds = 0;  ///< the background writer's time in writes
 };
+
+/// The most steps a batch of device-clocked steps queues (the longest wait for a wall-time
+/// schedule or a stop signal, in steps).
+constexpr std::int64_t max_device_batch = 128;
 
 /// A model, its clock and its activities.
 class Simulation {
@@ -78,10 +90,13 @@ class Simulation {
 
  private:
   bool due(Schedule& s);  // s asked once per step (and told when it fired); later asks get the same answer
+  void advance(const TimeStepper& stepper);  // one step, or a batch of device-clocked steps
+  std::int64_t device_steps(const TimeStepper& stepper);  // a batch: the steps that ran, or -1
   void run_output();      // the activities on the output schedule, now
   std::vector<std::unique_ptr<Activity>> activities_;
   std::map<Schedule*, bool> due_now_;  // this step's answers
   std::optional<int> stop_code_;
+  std::unique_ptr<DeviceClock> device_clock_;  // adaptive runs, until the model says it cannot
   std::int64_t finite_step_ = -1, output_step_ = -1;
 };
 

@@ -28,7 +28,7 @@ void install_stop_handlers() {
 }
 
 StopOnSignal::StopOnSignal(Checkpointer& checkpointer, ProgressReport& progress)
-    : Activity(std::make_shared<EverySteps>(1)), checkpointer_(checkpointer), progress_(progress) {}
+    : Activity(std::make_shared<EveryCheck>()), checkpointer_(checkpointer), progress_(progress) {}
 
 void StopOnSignal::run(Simulation& sim) {
   const int sig = int(sim.comm.max(std::int64_t(stop_signal_seen())));  // any rank's signal stops all

@@ -17,7 +17,7 @@ void note_stop_signal(int sig);
 /// Forgets the noted signal (tests).
 void clear_stop_signal();
 
-/// Every step: when any rank has seen a stop signal, writes a checkpoint and stops the run.
+/// After every step (or batch of device-queued steps): when any rank has seen a stop signal, writes a checkpoint and stops the run.
 class StopOnSignal : public Activity {
  public:
   /// checkpointer writes the checkpoint; progress ends its line first.

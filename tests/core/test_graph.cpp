@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "core/device_clock.hpp"
 #include "core/expr.hpp"
 #include "core/for_each.hpp"
 #include "core/graph.hpp"
@@ -44,6 +45,9 @@ TYPED_TEST(GraphTest, WaitingForTheDeviceIsRefused) {
   const Context ctx = this->ctx;
   EXPECT_THROW(record(ctx, [&] { (void)sum(x); }), Error);
   EXPECT_EQ(sum(x), 200.0) << "the context must stay usable after a refused recording";
+  DeviceClock clock(ctx);
+  EXPECT_THROW(record_loop(ctx, clock.running(), [&](int, const LoopSignal&) { (void)sum(x); }), Error);
+  EXPECT_EQ(sum(x), 200.0) << "the context must stay usable after a refused loop recording";
 }
 
 namespace {

@@ -233,6 +233,57 @@ TYPED_TEST(Fluid, WalledStagesNeedNoFillBeforeTheirProjection) {
   }
 }
 
+// Steps whose dt the device chooses (run_device_steps: the run's batches) give the bits of
+// next_dt() and step() one at a time, for both explicit schemes and both precisions, through
+// a batch cut short by its horizon time and one that lands on the end time (together an odd
+// number of steps for one of them: both starting parities' loops run).
+TYPED_TEST(Fluid, DeviceClockedStepsAreTheHostStepsBitForBit) {
+  for (const char* precision : {"float64", "float32"})
+    for (const char* scheme : {"euler", "rk2"}) {
+      const std::string lines = std::string("time_scheme = \"") + scheme + "\"\ndye = \"half\"\ny_hi_value = 1.0\n";
+      const std::string what = std::string(precision) + " " + scheme;
+      const double end = 0.3, cfl = 0.7;
+      Sim host = make(this->ctx, 32, 24, lines, 1.0, precision);
+      double t = 0, dt = 0;
+      int steps = 0;
+      while (!reached(t, end)) {  // the run's TimeStepper
+        dt = host->next_dt(cfl);
+        const bool last = reached(t + dt, end);
+        host->step(last ? end - t : dt);
+        t = last ? end : t + dt, ++steps;
+      }
+      Sim dev = make(this->ctx, 32, 24, lines, 1.0, precision);
+      DeviceClock clock(this->ctx);
+      ClockState s;
+      s.end_time = end, s.horizon_step = 3;  // an odd batch: the next loop starts from the other parity
+      clock.start(s);
+      const std::int64_t first = dev->run_device_steps(clock, cfl);
+      EXPECT_EQ(first, 3) << what;
+      ClockState next = clock.host();
+      next.horizon_step = ClockState{}.horizon_step, next.horizon_time = 0.1, next.running = 1;
+      clock.start(next);
+      const std::int64_t second = dev->run_device_steps(clock, cfl);
+      ASSERT_GT(second, 0) << what;
+      EXPECT_TRUE(reached(clock.host().time, 0.1) && !reached(clock.host().time - clock.host().dt, 0.1)) << what;
+      ClockState rest = clock.host();
+      rest.horizon_time = ClockState{}.horizon_time, rest.running = 1;
+      clock.start(rest);
+      const std::int64_t third = dev->run_device_steps(clock, cfl);
+      EXPECT_EQ(first + second + third, steps) << what;
+      EXPECT_EQ(clock.host().time, end) << what;
+      EXPECT_EQ(clock.host().dt_chosen, dt) << what;
+      dev->step(dev->next_dt(cfl)), host->step(host->next_dt(cfl));  // and the host steps go on from there
+      for (const char* name : {"u_face", "v_face", "p", "dye"}) {
+        const std::vector<double> a = field(*host.model, name), b = field(*dev.model, name);
+        ASSERT_EQ(a.size(), b.size());
+        std::size_t differ = 0;
+        for (std::size_t k = 0; k < a.size(); ++k) differ += std::memcmp(&a[k], &b[k], sizeof(double)) != 0;
+        EXPECT_EQ(differ, 0u) << what << ": " << name;
+      }
+      EXPECT_EQ(diagnostic(*host.model, "cfl"), diagnostic(*dev.model, "cfl")) << what;
+    }
+}
+
 TYPED_TEST(Fluid, RestartIsBitIdentical) {
   const std::string cases[] = {
       "viscosity = 0.01\ny_hi_value = 1.0\ndye = \"half\"\n",

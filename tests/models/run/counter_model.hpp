@@ -46,6 +46,33 @@ struct CounterModel : Model {
   }
 };
 
+/// The counter model with an adaptive dt that depends on the state (dt = cfl / (1 + u[0]/4)),
+/// chosen on the host (next_dt) or, like a GPU model's, from a DeviceClock (run_device_steps:
+/// the host-memory clock of a cpu context, the steps stopping at its horizon).
+struct ClockedCounterModel : CounterModel {
+  std::int64_t batches = 0;
+  bool adaptive_dt() const override { return true; }
+  double next_dt(double cfl) override { return Choice{&u[0], cfl}(); }
+  std::int64_t run_device_steps(DeviceClock& clock, double cfl) override {
+    ++batches;
+    ClockState* c = clock.state();
+    const std::int64_t first = c->step;
+    BeginClockStep<Choice>{c, Choice{&u[0], cfl}}(0);
+    while (c->running) {
+      step(c->dt);
+      EndClockStep<Choice>{c, Choice{&u[0], cfl}}(0);
+    }
+    return clock.read().step - first;
+  }
+
+ private:
+  struct Choice {
+    const double* u0;
+    double cfl;
+    double operator()() const { return cfl / (1 + *u0 / 4); }
+  };
+};
+
 /// The counter model as a registry entry ("counter", [model] nan_at).
 inline ModelInfo counter_model_info() {
   ModelInfo m;

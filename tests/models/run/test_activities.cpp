@@ -166,6 +166,59 @@ TEST_F(RunActivities, OutputByTimeLandsOnMultiplesWithinTheTolerance) {
   EXPECT_EQ(series_steps(100), (std::vector<std::int64_t>{0, 3, 5, 8, 10}));
 }
 
+// A model that chooses its dt on the device runs in batches that stop where a schedule is
+// next due: the same outputs, checkpoints and bits as the step-by-step loop (the NaN guard
+// every 100 steps and the checkpoints every 7 cut batches too).
+TEST_F(RunActivities, DeviceClockedBatchesFireActivitiesAtTheSameSteps) {
+  Plan p;
+  p.grid.rank = 1, p.grid.cells[0] = 8;
+  p.adaptive = true, p.cfl = 0.05, p.end_time = 12.0, p.dt = 0.05, p.total_steps = 300;
+  p.output_every_time = 1.5, p.checkpoint_every = 7, p.keep = 100;
+  p.snap_prefix = "snap", p.ckpt_prefix = "ckpt";
+  struct Run {
+    std::vector<double> u;
+    RunClock clock;
+    std::int64_t batches = 0;
+    std::string csv;
+    std::vector<std::string> checkpoints;
+    std::vector<std::int64_t> snapshots;
+  };
+  auto run_in = [&](const std::string& sub, bool batches) {
+    if (batches) unsetenv("SIMKIT_DEVICE_STEPS");
+    else setenv("SIMKIT_DEVICE_STEPS", "0", 1);
+    p.out_dir = dir + "/" + sub;
+    fs::create_directories(p.out_dir);
+    testing::ClockedCounterModel m;
+    io::RunInfo info;
+    info.model = "counter", info.simkit_version = info.git_commit = "test";
+    Simulation s(p, m, ctx, Comm(), info);
+    add_standard_activities(s, true, 0);
+    EXPECT_EQ(s.run(), 0);
+    unsetenv("SIMKIT_DEVICE_STEPS");
+    Run r{m.u, s.clock, m.batches, "", io::list_checkpoints(p.out_dir, "ckpt"), {}};
+    std::stringstream text;
+    text << std::ifstream(p.out_dir + "/diagnostics.csv").rdbuf();
+    r.csv = text.str();
+    for (const io::XdmfEntry& e : rebuild_series(p.out_dir, "snap", s.clock.step)) r.snapshots.push_back(e.step);
+    return r;
+  };
+  const Run step_by_step = run_in("steps", false), batched = run_in("batches", true);
+  EXPECT_EQ(step_by_step.batches, 0);
+  EXPECT_GT(batched.batches, 0);
+  EXPECT_LT(batched.batches, batched.clock.step / 2) << "the batches should hold several steps each";
+  EXPECT_EQ(batched.clock.step, step_by_step.clock.step);
+  EXPECT_EQ(batched.clock.time, 12.0);
+  EXPECT_EQ(step_by_step.clock.time, 12.0);
+  EXPECT_EQ(batched.clock.dt, step_by_step.clock.dt);
+  EXPECT_EQ(batched.u, step_by_step.u) << "bit for bit";
+  EXPECT_EQ(batched.csv, step_by_step.csv);
+  EXPECT_EQ(batched.snapshots, step_by_step.snapshots);
+  EXPECT_GE(batched.snapshots.size(), 9u);
+  ASSERT_EQ(batched.checkpoints.size(), step_by_step.checkpoints.size());
+  for (std::size_t k = 0; k < batched.checkpoints.size(); ++k)
+    EXPECT_EQ(fs::path(batched.checkpoints[k]).filename(), fs::path(step_by_step.checkpoints[k]).filename());
+}
+
 TEST_F(RunActivities, ResumedSeriesDropsLaterSnapshots) {
   Plan p = plan(6);
   p.output_every = 2;
