@@ -309,21 +309,22 @@ inline void matvec_rows_body(index_t i0, index_t i1, index_t n, T alpha, const T
     y[i * incy] = beta == T(0) ? alpha * lane[0] : alpha * lane[0] + beta * y[i * incy];
   }
 }
-// The same, compiled for AVX2 too and picked at load time (NumPy's OpenBLAS uses the wide
-// vectors as well); no FMA (-ffp-contract=off), so both versions round alike.
-__attribute__((target_clones("avx2", "default"))) void matvec_rows_range(index_t i0, index_t i1, index_t n, float alpha,
+// The same, compiled for AVX-512 and AVX2 too and picked at load time (NumPy's OpenBLAS uses
+// the wide vectors as well; AVX-512 over AVX2: 2048^2 float64 0.69-0.73 ms against 0.75-0.84 on
+// the 2-core machine); no FMA (-ffp-contract=off), so every version rounds alike.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void matvec_rows_range(index_t i0, index_t i1, index_t n, float alpha,
                                                                          const float* a, index_t lda, const float* x,
                                                                          index_t incx, float beta, float* y, index_t incy) {
   matvec_rows_body(i0, i1, n, alpha, a, lda, x, incx, beta, y, incy);
 }
-__attribute__((target_clones("avx2", "default"))) void matvec_rows_range(index_t i0, index_t i1, index_t n, double alpha,
+__attribute__((target_clones("avx512f", "avx2", "default"))) void matvec_rows_range(index_t i0, index_t i1, index_t n, double alpha,
                                                                          const double* a, index_t lda, const double* x,
                                                                          index_t incx, double beta, double* y,
                                                                          index_t incy) {
   matvec_rows_body(i0, i1, n, alpha, a, lda, x, incx, beta, y, incy);
 }
 
-// y = alpha A x + beta y for a row-major A on the cpu: OpenMP over blocks of rows. Not
+// y = alpha A x + beta y for a row-major A on the cpu: the cpu pool over blocks of rows. Not
 // OpenBLAS's gemv: its threads and OpenMP's, both spinning between calls, fight over the
 // cores, and the bandwidth-bound loop gains nothing from them.
 template <class T>
