@@ -189,7 +189,7 @@ __global__ void __launch_bounds__(32 * BY, pass_3d_threads_per_sm<T, ROWS, S, P>
   else pass_3d_block<T, I, ROWS, BY, true>(a, tile);
 }
 
-/// One marching 3D block's cells ("2.5D blocking"): BX columns (k) x BY rows (j), marching
+/// One marching 3D block's cells ("2.5D blocking"): 32 columns (k) x BY rows (j), marching
 /// along dimension 0 over planes ib .. ie - 1. Each thread keeps its column's centres at
 /// planes i-1, i, i+1 of every field read with neighbours in registers, rotating them as it
 /// steps, so each plane's centres leave L2 once per block (stencil_pass_3d's ROWS-plane blocks
@@ -199,12 +199,12 @@ __global__ void __launch_bounds__(32 * BY, pass_3d_threads_per_sm<T, ROWS, S, P>
 /// after i+1, and plane i+1's k neighbours and j-halo cells, are in flight while plane i is
 /// computed. The update sees the same cell, value for value, as in stencil_pass_3d. GUARD: a
 /// block partial in k or j; every thread steps through the same planes and reaches each barrier.
-template <class T, class I, int BX, int BY, int AHEAD, bool GUARD, int S, int P, int O, class U>
-__device__ __forceinline__ void march_3d_block(const PassArgs<T, S, P, O, U>& a, T (&tile)[2][S][BY + 2][BX], I ib,
+template <class T, class I, int BY, int AHEAD, bool GUARD, int S, int P, int O, class U>
+__device__ __forceinline__ void march_3d_block(const PassArgs<T, S, P, O, U>& a, T (&tile)[2][S][BY + 2][32], I ib,
                                                I ie) {
   constexpr int W = 3 + AHEAD;  // centres held: planes i-1 .. i+1+AHEAD
   const int tx = int(threadIdx.x), ty = int(threadIdx.y);
-  const I k = I(blockIdx.x) * BX + tx, j = I(blockIdx.y) * BY + ty;
+  const I k = I(blockIdx.x) * 32 + tx, j = I(blockIdx.y) * BY + ty;
   const I s0 = I(a.s0), s1 = I(a.s1), n1 = I(a.n1), n2 = I(a.n2), period = I(a.period);
   const I halo_offset = ty == 0 ? -s1 : s1;
   const bool in = !GUARD || (k < n2 && j < n1);
@@ -226,7 +226,7 @@ __device__ __forceinline__ void march_3d_block(const PassArgs<T, S, P, O, U>& a,
     halo[s] = in && edge ? a.in.p[s][o + halo_offset] : T(0);
   }
   for (I i = ib; i < ie; ++i, o += s0) {
-    T(&t)[S][BY + 2][BX] = tile[int(i - ib) & 1];
+    T(&t)[S][BY + 2][32] = tile[int(i - ib) & 1];
     // loads in flight while plane i is computed: centres at i+1+AHEAD, sides of plane i+1
     const bool far = i + 1 + AHEAD <= ie, next = i + 1 < ie;
     T km_next[S], kp_next[S], halo_next[S];
@@ -276,18 +276,16 @@ constexpr int march_3d_threads_per_sm() {
   return sizeof(T) == 4 && S <= 2 ? 1536 : 1024;
 }
 
-/// The marching 3D pass: blocks of BX x BY columns (BX a multiple of 32: whole warps along
-/// the contiguous dimension), each over one chunk of `chunk` planes along dimension 0
-/// (blockIdx.z), the last chunk shorter where chunk does not divide n0.
-template <class T, class I, int BX, int BY, int AHEAD, int S, int P, int O, class U>
-__global__ void __launch_bounds__(BX * BY, march_3d_threads_per_sm<T, S>() / (BX * BY))
+/// The marching 3D pass: blocks of 32 x BY columns, each over one chunk of `chunk` planes
+/// along dimension 0 (blockIdx.z), the last chunk shorter where chunk does not divide n0.
+template <class T, class I, int BY, int AHEAD, int S, int P, int O, class U>
+__global__ void __launch_bounds__(32 * BY, march_3d_threads_per_sm<T, S>() / (32 * BY))
     stencil_march_3d(PassArgs<T, S, P, O, U> a, I chunk) {
-  static_assert(BX % 32 == 0, "stencil_march_3d: blocks of whole warps along the contiguous dimension");
-  __shared__ T tile[2][S][BY + 2][BX];
+  __shared__ T tile[2][S][BY + 2][32];
   const I ib = I(blockIdx.z) * chunk, ie = ib + chunk < I(a.n0) ? ib + chunk : I(a.n0);
-  const bool full = (I(blockIdx.x) + 1) * BX <= I(a.n2) && (I(blockIdx.y) + 1) * BY <= I(a.n1);
-  if (full) march_3d_block<T, I, BX, BY, AHEAD, false>(a, tile, ib, ie);
-  else march_3d_block<T, I, BX, BY, AHEAD, true>(a, tile, ib, ie);
+  const bool full = (I(blockIdx.x) + 1) * 32 <= I(a.n2) && (I(blockIdx.y) + 1) * BY <= I(a.n1);
+  if (full) march_3d_block<T, I, BY, AHEAD, false>(a, tile, ib, ie);
+  else march_3d_block<T, I, BY, AHEAD, true>(a, tile, ib, ie);
 }
 
 /// A tuning override from the environment, or 0.
@@ -351,99 +349,88 @@ bool launch_rows(const PassArgs<T, S, P, O, U>& a, cudaStream_t stream) {
   return true;
 }
 
-/// Whether the marching 3D tile of S fields (two planes of BY + 2 rows of BX) fits the 48 KB
+/// Whether the marching 3D tile of S fields (two planes of BY + 2 rows of 32) fits the 48 KB
 /// of static shared memory a block may have.
-template <class T, int S, int BX, int BY>
-constexpr bool march_tile_fits() { return 2 * S * (BY + 2) * BX * sizeof(T) <= 48 * 1024; }
+template <class T, int S, int BY>
+constexpr bool march_tile_fits() { return 2 * S * (BY + 2) * 32 * sizeof(T) <= 48 * 1024; }
 
 /// The marching 3D kernel's chunk of planes when SIMKIT_STENCIL_MARCH is unset: 64 (chosen
-/// before measuring: 2 planes in 64 read twice, and 512^3 still gives 8 chunks, 4096 blocks
-/// of 64 x 8, about ten waves on 132 SMs; the whole extent would leave 512 blocks, 1.3 waves).
+/// before measuring: 2 planes in 64 read twice, and 512^3 still gives 8 chunks, 8192 blocks
+/// of 32 x 8, about ten waves on 132 SMs; the whole extent would leave 1024 blocks, 1.3 waves).
 template <class T, int S>
 constexpr int default_march() { return 64; }
 
-/// The marching kernel's tuning: chunk (SIMKIT_STENCIL_MARCH: 0 for stencil_pass_3d, N > 0
-/// for stencil_march_3d over chunks of N planes), centre planes loaded ahead (1 or 2,
-/// SIMKIT_STENCIL_MARCH_AHEAD) and block shape, BX x BY (SIMKIT_STENCIL_MARCH_WIDTH = 32 or
-/// 64, SIMKIT_STENCIL_BLOCK_Y = 8 or 16; 64 x 16 is not offered); -1 for each default.
-/// Defaults: chunk default_march, and the march_default_* below. A block 64 wide reads the k
-/// neighbours across its inner warp edge from L1, not L2: 64 x 8 asks L2 for 1.5 sectors per
-/// sector of a field read with neighbours, 32 x 16 for 1.63, 32 x 8 for 1.75.
-struct MarchChoice {
-  int chunk = -1, ahead = -1, width = -1, height = -1;
-};
+/// Centre planes the marching kernel loads ahead of plane i+1 by default: 1 (chosen before
+/// measuring; 2 holds one more register per field read with neighbours).
+constexpr int default_march_ahead() { return 1; }
 
-/// The marching kernel's defaults where its knobs are unset, chosen before measuring: 2
-/// planes ahead (one more register per field read with neighbours, no spill at the occupancy
-/// below; with 1, a float32 Gray-Scott plane's loads have about one plane's compute time, ~1
-/// us at the copy rate, to arrive), blocks 64 x 8 (the fewest L2 sectors of the three).
-constexpr int march_default_ahead = 2, march_default_width = 64, march_default_height = 8;
-
-/// MarchChoice's fields as the launches read them.
-struct MarchSetting {
-  std::atomic<int> chunk, ahead, width, height;
-};
-
-/// The marching kernel's tuning now: the environment's (read once), or what set_stencil_march set.
-inline MarchSetting& march_setting() {
-  static MarchSetting m{{std::getenv("SIMKIT_STENCIL_MARCH") ? std::max(-1, stencil_knob("SIMKIT_STENCIL_MARCH")) : -1},
-                        {stencil_knob("SIMKIT_STENCIL_MARCH_AHEAD")},
-                        {stencil_knob("SIMKIT_STENCIL_MARCH_WIDTH")},
-                        {stencil_knob("SIMKIT_STENCIL_BLOCK_Y")}};
+/// The 3D kernel asked for: 0 for stencil_pass_3d (ROWS planes a block), N > 0 for
+/// stencil_march_3d over chunks of N planes, -1 for the default (default_march).
+/// SIMKIT_STENCIL_MARCH sets it (read once); set_stencil_march changes it.
+inline std::atomic<int>& stencil_march_setting() {
+  static std::atomic<int> m{std::getenv("SIMKIT_STENCIL_MARCH") ? std::max(-1, stencil_knob("SIMKIT_STENCIL_MARCH")) : -1};
   return m;
 }
 
-/// Chooses the marching kernel's tuning (values as the environment knobs'; -1 the defaults); returns the previous choice.
+/// The marching kernel's centre planes loaded ahead, 1 or 2, or -1 for the default
+/// (default_march_ahead). SIMKIT_STENCIL_MARCH_AHEAD sets it (read once); set_stencil_march changes it.
+inline std::atomic<int>& stencil_march_ahead_setting() {
+  static std::atomic<int> m{[] {
+    const int knob = stencil_knob("SIMKIT_STENCIL_MARCH_AHEAD");
+    return knob == 1 || knob == 2 ? knob : -1;
+  }()};
+  return m;
+}
+
+/// The 3D kernel's choice as a test sets it: chunk as SIMKIT_STENCIL_MARCH, ahead as
+/// SIMKIT_STENCIL_MARCH_AHEAD (-1: the default).
+struct MarchChoice {
+  int chunk = -1, ahead = -1;
+};
+
+/// Chooses the 3D kernel (values as the environment knobs'; -1 the defaults); returns the previous choice.
 inline MarchChoice set_stencil_march(MarchChoice m) {
-  MarchSetting& s = march_setting();
-  return {s.chunk.exchange(m.chunk < 0 ? -1 : m.chunk), s.ahead.exchange(m.ahead), s.width.exchange(m.width),
-          s.height.exchange(m.height)};
+  MarchChoice previous;
+  previous.chunk = stencil_march_setting().exchange(m.chunk < 0 ? -1 : m.chunk);
+  previous.ahead = stencil_march_ahead_setting().exchange(m.ahead == 1 || m.ahead == 2 ? m.ahead : -1);
+  return previous;
 }
 
 /// The marching chunk for a 3D pass of S fields of T read with neighbours, or 0 for stencil_pass_3d.
 template <class T, int S>
 int stencil_march() {
-  const int m = march_setting().chunk.load();
+  const int m = stencil_march_setting().load();
   return m < 0 ? default_march<T, S>() : m;
 }
 
-/// Launches stencil_march_3d on blocks of BX x BY with `ahead` centre planes in flight.
-template <class T, class I, int BX, int BY, int S, int P, int O, class U>
-void launch_march_block(const PassArgs<T, S, P, O, U>& a, I chunk, unsigned gz, int ahead, cudaStream_t stream) {
-  const dim3 grid(unsigned((a.n2 + BX - 1) / BX), unsigned((a.n1 + BY - 1) / BY), gz);
-  if (ahead == 2) stencil_march_3d<T, I, BX, BY, 2><<<grid, dim3(BX, BY), 0, stream>>>(a, chunk);
-  else stencil_march_3d<T, I, BX, BY, 1><<<grid, dim3(BX, BY), 0, stream>>>(a, chunk);
+/// Launches stencil_march_3d with AHEAD centre planes in flight, blocks 32 x by.
+template <class T, class I, int AHEAD, int S, int P, int O, class U>
+void launch_march_ahead(const PassArgs<T, S, P, O, U>& a, I chunk, dim3 grid, int by, cudaStream_t stream) {
+  if constexpr (std::is_same<I, int>::value && march_tile_fits<T, S, 16>())
+    if (by == 16) {
+      stencil_march_3d<T, I, 16, AHEAD><<<grid, dim3(32, 16), 0, stream>>>(a, chunk);
+      return;
+    }
+  stencil_march_3d<T, I, 8, AHEAD><<<grid, dim3(32, 8), 0, stream>>>(a, chunk);
 }
 
 /// Launches the marching 3D pass over chunks of `march` planes; false when the grid would be too large.
 template <class T, class I, int S, int P, int O, class U>
 bool launch_march(const PassArgs<T, S, P, O, U>& a, int march, cudaStream_t stream) {
-  static_assert(march_tile_fits<T, S, 32, 8>(), "stencil_pass: too many fields read with neighbours for the marching "
-                                                "3D tile in shared memory");
-  const MarchSetting& m = march_setting();
-  auto pick = [](int asked, int x, int y, int otherwise) { return asked == x || asked == y ? asked : otherwise; };
-  const int ahead = pick(m.ahead.load(), 1, 2, march_default_ahead);
-  const int width = pick(m.width.load(), 32, 64, march_default_width);
-  const int height = pick(m.height.load(), 8, 16, march_default_height);
-  // the other block shapes with 32-bit offsets only, where their tile fits
-  constexpr bool small = std::is_same<I, int>::value;
-  constexpr bool wide = small && march_tile_fits<T, S, 64, 8>(), tall = small && march_tile_fits<T, S, 32, 16>();
-  const int bx = wide && width == 64 ? 64 : 32;
-  const int by = tall && bx == 32 && height == 16 ? 16 : 8;
+  static_assert(march_tile_fits<T, S, 8>(), "stencil_pass: too many fields read with neighbours for the marching 3D "
+                                            "tile in shared memory");
+  // block height in dimension 1: SIMKIT_STENCIL_BLOCK_Y = 16 as for stencil_pass_3d (32-bit offsets)
+  static const int knob_by = stencil_knob("SIMKIT_STENCIL_BLOCK_Y");
+  const bool offer16 = std::is_same<I, int>::value && march_tile_fits<T, S, 16>();
+  const int by = offer16 && knob_by == 16 ? 16 : 8;
+  const int asked = stencil_march_ahead_setting().load();
+  const int ahead = asked > 0 ? asked : default_march_ahead();
   const index_t chunk = march < a.n0 ? index_t(march) : a.n0;
   const index_t gz = (a.n0 + chunk - 1) / chunk, gy = (a.n1 + by - 1) / by;
   if (gz > 65535 || gy > 65535) return false;
-  if constexpr (wide)
-    if (bx == 64) {
-      launch_march_block<T, I, 64, 8>(a, I(chunk), unsigned(gz), ahead, stream);
-      return true;
-    }
-  if constexpr (tall)
-    if (by == 16) {
-      launch_march_block<T, I, 32, 16>(a, I(chunk), unsigned(gz), ahead, stream);
-      return true;
-    }
-  launch_march_block<T, I, 32, 8>(a, I(chunk), unsigned(gz), ahead, stream);
+  const dim3 grid(unsigned((a.n2 + 31) / 32), unsigned(gy), unsigned(gz));
+  if (ahead == 2) launch_march_ahead<T, I, 2>(a, I(chunk), grid, by, stream);
+  else launch_march_ahead<T, I, 1>(a, I(chunk), grid, by, stream);
   return true;
 }
 

@@ -167,21 +167,16 @@ void check(const Context& ctx, Kind kind, const Extents<Rank>& cells, const Boun
   expect_values(a.second, b.second, what + " (pass vs reference, second output)", tolerance<T>(ctx));
 }
 
-/// The marching kernel's block shapes: k columns x j rows.
-struct Shape {
-  int width, height;
-};
-
 /// Picks the 3D GPU kernel while it lives (chunk 0: stencil_pass_3d; N: stencil_march_3d over
-/// N planes, `ahead` centre planes in flight, blocks of `shape`). A file compiled without nvcc
-/// has no GPU kernel to pick: the CPU backend runs every pass through for_each.
+/// N planes, `ahead` centre planes in flight). A file compiled without nvcc has no GPU kernel
+/// to pick: the CPU backend runs every pass through for_each.
 class MarchScope {
  public:
-  MarchScope(int chunk, int ahead, Shape shape) {
+  MarchScope(int chunk, int ahead) {
 #if SIM_TU_HAS_CUDA
-    previous_ = gpu::set_stencil_march({chunk, ahead, shape.width, shape.height});
+    previous_ = gpu::set_stencil_march({chunk, ahead});
 #else
-    (void)chunk, (void)ahead, (void)shape;
+    (void)chunk, (void)ahead;
 #endif
   }
   ~MarchScope() {
@@ -198,10 +193,9 @@ class MarchScope {
 #endif
 };
 
-/// The marching 3D kernel over chunks of each length in `chunks`, 1 and 2 planes ahead, blocks
-/// of 32 x 8, 32 x 16 and 64 x 8, on one case: against the reference (as check), and bit for
-/// bit against stencil_pass_3d (chunk 0) on the same fields. On the CPU every run is the
-/// for_each path, against the same reference.
+/// The marching 3D kernel over chunks of each length in `chunks` (1 and 2 planes ahead) on one
+/// case: against the reference (as check), and bit for bit against stencil_pass_3d (chunk 0)
+/// on the same fields. On the CPU every run is the for_each path, against the same reference.
 template <class T>
 void check_march(const Context& ctx, Kind kind, const Extents<3>& cells, const Boundary<3>& bc, const Box<3>& box,
                  const std::vector<int>& chunks, const std::string& what) {
@@ -209,23 +203,21 @@ void check_march(const Context& ctx, Kind kind, const Extents<3>& cells, const B
   const auto ref = c.run(kind, box, true);
   std::pair<std::vector<T>, std::vector<T>> blockwise;
   {
-    MarchScope scope(0, -1, {-1, -1});
+    MarchScope scope(0, -1);
     blockwise = c.run(kind, box, false);
   }
   expect_values(blockwise.first, ref.first, what + " stencil_pass_3d (vs reference, first output)", tolerance<T>(ctx));
   expect_values(blockwise.second, ref.second, what + " stencil_pass_3d (vs reference, second output)", tolerance<T>(ctx));
   for (int chunk : chunks)
-    for (int ahead : {1, 2})
-      for (Shape shape : {Shape{32, 8}, Shape{32, 16}, Shape{64, 8}}) {
-        MarchScope scope(chunk, ahead, shape);
-        const auto a = c.run(kind, box, false);
-        const std::string w = what + " chunk " + std::to_string(chunk) + " ahead " + std::to_string(ahead) + " block " +
-                              std::to_string(shape.width) + "x" + std::to_string(shape.height);
-        expect_values(a.first, ref.first, w + " (vs reference, first output)", tolerance<T>(ctx));
-        expect_values(a.second, ref.second, w + " (vs reference, second output)", tolerance<T>(ctx));
-        expect_values(a.first, blockwise.first, w + " (vs stencil_pass_3d bit for bit, first output)");
-        expect_values(a.second, blockwise.second, w + " (vs stencil_pass_3d bit for bit, second output)");
-      }
+    for (int ahead : {1, 2}) {
+      MarchScope scope(chunk, ahead);
+      const auto a = c.run(kind, box, false);
+      const std::string w = what + " chunk " + std::to_string(chunk) + " ahead " + std::to_string(ahead);
+      expect_values(a.first, ref.first, w + " (vs reference, first output)", tolerance<T>(ctx));
+      expect_values(a.second, ref.second, w + " (vs reference, second output)", tolerance<T>(ctx));
+      expect_values(a.first, blockwise.first, w + " (vs stencil_pass_3d bit for bit, first output)");
+      expect_values(a.second, blockwise.second, w + " (vs stencil_pass_3d bit for bit, second output)");
+    }
 }
 
 /// Every kind of update and boundary on each box, float32 and float64.
@@ -288,9 +280,8 @@ TYPED_TEST(StencilPassTest, MatchesReference3D) {
 TYPED_TEST(StencilPassTest, Marching3DMatchesPerBlockKernelAndReference) {
   // the marching 3D kernel (stencil_march_3d): chunks of 1, 2, 3 and 16 planes and one longer
   // than the extent (the whole of dimension 0), extents not a multiple of the chunk, partial k
-  // tiles (33, 40 in blocks 32 or 64 wide) and j tiles (11, 19 in blocks 8 or 16 high), a last
-  // dimension of one cell (ruled on both sides), boxes offset in every dimension and touching
-  // one k face
+  // tiles (33, 40: 32 + 1, 32 + 8) and j tiles (11, 19: blocks 8 high), a last dimension of
+  // one cell (ruled on both sides), boxes offset in every dimension and touching one k face
   const std::vector<int> chunks = {1, 2, 3, 16, 64};
   for (const Extents<3>& cells : {extents(index_t(37), index_t(11), index_t(33)), extents(index_t(20), index_t(16), index_t(64)),
                                   extents(index_t(6), index_t(19), index_t(40)), extents(index_t(7), index_t(9), index_t(1))}) {
