@@ -4,14 +4,12 @@
 // dimension's faces ruled in the pass (periodic, Dirichlet, Neumann, mixed) and their ghosts
 // poisoned, against every ghost filled first. The same bits on the CPU; on the GPU (the
 // tuned kernel) within a few units in the last place (the compiler may fuse differently).
-// The GPU's two 3D kernels (per block, marching along dimension 0) give the same bits.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "core/boundary.hpp"
@@ -87,137 +85,51 @@ struct Reference {
 
 enum class Kind { laplacian, two_fields, point_reads };
 
-/// One case's fields on a grid of `cells`: u, v (read with neighbours) and p0, p1 (read at
-/// the cell) with random values, every ghost filled; ru, rv: copies of u, v whose last
-/// dimension's ghosts are NaN, that dimension's faces ruled in the pass instead.
-template <class T, int Rank>
-struct Case {
-  Context ctx;
-  Grid<Rank> g;
-  Spacing<T, Rank> h;
-  Field<T, Rank> u, v, p0, p1, ru, rv;
-  LastDimFaces<T> faces;
-
-  Case(const Context& c, const Extents<Rank>& cells, const Boundary<Rank>& bc)
-      : ctx(c), g(grid_of(cells)), h(Spacing<T, Rank>::of(g)), u(c, g), v(c, g), p0(c, g), p1(c, g), ru(c, g), rv(c, g),
-        faces(last_dim_faces<T>(bc, g)) {
-    fill_uniform(u.storage(), T(-1), T(2));
-    fill_uniform(v.storage(), T(0), T(1));
-    fill_uniform(p0.storage(), T(0), T(1));
-    fill_uniform(p1.storage(), T(-1), T(1));
-    ru.storage().copy_from(u.storage());
-    rv.storage().copy_from(v.storage());
-    fill_ghosts(u, bc), fill_ghosts(v, bc);
-    poison_last_dim_ghosts(ru), poison_last_dim_ghosts(rv);
-    fill_ghosts(ru, bc, Rank - 1), fill_ghosts(rv, bc, Rank - 1);
-  }
-
-  static Grid<Rank> grid_of(const Extents<Rank>& cells) {
-    double len[Rank];
-    for (int d = 0; d < Rank; ++d) len[d] = 1.0 + 0.25 * d;
-    return Grid<Rank>::uniform(cells, len);
-  }
-
-  /// The update of `kind` over box by the pass on the ruled fields, or by the reference on the
-  /// filled ones: both outputs with ghosts (the second all zero for one-output kinds).
-  std::pair<std::vector<T>, std::vector<T>> run(Kind kind, const Box<Rank>& box, bool reference) const {
-    Field<T, Rank> o0(ctx, g), o1(ctx, g);
-    o0.fill(T(0)), o1.fill(T(0));
-    const Field<T, Rank>&cu = u, &cv = v, &cru = ru, &crv = rv, &cp0 = p0, &cp1 = p1;
-    if (kind == Kind::laplacian) {
-      const LaplacianStep<T, Rank> up{h, T(0.01)};
-      if (reference)
-        for_each(ctx, "test::reference", box, Reference<T, Rank, 1, 0, 1, LaplacianStep<T, Rank>>{up, reads(cu), {}, writes(o0)});
-      else
-        stencil_pass(ctx, "test::laplacian", box, up, reads(cru), writes(o0), faces);
-    } else if (kind == Kind::two_fields) {
-      const TwoFieldStep<T, Rank> up{h, T(2e-3), T(1e-3), T(0.04), T(0.06), T(0.5)};
-      if (reference)
-        for_each(ctx, "test::reference", box,
-                 Reference<T, Rank, 2, 0, 2, TwoFieldStep<T, Rank>>{up, reads(cu, cv), {}, writes(o0, o1)});
-      else
-        stencil_pass(ctx, "test::two_fields", box, up, reads(cru, crv), writes(o0, o1), faces);
-    } else {
-      const PointStep<T, Rank> up{h};
-      if (reference)
-        for_each(ctx, "test::reference", box,
-                 Reference<T, Rank, 1, 2, 1, PointStep<T, Rank>>{up, reads(cu), point_reads(cp0, cp1), writes(o0)});
-      else
-        stencil_pass(ctx, "test::point_reads", box, up, reads(cru), point_reads(cp0, cp1), writes(o0), faces);
-    }
-    return {o0.to_host_with_ghosts(), o1.to_host_with_ghosts()};
-  }
-};
-
-/// The tolerance of the pass against the reference: the same bits on the CPU; the GPU kernel
-/// may fuse multiply-adds otherwise than for_each.
-template <class T>
-double tolerance(const Context& ctx) {
-  return ctx.is_cuda() ? 8 * double(std::numeric_limits<T>::epsilon()) : 0;
-}
-
-/// One case: the pass over box with the last dimension ruled (its ghosts NaN) against the
-/// reference with every ghost filled.
+/// One case: fields of `cells` with random values, the pass over box with the last
+/// dimension ruled (its ghosts NaN) against the reference with every ghost filled.
 template <class T, int Rank>
 void check(const Context& ctx, Kind kind, const Extents<Rank>& cells, const Boundary<Rank>& bc, const Box<Rank>& box,
            const std::string& what) {
-  const Case<T, Rank> c(ctx, cells, bc);
-  const auto a = c.run(kind, box, false), b = c.run(kind, box, true);
-  expect_values(a.first, b.first, what + " (pass vs reference, first output)", tolerance<T>(ctx));
-  expect_values(a.second, b.second, what + " (pass vs reference, second output)", tolerance<T>(ctx));
-}
+  double len[Rank];
+  for (int d = 0; d < Rank; ++d) len[d] = 1.0 + 0.25 * d;
+  const Grid<Rank> g = Grid<Rank>::uniform(cells, len);
+  const Spacing<T, Rank> h = Spacing<T, Rank>::of(g);
+  Field<T, Rank> u(ctx, g), v(ctx, g), p0(ctx, g), p1(ctx, g);
+  fill_uniform(u.storage(), T(-1), T(2));
+  fill_uniform(v.storage(), T(0), T(1));
+  fill_uniform(p0.storage(), T(0), T(1));
+  fill_uniform(p1.storage(), T(-1), T(1));
+  Field<T, Rank> ru(ctx, g), rv(ctx, g);  // the ruled copies
+  ru.storage().copy_from(u.storage());
+  rv.storage().copy_from(v.storage());
+  fill_ghosts(u, bc), fill_ghosts(v, bc);
+  poison_last_dim_ghosts(ru), poison_last_dim_ghosts(rv);
+  fill_ghosts(ru, bc, Rank - 1), fill_ghosts(rv, bc, Rank - 1);
+  const LastDimFaces<T> faces = last_dim_faces<T>(bc, g);
 
-/// Picks the 3D GPU kernel while it lives (chunk 0: stencil_pass_3d; N: stencil_march_3d over
-/// N planes, `ahead` centre planes in flight). A file compiled without nvcc has no GPU kernel
-/// to pick: the CPU backend runs every pass through for_each.
-class MarchScope {
- public:
-  MarchScope(int chunk, int ahead) {
-#if SIM_TU_HAS_CUDA
-    previous_ = gpu::set_stencil_march({chunk, ahead});
-#else
-    (void)chunk, (void)ahead;
-#endif
+  Field<T, Rank> a0(ctx, g), a1(ctx, g), b0(ctx, g), b1(ctx, g);
+  for (Field<T, Rank>* f : {&a0, &a1, &b0, &b1}) f->fill(T(0));
+  const Field<T, Rank>&cu = u, &cv = v, &cru = ru, &crv = rv, &cp0 = p0, &cp1 = p1;
+  if (kind == Kind::laplacian) {
+    const LaplacianStep<T, Rank> up{h, T(0.01)};
+    stencil_pass(ctx, "test::laplacian", box, up, reads(cru), writes(a0), faces);
+    for_each(ctx, "test::reference", box,
+             Reference<T, Rank, 1, 0, 1, LaplacianStep<T, Rank>>{up, reads(cu), {}, writes(b0)});
+  } else if (kind == Kind::two_fields) {
+    const TwoFieldStep<T, Rank> up{h, T(2e-3), T(1e-3), T(0.04), T(0.06), T(0.5)};
+    stencil_pass(ctx, "test::two_fields", box, up, reads(cru, crv), writes(a0, a1), faces);
+    for_each(ctx, "test::reference", box,
+             Reference<T, Rank, 2, 0, 2, TwoFieldStep<T, Rank>>{up, reads(cu, cv), {}, writes(b0, b1)});
+  } else {
+    const PointStep<T, Rank> up{h};
+    stencil_pass(ctx, "test::point_reads", box, up, reads(cru), point_reads(cp0, cp1), writes(a0), faces);
+    for_each(ctx, "test::reference", box,
+             Reference<T, Rank, 1, 2, 1, PointStep<T, Rank>>{up, reads(cu), point_reads(cp0, cp1), writes(b0)});
   }
-  ~MarchScope() {
-#if SIM_TU_HAS_CUDA
-    gpu::set_stencil_march(previous_);
-#endif
-  }
-  MarchScope(const MarchScope&) = delete;
-  MarchScope& operator=(const MarchScope&) = delete;
-
- private:
-#if SIM_TU_HAS_CUDA
-  gpu::MarchChoice previous_;
-#endif
-};
-
-/// The marching 3D kernel over chunks of each length in `chunks` (1 and 2 planes ahead) on one
-/// case: against the reference (as check), and bit for bit against stencil_pass_3d (chunk 0)
-/// on the same fields. On the CPU every run is the for_each path, against the same reference.
-template <class T>
-void check_march(const Context& ctx, Kind kind, const Extents<3>& cells, const Boundary<3>& bc, const Box<3>& box,
-                 const std::vector<int>& chunks, const std::string& what) {
-  const Case<T, 3> c(ctx, cells, bc);
-  const auto ref = c.run(kind, box, true);
-  std::pair<std::vector<T>, std::vector<T>> blockwise;
-  {
-    MarchScope scope(0, -1);
-    blockwise = c.run(kind, box, false);
-  }
-  expect_values(blockwise.first, ref.first, what + " stencil_pass_3d (vs reference, first output)", tolerance<T>(ctx));
-  expect_values(blockwise.second, ref.second, what + " stencil_pass_3d (vs reference, second output)", tolerance<T>(ctx));
-  for (int chunk : chunks)
-    for (int ahead : {1, 2}) {
-      MarchScope scope(chunk, ahead);
-      const auto a = c.run(kind, box, false);
-      const std::string w = what + " chunk " + std::to_string(chunk) + " ahead " + std::to_string(ahead);
-      expect_values(a.first, ref.first, w + " (vs reference, first output)", tolerance<T>(ctx));
-      expect_values(a.second, ref.second, w + " (vs reference, second output)", tolerance<T>(ctx));
-      expect_values(a.first, blockwise.first, w + " (vs stencil_pass_3d bit for bit, first output)");
-      expect_values(a.second, blockwise.second, w + " (vs stencil_pass_3d bit for bit, second output)");
-    }
+  // the same bits on the CPU; the GPU kernel may fuse multiply-adds otherwise than for_each
+  const double tol = ctx.is_cuda() ? 8 * double(std::numeric_limits<T>::epsilon()) : 0;
+  expect_values(a0.to_host_with_ghosts(), b0.to_host_with_ghosts(), what + " (pass vs reference, first output)", tol);
+  expect_values(a1.to_host_with_ghosts(), b1.to_host_with_ghosts(), what + " (pass vs reference, second output)", tol);
 }
 
 /// Every kind of update and boundary on each box, float32 and float64.
@@ -274,32 +186,6 @@ TYPED_TEST(StencilPassTest, MatchesReference3D) {
       boxes.push_back(Box<3>{{1, 0, 0}, {n0, n1, 5}});
     }
     sim_test::check_all<3>(this->ctx, cells, boxes);
-  }
-}
-
-TYPED_TEST(StencilPassTest, Marching3DMatchesPerBlockKernelAndReference) {
-  // the marching 3D kernel (stencil_march_3d): chunks of 1, 2, 3 and 16 planes and one longer
-  // than the extent (the whole of dimension 0), extents not a multiple of the chunk, partial k
-  // tiles (33, 40: 32 + 1, 32 + 8) and j tiles (11, 19: blocks 8 high), a last dimension of
-  // one cell (ruled on both sides), boxes offset in every dimension and touching one k face
-  const std::vector<int> chunks = {1, 2, 3, 16, 64};
-  for (const Extents<3>& cells : {extents(index_t(37), index_t(11), index_t(33)), extents(index_t(20), index_t(16), index_t(64)),
-                                  extents(index_t(6), index_t(19), index_t(40)), extents(index_t(7), index_t(9), index_t(1))}) {
-    const index_t n0 = cells.n[0], n1 = cells.n[1], n2 = cells.n[2];
-    std::vector<Box<3>> boxes = {box_of(cells)};
-    if (n2 > 4) {
-      boxes.push_back(Box<3>{{3, 1, 2}, {n0 - 1, n1 - 2, n2 - 3}});  // touches no face
-      boxes.push_back(Box<3>{{1, 0, n2 - 3}, {n0, n1, n2}});          // the high k face only
-      boxes.push_back(Box<3>{{0, 2, 0}, {n0 - 2, n1, 5}});            // the low k face only
-    }
-    for (const auto& [name, bc] : sim_test::ruled_boundaries<3>())
-      for (const Box<3>& box : boxes)
-        for (sim_test::Kind kind : {sim_test::Kind::laplacian, sim_test::Kind::two_fields, sim_test::Kind::point_reads}) {
-          const std::string what = name + " " + to_string(cells) + " box " + to_string(box.shape()) + " kind " +
-                                   std::to_string(int(kind));
-          sim_test::check_march<double>(this->ctx, kind, cells, bc, box, chunks, what + " float64");
-          sim_test::check_march<float>(this->ctx, kind, cells, bc, box, chunks, what + " float32");
-        }
   }
 }
 
