@@ -61,6 +61,7 @@ struct MgLevelRefs {
   View<const T, 2> b;
   View<T, 2> b_out;  ///< b, written by the restriction from the finer level (null at the entry level)
   Interp1D<T> ix, iy;
+  View<const T, 2> scale;  ///< the transfers' scaling around obstacles (mg_transfer.hpp; null: none)
   SIM_INLINE Box<2> box() const { return Box<2>{{0, 0}, {stencil.nx, stencil.ny}}; }
 };
 
@@ -95,7 +96,7 @@ struct MgBlockCycle {
       smooth(team, L, pre, true, l > 0 || entry_zero);
       team.for_each(L.box(), PoissonResidual<T>{L.stencil, L.x, L.b, L.r});
       team.sync();
-      team.for_each(C.box(), MgRestrict<T>{L.ix, L.iy, L.stencil.nx, L.stencil.ny, L.r, C.b_out, C.stencil});
+      team.for_each(C.box(), MgRestrict<T>{L.ix, L.iy, L.stencil.nx, L.stencil.ny, L.r, C.b_out, C.stencil, L.scale});
       team.sync();
     }
     const MgLevelRefs<T>& last = level[count - 1];
@@ -103,7 +104,7 @@ struct MgBlockCycle {
     team.sync();
     for (int l = count - 2; l >= 0; --l) {
       const MgLevelRefs<T>&L = level[l], &C = level[l + 1];
-      team.for_each(L.box(), MgProlongAdd<T>{L.ix, L.iy, C.x, L.x});
+      team.for_each(L.box(), MgProlongAdd<T>{L.ix, L.iy, C.x, L.x, L.scale});
       team.sync();
       smooth(team, L, post, false, false);
     }
@@ -128,6 +129,9 @@ struct MgOptions {
   /// One rank: levels of even sizes above block_cells smooth on tiles (mg_tiles.hpp), the same
   /// values for a third of the memory traffic; false runs every colour pass by itself.
   bool tiles = true;
+  /// Around obstacles, interpolate fine fluid cells from fluid coarse cells only (mg_transfer.hpp);
+  /// false: plain bilinear weights (the cylinder's mg_cg: 7-8 iterations a solve against 4-5).
+  bool fluid_interpolation = true;
 };
 
 template <class T>
@@ -143,10 +147,14 @@ class Multigrid {
       opt_.block_cells = index_t(std::atol(e));
     if (const char* e = std::getenv("SIMKIT_MG_TILES"))  // for comparisons
       opt_.tiles = std::string(e) != "0";
+    if (const char* e = std::getenv("SIMKIT_MG_FLUID_INTERP"))  // for comparisons
+      opt_.fluid_interpolation = std::string(e) != "0";
     PoissonGrid<T> g = grid;
     PoissonPartition p = part;
     for (int k = 0; k < 4; ++k) sides_[k] = grid.sides[k];
     levels_.push_back(make_poisson_level(ctx, g, p));
+    std::vector<PoissonGrid<T>> grids{g};  // every level's whole grid and split, for the transfers' scaling
+    std::vector<PoissonPartition> parts{p};
     const index_t gather = gather_threshold(ctx);
     while (!(g.nx * g.ny <= opt_.coarsest_cells || g.nx % 2 || g.ny % 2 || g.nx < 4 || g.ny < 4)) {
       if (p.boxes.size() > 1 && (!p.halvable() || largest_box(p) <= gather)) {
@@ -156,6 +164,7 @@ class Multigrid {
       }
       g = coarsen(g), p = p.coarser();
       levels_.push_back(make_poisson_level(ctx, g, p));
+      grids.push_back(g), parts.push_back(p);
     }
     if (!whole_ && g.nx * g.ny > 4096)
       throw Error("multigrid: the grid halves only down to " + std::to_string(g.nx) + " x " + std::to_string(g.ny) +
@@ -169,6 +178,9 @@ class Multigrid {
       if (l > 0) b_.push_back(levels_[l].make_field()), x_.push_back(levels_[l].make_field());
       else b_.emplace_back(), x_.emplace_back();
     }
+    for (std::size_t l = 0; l + 1 < levels_.size(); ++l)
+      scale_.push_back(opt_.fluid_interpolation && grids[l].has_links() ? scale_field(int(l), grids[l], grids[l + 1], parts[l].mine())
+                                                                        : Field<T, 2>());
     if (!whole_) factor_coarsest(g);
     if (!whole_ && coarse_boxes_.size() == 1 && n_ <= dense_cells_max) form_dense_coarse(levels_.back().ctx);
     if (dense_.size() > 0 && opt_.block_cells > 0)  // the first level small enough, if the rest fit in a block's cycle
@@ -244,6 +256,37 @@ class Multigrid {
     return f;
   }
 
+  /// The interpolation weights of the whole grid c (the coarser of levels l and l + 1) along dim.
+  Interp1D<T> whole_interp(const PoissonGrid<T>& c, int dim) const {
+    Interp1D<T> f;
+    f.n_coarse = dim == 0 ? c.nx : c.ny;
+    f.periodic = sides_[2 * dim] == PressureSide::periodic;
+    f.sign_lo = sides_[2 * dim] == PressureSide::dirichlet ? T(-1) : T(1);
+    f.sign_hi = sides_[2 * dim + 1] == PressureSide::dirichlet ? T(-1) : T(1);
+    return f;
+  }
+
+  /// Level l's box (mine, of the whole grid f) of the transfers' scaling to the whole grid c,
+  /// ghosts on shared sides included (the restriction reads them).
+  Field<T, 2> scale_field(int l, const PoissonGrid<T>& f, const PoissonGrid<T>& c, const Subdomain& mine) {
+    const std::vector<T> whole = interpolation_scale(f, c, whole_interp(c, 0), whole_interp(c, 1));
+    PoissonLevel<T>& L = levels_[std::size_t(l)];
+    const index_t bx = mine.cells[0], by = mine.cells[1];
+    std::vector<T> box(std::size_t(bx * by));
+    for (index_t i = 0; i < bx; ++i)
+      for (index_t j = 0; j < by; ++j) box[std::size_t(i * by + j)] = whole[std::size_t((mine.offset[0] + i) * f.ny + mine.offset[1] + j)];
+    Field<T, 2> out = L.make_field();
+    detail::copy_from_host<T, 2>(L.ctx, box.data(), out.view());
+    L.exchange(out);
+    return out;
+  }
+
+  /// Level l's transfers' scaling (null without obstacles or with plain bilinear weights).
+  View<const T, 2> scale(int l) const {
+    const Field<T, 2>& f = scale_[std::size_t(l)];
+    return f.view().ptr ? f.view() : View<const T, 2>{};
+  }
+
   /// opt_.gather_cells, else SIMKIT_MG_GATHER_CELLS (for tuning), else the backend's default.
   index_t gather_threshold(const Context& ctx) const {
     if (opt_.gather_cells > 0) return opt_.gather_cells;
@@ -303,10 +346,10 @@ class Multigrid {
     Field<T, 2>& bc = b_[std::size_t(l) + 1];
     Field<T, 2>& xc = x_[std::size_t(l) + 1];
     for_each(C.ctx, "mg::restrict", C.box(),
-             MgRestrict<T>{interp(l, 0), interp(l, 1), L.stencil.nx, L.stencil.ny, r.view(), bc.view(), C.stencil});
+             MgRestrict<T>{interp(l, 0), interp(l, 1), L.stencil.nx, L.stencil.ny, r.view(), bc.view(), C.stencil, scale(l)});
     cycle(l + 1, bc, xc, true);
     C.exchange(xc);
-    for_each(L.ctx, "mg::prolong_add", L.box(), MgProlongAdd<T>{interp(l, 0), interp(l, 1), xc.view(), x.view()});
+    for_each(L.ctx, "mg::prolong_add", L.box(), MgProlongAdd<T>{interp(l, 0), interp(l, 1), xc.view(), x.view(), scale(l)});
     smooth(L, b, x, opt_.post_smooth, false, false);
   }
 
@@ -344,7 +387,7 @@ class Multigrid {
       R.r = r_[l].view();
       if (i == 0) R.x = x.view(), R.b = b.view();
       else R.x = x_[l].view(), R.b = b_[l].view(), R.b_out = b_[l].view();
-      if (l + 1 < levels_.size()) R.ix = interp(int(l), 0), R.iy = interp(int(l), 1);
+      if (l + 1 < levels_.size()) R.ix = interp(int(l), 0), R.iy = interp(int(l), 1), R.scale = scale(int(l));
     }
     one_block(levels_[std::size_t(block_from_)].ctx, "mg::block_cycle", k);
   }
@@ -483,6 +526,7 @@ class Multigrid {
   PressureSide sides_[4] = {};
   std::vector<PoissonLevel<T>> levels_;
   std::vector<Field<T, 2>> r_, b_, x_, t_;  // t_: the tiled levels' smoothed guess
+  std::vector<Field<T, 2>> scale_;          // scale_[l]: level l's transfers' scaling (empty Field: none)
   std::vector<Subdomain> coarse_boxes_;  // every rank's box of the last split level
   std::unique_ptr<Multigrid<T>> whole_;  // the rest of the hierarchy, on the whole grid (when gathered)
   Field<T, 2> whole_b_, whole_x_;
