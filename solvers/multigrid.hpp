@@ -153,8 +153,6 @@ class Multigrid {
     PoissonPartition p = part;
     for (int k = 0; k < 4; ++k) sides_[k] = grid.sides[k];
     levels_.push_back(make_poisson_level(ctx, g, p));
-    std::vector<PoissonGrid<T>> grids{g};  // every level's whole grid and split, for the transfers' scaling
-    std::vector<PoissonPartition> parts{p};
     const index_t gather = gather_threshold(ctx);
     while (!(g.nx * g.ny <= opt_.coarsest_cells || g.nx % 2 || g.ny % 2 || g.nx < 4 || g.ny < 4)) {
       if (p.boxes.size() > 1 && (!p.halvable() || largest_box(p) <= gather)) {
@@ -162,9 +160,12 @@ class Multigrid {
         whole_b_ = whole_->finest().make_field(), whole_x_ = whole_->finest().make_field();
         break;
       }
-      g = coarsen(g), p = p.coarser();
+      const PoissonGrid<T> fine = std::move(g);
+      const Subdomain mine = p.mine();
+      g = coarsen(fine), p = p.coarser();
       levels_.push_back(make_poisson_level(ctx, g, p));
-      grids.push_back(g), parts.push_back(p);
+      const int l = int(levels_.size()) - 2;  // the transfers between level l (fine) and l + 1 (g)
+      scale_.push_back(opt_.fluid_interpolation && fine.has_links() ? scale_field(l, fine, g, mine) : Field<T, 2>());
     }
     if (!whole_ && g.nx * g.ny > 4096)
       throw Error("multigrid: the grid halves only down to " + std::to_string(g.nx) + " x " + std::to_string(g.ny) +
@@ -178,9 +179,6 @@ class Multigrid {
       if (l > 0) b_.push_back(levels_[l].make_field()), x_.push_back(levels_[l].make_field());
       else b_.emplace_back(), x_.emplace_back();
     }
-    for (std::size_t l = 0; l + 1 < levels_.size(); ++l)
-      scale_.push_back(opt_.fluid_interpolation && grids[l].has_links() ? scale_field(int(l), grids[l], grids[l + 1], parts[l].mine())
-                                                                        : Field<T, 2>());
     if (!whole_) factor_coarsest(g);
     if (!whole_ && coarse_boxes_.size() == 1 && n_ <= dense_cells_max) form_dense_coarse(levels_.back().ctx);
     if (dense_.size() > 0 && opt_.block_cells > 0)  // the first level small enough, if the rest fit in a block's cycle
