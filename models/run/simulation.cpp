@@ -66,7 +66,6 @@ void Simulation::advance(const TimeStepper& stepper) {
 std::int64_t Simulation::device_steps(const TimeStepper& stepper) {
   NextDue next;
   for (const auto& a : activities_) next = earliest(next, a->schedule().next_due(clock));
-  if (output_schedule) next = earliest(next, output_schedule->next_due(clock));
   ClockState s;
   s.step = clock.step, s.time = clock.time, s.dt = s.dt_chosen = clock.dt;
   s.end_time = plan.end_time > 0 ? plan.end_time : 0;
