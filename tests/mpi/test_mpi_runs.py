@@ -332,9 +332,21 @@ class Fluid(Case):
             self.assertIn("pressure solver " + solver, p.stdout, p.stdout + p.stderr)
 
     def test_restart_from_2_ranks_to_1_and_1_to_4(self):
-        c = self.config("fluid", FLUID_CAVITY)
+        self.restart_across(FLUID_CAVITY, ((2, 0, "a"), (0, 4, "b")))
+
+    def test_euler_np2_and_restart_from_2_ranks_to_1(self):
+        # Euler steps start each pressure solve from the pressure extrapolated through the
+        # last steps' (their history mean-free over all ranks, and in the checkpoints)
+        euler = FLUID_CAVITY.replace('time_scheme = "rk2"', 'time_scheme = "euler"')
+        self.compare(euler, 2)
+        self.restart_across(euler, ((2, 0, "a"),))
+
+    def restart_across(self, text, runs):
+        """Each (first, then, out): a run on `first` ranks cut at a middle checkpoint and resumed on
+        `then` ranks ends where the uninterrupted one-process run ends, to the solver tolerance."""
+        c = self.config("fluid", text)
         self.simulate(0, c, "whole")
-        for first, then, out in ((2, 0, "a"), (0, 4, "b")):
+        for first, then, out in runs:
             self.simulate(first, c, out)
             part = os.path.join(self.dir, out)
             steps = sorted(int(os.path.basename(f).split("_")[-1].split(".")[0])
