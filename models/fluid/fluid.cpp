@@ -172,7 +172,7 @@ class FluidModel final : public Model {
     // tolerance is loose, since extrapolation multiplies each pressure's own error (by 3 for a
     // line, 15 for a cubic; cavity float32 at 1e-4: 1 iteration a step with a line, 2 with a cubic)
     guess_order_ = tol_ < 1e-6 ? 3 : 1;
-    if (const char* e = std::getenv("SIMKIT_FLUID_GUESS_ORDER")) guess_order_ = std::clamp(std::atoi(e), 0, 3);  // for comparisons
+    if (const char* e = std::getenv("SIMKIT_FLUID_GUESS_ORDER")) guess_order_ = std::atoi(e) >= 3 ? 3 : std::atoi(e) >= 1 ? 1 : 0;  // for comparisons
     extrapolate_ = !rk2_ && guess_order_ > 0;
     const char* every = std::getenv("SIMKIT_FLUID_FILL_EVERY_STAGE");
     fill_stage_output_ = !walls || implicit_ || (every && std::string(every) == "1");
@@ -230,7 +230,7 @@ class FluidModel final : public Model {
     if (implicit_) phi_ = level.make_field();
     extrapolate_ = extrapolate_ && !solver_->transform();  // (the transform solves exactly: it takes no guess)
     if (extrapolate_)
-      for (Field<T, 2>& h : p_history_) h = level.make_field(), h.fill(T(0));
+      for (int k = 0; k < guess_order_; ++k) p_history_[k] = level.make_field(), p_history_[k].fill(T(0));
     speeds_ = AsyncReduction<SpeedPair>(ctx_);
     speed_pass_ = ForEachReduce<SpeedPair, LargerSpeeds>(ctx_, LargerSpeeds{}, SpeedPair{0.0, 0.0});
     rhs_sum_ = AsyncReduction<double>(ctx_), rhs_sum_slot_ = Array<double, 1>(ctx_, Extents<1>{{1}});
@@ -252,7 +252,7 @@ class FluidModel final : public Model {
     f[0].snapshot = f[1].snapshot = false;                                  // state on faces: checkpoints only
     f[4].checkpointed = f[5].checkpointed = f[6].checkpointed = false;      // derived: snapshots only
     if (extrapolate_)  // the earlier steps' pressures, for the next guess: checkpoints only (restarts stay bit-identical)
-      for (int k = 0; k < 3; ++k) {
+      for (int k = 0; k < guess_order_; ++k) {
         f.push_back(field_ref("p_history_" + std::to_string(k + 1), "m^2/s^2", p_history_[k], sub_, all));
         f.back().snapshot = false;
       }
@@ -277,7 +277,7 @@ class FluidModel final : public Model {
     detail::copy_from_host<T, 2>(ctx_, hd.data(), d_.view());
     p_.fill(T(0));
     if (extrapolate_) {
-      for (Field<T, 2>& h : p_history_) h.fill(T(0));
+      for (int k = 0; k < guess_order_; ++k) p_history_[k].fill(T(0));
       pressure_solves_ = 0, history_spacing_ = {0, 0, 0};
     }
     // Start from a divergence-free field that satisfies the boundary conditions.
@@ -609,10 +609,11 @@ class FluidModel final : public Model {
       solvers::add_over_ranks(ctx_, comm_, rhs_sum_slot_.view());
       mean_of = rhs_sum_slot_.data();
     }
+    const bool cubic = guess_order_ == 3;
     for_each(ctx_, "fluid::extrapolate_pressure", box(),
-             ExtrapolatePressure<T>{p_.view(), p_history_[0].view(), p_history_[1].view(), p_history_[2].view(), q.view(),
-                                    links_, mean_of, double(solver_->level().fluid_cells), T(w[0]), T(w[1]), T(w[2]),
-                                    T(w[3])});
+             ExtrapolatePressure<T>{p_.view(), p_history_[0].view(), p_history_[cubic ? 1 : 0].view(),
+                                    p_history_[cubic ? 2 : 0].view(), q.view(), links_, mean_of,
+                                    double(solver_->level().fluid_cells), T(w[0]), T(w[1]), T(w[2]), T(w[3]), cubic ? 3 : 1});
     history_spacing_ = {dt, history_spacing_[0], history_spacing_[1]};
     pressure_solves_ = std::min(pressure_solves_ + 1, 4);
   }
@@ -774,8 +775,8 @@ class FluidModel final : public Model {
   // solved for p_ (between steps, the last stage's: 1/2 in rk2, 1 in Euler)
   bool scale_guess_ = true;
   // pressure_guess: Euler steps with an iterative solver extrapolate through guess_order_ + 1
-  // pressures (SIMKIT_FLUID_GUESS_ORDER overrides; 0: the plain guess p); the three before p_
-  // (mean-free), the dt between each and the next, and the solves seen (0-4)
+  // pressures (3 or 1; SIMKIT_FLUID_GUESS_ORDER overrides, 0: the plain guess p); the
+  // guess_order_ before p_ (mean-free), the dt between each and the next, and the solves seen (0-4)
   bool extrapolate_ = false;
   int guess_order_ = 0;
   Field<T, 2> p_history_[3];

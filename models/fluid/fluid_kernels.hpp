@@ -575,9 +575,9 @@ struct FluidValue {
   }
 };
 
-/// The pressure solve's initial guess, extrapolated in time from the last four pressures: p
-/// (the latest, made mean-free by *sum / cells when sum is set) and the history h1..h3 before
-/// it; out = w0 p + w1 h1 + w2 h2 + w3 h3, then the history shifts (h1 = p, ...). out may be p.
+/// The pressure solve's initial guess, extrapolated in time: p (the latest, made mean-free by
+/// *sum / cells when sum is set) and the depth (1 or 3) pressures h1.. before it; out = w0 p +
+/// w1 h1 + w2 h2 + w3 h3, then the history shifts (h1 = p, ...). out may be p.
 template <class T>
 struct ExtrapolatePressure {
   View<T, 2> p, h1, h2, h3, out;
@@ -585,12 +585,19 @@ struct ExtrapolatePressure {
   const double* sum;  // null: p is used as it is
   double cells;
   T w0, w1, w2, w3;
+  int depth;  // 3: h2 and h3 too; 1: h1 only (h2, h3 untouched)
   SIM_INLINE void operator()(index_t i, index_t j) const {
     T now = p(i, j);
     if (sum) now -= T(*sum / cells) * (links.has_links ? links.active(i, j) : T(1));
-    const T a = h1(i, j), b = h2(i, j), c = h3(i, j);
-    out(i, j) = w0 * now + w1 * a + w2 * b + w3 * c;
-    h3(i, j) = b, h2(i, j) = a, h1(i, j) = now;
+    const T a = h1(i, j);
+    if (depth == 3) {
+      const T b = h2(i, j), c = h3(i, j);
+      out(i, j) = w0 * now + w1 * a + w2 * b + w3 * c;
+      h3(i, j) = b, h2(i, j) = a;
+    } else {
+      out(i, j) = w0 * now + w1 * a;
+    }
+    h1(i, j) = now;
   }
 };
 

@@ -292,6 +292,7 @@ TYPED_TEST(Fluid, RestartIsBitIdentical) {
       "viscosity = 0.02\ny_hi_value = 1.0\nviscous_scheme = \"implicit\"\ndye = \"half\"\n",
       // Euler with mg_cg: the pressure guess extrapolated from the history the checkpoint keeps
       "viscosity = 0.01\ny_hi_value = 1.0\ntime_scheme = \"euler\"\npressure_solver = \"mg_cg\"\n",
+      "viscosity = 0.01\ny_hi_value = 1.0\ntime_scheme = \"euler\"\npressure_solver = \"mg_cg\"\npressure_tol = 1e-5\n",  // a line
       "viscosity = 0.02\ny_hi_value = 1.0\ntime_scheme = \"euler\"\nviscous_scheme = \"implicit\"\npressure_solver = \"mg_cg\"\n"};
   for (const std::string& model : cases) {
     Sim a = make(this->ctx, 64, 32, model, 0.5);
