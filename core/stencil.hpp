@@ -2,7 +2,11 @@
 // Finite-difference operators on cell-centred fields, as small device functions to call
 // inside a for_each over grid.interior(): 3-, 5- and 7-point Laplacians, central gradient
 // and divergence (second order). Ghost cells must be filled first (fill_ghosts).
-// Star and StencilCell: a cell as the update of a stencil_pass sees it (core/stencil_pass.hpp).
+// Star and StencilCell: a cell as the update of a stencil_pass sees it (core/stencil_pass.hpp);
+// pair_phase: whether its GPU 3D kernel may update cells in aligned pairs.
+#include <cstddef>
+#include <cstdint>
+
 #include "core/grid.hpp"
 
 namespace sim {
@@ -96,6 +100,25 @@ template <class V, class T>
 SIM_INLINE T divergence(const V& ux, const V& uy, const V& uz, index_t i, index_t j, index_t k,
                         const Spacing<T, 3>& s) {
   return gradient(ux, 0, i, j, k, s) + gradient(uy, 1, i, j, k, s) + gradient(uz, 2, i, j, k, s);
+}
+
+/// The phase of the GPU 3D pass's paired columns for fields at ptrs (elements of elem bytes,
+/// strides s0 and s1, rows of n2 cells), or -1 where pairs cannot be loaded aligned. A pair
+/// (two adjacent cells of a row, one 2 x elem load) is aligned only where its first cell's
+/// address is even in elements: every row of every field must then start at the same parity
+/// (its phase: all first cells at one parity, s0 and s1 even). Phase 0 pairs columns (0, 1),
+/// (2, 3), ...; phase 1 pairs (-1, 0), (1, 2), ... Rows of fewer than 2 cells take no pairs.
+inline int pair_phase(std::size_t elem, const void* const* ptrs, int count, index_t s0, index_t s1, index_t n2) {
+  if (n2 < 2 || count < 1 || s0 % 2 != 0 || s1 % 2 != 0) return -1;
+  int phase = -1;
+  for (int f = 0; f < count; ++f) {
+    const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(ptrs[f]);
+    if (addr % elem != 0) return -1;
+    const int p = int(addr / elem % 2);
+    if (phase >= 0 && p != phase) return -1;
+    phase = p;
+  }
+  return phase;
 }
 
 }  // namespace sim
