@@ -367,16 +367,23 @@ inline int stencil_knob(const char* name) {
 template <class T>
 constexpr int default_rows() { return sizeof(T) == 4 ? 4 : 2; }
 
-/// Cells per thread along dimension 0 (SIMKIT_STENCIL_ROWS = 1, 2, 4 or 8 overrides, for tuning).
-template <class T>
-int stencil_rows() {
+/// The same for the paired-column 3D pass: two rows for float32 with two or more fields read
+/// with neighbours (Gray-Scott 512^3: 0.887 of copy against 0.833 with four; heat, one field,
+/// keeps four: 0.891 against 0.861; bench/results/2026-11-24-h100-session14).
+template <class T, int S>
+constexpr int pair_rows() { return sizeof(T) == 4 && S > 1 ? 2 : default_rows<T>(); }
+
+/// Cells per thread along dimension 0: fallback (the kernel's default), unless
+/// SIMKIT_STENCIL_ROWS = 1, 2, 4 or 8 overrides it, for tuning.
+inline int stencil_rows(int fallback) {
   static const int forced = stencil_knob("SIMKIT_STENCIL_ROWS");
   if (forced == 1 || forced == 2 || forced == 4 || forced == 8) return forced;
-  return default_rows<T>();
+  return fallback;
 }
 
 /// Whether the paired-column 3D pass runs where the layout allows it, by default (float32
-/// and float64). The one line to flip after measuring on the H100.
+/// and float64). Measured on the H100 at 512^3 (session 14): Gray-Scott float32 0.887 of copy
+/// against 0.769 one cell a thread, heat 3D float32 0.89 against 0.82, float64 unchanged.
 constexpr bool stencil_pairs_by_default = true;
 
 /// Whether the 3D pass may pair columns: SIMKIT_STENCIL_PAIRS (0 off, 1 on where the layout
@@ -492,7 +499,7 @@ bool launch_stencil_pass(const Context& ctx, const char* name, const PassArgs<T,
     ok = launch_rows<T, index_t, default_rows<T>(), Rank>(a, -1, stream);  // rare: no tuning variants
   } else {
     const int phase = pass_pair_phase<Rank>(a);
-    switch (stencil_rows<T>()) {
+    switch (stencil_rows(phase >= 0 ? pair_rows<T, S>() : default_rows<T>())) {
       case 1: ok = launch_rows<T, int, 1, Rank>(a, phase, stream); break;
       case 2: ok = launch_rows<T, int, 2, Rank>(a, phase, stream); break;
       case 8: ok = launch_rows<T, int, 8, Rank>(a, phase, stream); break;
