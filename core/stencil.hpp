@@ -108,6 +108,9 @@ SIM_INLINE T divergence(const V& ux, const V& uy, const V& uz, index_t i, index_
 /// address is even in elements: every row of every field must then start at the same parity
 /// (its phase: all first cells at one parity, s0 and s1 even). Phase 0 pairs columns (0, 1),
 /// (2, 3), ...; phase 1 pairs (-1, 0), (1, 2), ... Rows of fewer than 2 cells take no pairs.
+/// A row's half-used first or last pair loads one cell beyond it (a ghost, or the neighbouring
+/// row): an aligned load that starts inside an allocation ends inside it, since allocations
+/// are 256-byte aligned and sized (cudaMalloc's, and the pool's).
 inline int pair_phase(std::size_t elem, const void* const* ptrs, int count, index_t s0, index_t s1, index_t n2) {
   if (n2 < 2 || count < 1 || s0 % 2 != 0 || s1 % 2 != 0) return -1;
   int phase = -1;

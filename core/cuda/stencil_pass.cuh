@@ -110,6 +110,20 @@ __global__ void __launch_bounds__(256) stencil_pass_2d(PassArgs<T, S, P, O, U> a
     }
 }
 
+/// Puts a 3D block's centres (col's planes 1..ROWS) in its shared tile, and the edge rows'
+/// outer neighbours (halo) in the tile's rows 0 and BY + 1. V: a cell, or a pair of cells.
+template <int BY, class V, int S, int ROWS>
+__device__ __forceinline__ void store_tile(V (&tile)[S][ROWS][BY + 2][32], const V (&col)[S][ROWS + 2],
+                                           const V (&halo)[S][ROWS], int tx, int ty, bool edge) {
+#pragma unroll
+  for (int s = 0; s < S; ++s)
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      tile[s][r][ty + 1][tx] = col[s][r + 1];
+      if (edge) tile[s][r][ty == 0 ? 0 : BY + 1][tx] = halo[s][r];
+    }
+}
+
 /// One 3D block's cells: 32 columns (k) x BY rows (j) x ROWS planes (i). The j neighbours
 /// come from a shared-memory tile of the block's centres (rows j-1 and j+BY loaded by the
 /// first and last warp rows), so each row leaves L2 once per block: the float32 3D stage
@@ -144,13 +158,7 @@ __device__ __forceinline__ void pass_3d_block(const PassArgs<T, S, P, O, U>& a, 
       kp[s][r] = row ? side_load(a.in.p[s], o, 1, at_hi[s], a.hi[s], period) : T(0);
       halo[s][r] = row && edge ? a.in.p[s][o + halo_offset] : T(0);
     }
-#pragma unroll
-  for (int s = 0; s < S; ++s)
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
-      tile[s][r][ty + 1][tx] = col[s][r + 1];
-      if (edge) tile[s][r][ty == 0 ? 0 : BY + 1][tx] = halo[s][r];
-    }
+  store_tile<BY>(tile, col, halo, tx, ty, edge);
   __syncthreads();
 #pragma unroll
   for (int r = 0; r < ROWS; ++r)
@@ -270,13 +278,7 @@ __device__ __forceinline__ void pass_3d_pairs_block(const PassArgs<T, S, P, O, U
                                  : T(0);
       halo[s][r] = row && edge ? load_pair(v, o + halo_offset) : Pair<T>{};
     }
-#pragma unroll
-  for (int s = 0; s < S; ++s)
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
-      tile[s][r][ty + 1][tx] = col[s][r + 1];
-      if (edge) tile[s][r][ty == 0 ? 0 : BY + 1][tx] = halo[s][r];
-    }
+  store_tile<BY>(tile, col, halo, tx, ty, edge);
   __syncthreads();
 #pragma unroll
   for (int r = 0; r < ROWS; ++r) {
