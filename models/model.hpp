@@ -83,6 +83,7 @@ struct FieldRef {
   std::function<void(const void* host)> from_host;  ///< restores the interior cells
   std::function<double()> sum;                      ///< sum of the interior (NaN/Inf guard)
   bool checkpointed = true;  ///< part of the state: written to checkpoints and restored on resume
+  bool optional = false;     ///< a checkpoint may lack it: resume leaves it as it is (the model's load_state decides)
   bool snapshot = true;      ///< written to snapshots unless output.fields names others
   /// On several ranks: this rank's box of the global shape, which to_host/from_host copy
   /// (count cells from global index offset). Empty: the whole field.

@@ -251,10 +251,10 @@ class FluidModel final : public Model {
                                field_ref("vorticity", "1/s", vort_, sub_, all)};
     f[0].snapshot = f[1].snapshot = false;                                  // state on faces: checkpoints only
     f[4].checkpointed = f[5].checkpointed = f[6].checkpointed = false;      // derived: snapshots only
-    if (extrapolate_)  // the earlier steps' pressures, for the next guess: checkpoints only (restarts stay bit-identical)
-      for (int k = 0; k < guess_order_; ++k) {
+    if (extrapolate_)  // the earlier steps' pressures, for the next guess: checkpoints only (restarts stay bit-identical;
+      for (int k = 0; k < guess_order_; ++k) {  // a checkpoint without them, or of another degree, restarts the history)
         f.push_back(field_ref("p_history_" + std::to_string(k + 1), "m^2/s^2", p_history_[k], sub_, all));
-        f.back().snapshot = false;
+        f.back().snapshot = false, f.back().optional = true;
       }
     return f;
   }
@@ -466,12 +466,18 @@ class FluidModel final : public Model {
     reals["fluid_last_dt"] = last_dt_;
     if (!extrapolate_) return;
     counters["fluid_pressure_solves"] = std::uint64_t(pressure_solves_);
+    counters["fluid_guess_order"] = std::uint64_t(guess_order_);
     for (int k = 0; k < 3; ++k) reals["fluid_history_spacing_" + std::to_string(k + 1)] = history_spacing_[k];
   }
   void load_state(const std::map<std::string, std::uint64_t>& counters, const std::map<std::string, double>& reals) override {
     if (reals.count("fluid_last_dt")) last_dt_ = reals.at("fluid_last_dt");
     if (!extrapolate_) return;
-    pressure_solves_ = counters.count("fluid_pressure_solves") ? int(counters.at("fluid_pressure_solves")) : 0;
+    // the history the checkpoint holds is used only if it is of this run's degree (a checkpoint
+    // written before the guess, or with another pressure_tol, starts it afresh: the next steps
+    // solve from p, then extrapolate again as the history refills)
+    const auto order = counters.find("fluid_guess_order");
+    const bool same = order != counters.end() && int(order->second) == guess_order_ && counters.count("fluid_pressure_solves");
+    pressure_solves_ = same ? int(counters.at("fluid_pressure_solves")) : 0;
     for (int k = 0; k < 3; ++k) {
       const auto it = reals.find("fluid_history_spacing_" + std::to_string(k + 1));
       history_spacing_[k] = it == reals.end() ? 0.0 : it->second;

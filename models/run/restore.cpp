@@ -83,7 +83,9 @@ double restore_state(Simulation& sim, const ChosenCheckpoint& chosen) {
   shared_box(sim.state_fields, box_offset, box_count);
   for (FieldRef& f : sim.state_fields) {
     auto it = std::find_if(ck.fields.begin(), ck.fields.end(), [&](const io::FieldData& d) { return d.name == f.name; });
-    if (it == ck.fields.end() || it->is_double != f.is_double || it->shape != f.shape)
+    const bool matches = it != ck.fields.end() && it->is_double == f.is_double && it->shape == f.shape;
+    if (!matches && f.optional) continue;
+    if (!matches)
       throw ResumeError("simulate: error: checkpoint " + chosen.path + " has no matching field '" + f.name + "'");
     restore_field(f, *it, !box_count.empty());
   }

@@ -73,10 +73,10 @@ std::string heat_config(const std::string& dir, const std::string& scheme, const
   return path;
 }
 
-/// The bytes of field u in a checkpoint.
-std::vector<unsigned char> field_bytes(const std::string& checkpoint) {
+/// The bytes of a field (u unless named) in a checkpoint.
+std::vector<unsigned char> field_bytes(const std::string& checkpoint, const std::string& name = "u") {
   for (auto& f : sim::io::read_checkpoint(checkpoint).fields)
-    if (f.name == "u") return f.bytes;
+    if (f.name == name) return f.bytes;
   return {};
 }
 
@@ -195,6 +195,30 @@ TEST(Simulate, ResumeIsBitIdenticalOnEveryBackend) {
       ASSERT_FALSE(a.empty());
       EXPECT_TRUE(a == b) << backend << " " << scheme << ": resumed run differs from the straight one";
     }
+}
+
+// The fluid's Euler steps keep the last pressures for their solve's guess, in the checkpoints:
+// a resume at the same settings ends bit for bit where the straight run does; one with another
+// pressure_tol (another degree of extrapolation) or from a checkpoint without that history
+// runs, starting the history afresh.
+TEST(Simulate, FluidResumeKeepsOrRestartsThePressureHistory) {
+  const std::string dir = scratch("resume_fluid");
+  const std::string cfg = dir + "/cavity.toml";
+  std::ofstream(cfg) << "[run]\nmodel = \"fluid\"\nsteps = 24\nbackend = \"cpu\"\n[grid]\ncells = [32, 32]\n[model]\n"
+                        "viscosity = 0.01\ntime_scheme = \"euler\"\npressure_solver = \"mg_cg\"\npressure_tol = 1e-9\n"
+                        "[boundary]\ny_hi_value = 1.0\n[checkpoint]\nevery = 8\n";
+  ASSERT_EQ(run("'" + cfg + "' --output '" + dir + "/straight' --quiet").code, 0);
+  ASSERT_EQ(run("'" + cfg + "' --output '" + dir + "/split' run.steps=16 --quiet").code, 0);
+  Result r = run("'" + cfg + "' --output '" + dir + "/split' --resume --quiet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto a = field_bytes(dir + "/straight/checkpoint_000000024.h5", "p");
+  ASSERT_FALSE(a.empty());
+  EXPECT_TRUE(a == field_bytes(dir + "/split/checkpoint_000000024.h5", "p")) << "resumed run differs from the straight one";
+  // written with a line (pressure_tol 1e-5 keeps one earlier pressure), resumed with the cubic
+  ASSERT_EQ(run("'" + cfg + "' --output '" + dir + "/line' run.steps=16 model.pressure_tol=1e-5 --quiet").code, 0);
+  r = run("'" + cfg + "' --output '" + dir + "/line' --resume --quiet");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir + "/line/checkpoint_000000024.h5"));
 }
 
 // init = "file": a run starts from another run's snapshot, the field named either way.
