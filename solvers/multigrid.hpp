@@ -250,21 +250,18 @@ class Multigrid {
  private:
   Interp1D<T> interp(int level, int dim) const {
     const PoissonStencil<T>& c = levels_[std::size_t(level) + 1].stencil;
-    Interp1D<T> f;
-    f.n_coarse = dim == 0 ? c.nx : c.ny;
-    f.periodic = dim == 0 ? c.periodic_x : c.periodic_y;
+    Interp1D<T> f = side_interp(dim, dim == 0 ? c.nx : c.ny, dim == 0 ? c.periodic_x : c.periodic_y);
     f.halo_lo = dim == 0 ? c.halo_x[0] : c.halo_y[0];
     f.halo_hi = dim == 0 ? c.halo_x[1] : c.halo_y[1];
-    f.sign_lo = sides_[2 * dim] == PressureSide::dirichlet ? T(-1) : T(1);
-    f.sign_hi = sides_[2 * dim + 1] == PressureSide::dirichlet ? T(-1) : T(1);
     return f;
   }
 
-  /// The interpolation weights of the whole grid c (the coarser of levels l and l + 1) along dim.
-  Interp1D<T> whole_interp(const PoissonGrid<T>& c, int dim) const {
+  /// The interpolation along dim to n_coarse coarse cells without halos (a whole grid, or a
+  /// box before its halos), the sides' signs from the grid's pressure sides.
+  Interp1D<T> side_interp(int dim, index_t n_coarse, bool periodic) const {
     Interp1D<T> f;
-    f.n_coarse = dim == 0 ? c.nx : c.ny;
-    f.periodic = sides_[2 * dim] == PressureSide::periodic;
+    f.n_coarse = n_coarse;
+    f.periodic = periodic;
     f.sign_lo = sides_[2 * dim] == PressureSide::dirichlet ? T(-1) : T(1);
     f.sign_hi = sides_[2 * dim + 1] == PressureSide::dirichlet ? T(-1) : T(1);
     return f;
@@ -273,7 +270,8 @@ class Multigrid {
   /// Level l's box (mine, of the whole grid f) of the transfers' scaling to the whole grid c,
   /// ghosts on shared sides included (the restriction reads them).
   Field<T, 2> scale_field(int l, const PoissonGrid<T>& f, const PoissonGrid<T>& c, const Subdomain& mine) {
-    const std::vector<T> whole = interpolation_scale(f, c, whole_interp(c, 0), whole_interp(c, 1));
+    const std::vector<T> whole = interpolation_scale(f, c, side_interp(0, c.nx, sides_[0] == PressureSide::periodic),
+                                                     side_interp(1, c.ny, sides_[2] == PressureSide::periodic));
     PoissonLevel<T>& L = levels_[std::size_t(l)];
     const index_t bx = mine.cells[0], by = mine.cells[1];
     std::vector<T> box(std::size_t(bx * by));

@@ -600,6 +600,15 @@ class FluidModel final : public Model {
     guess_weight_ = f;
   }
 
+  /// Queues the sum of map over this rank's cells into rhs_sum_slot_ (device memory), added over
+  /// the ranks (a wait on several); returns the slot, for the kernels that read it.
+  template <class Map>
+  const double* sum_over_ranks(const char* name, const Map& map) {
+    rhs_sum_.queue_into(name, box(), map, ops::Plus{}, 0.0, rhs_sum_slot_.data());
+    solvers::add_over_ranks(ctx_, comm_, rhs_sum_slot_.view());
+    return rhs_sum_slot_.data();
+  }
+
   /// An Euler step's initial guess for its pressure solve, into q (p_ or phi_): the pressure
   /// extrapolated in time through the last guess_order_ + 1 steps' (fewer while there are fewer;
   /// uneven dt allowed), each made mean-free when the problem is singular, so that no constant
@@ -608,13 +617,7 @@ class FluidModel final : public Model {
   void pressure_guess(Field<T, 2>& q, double dt) {
     const int points = std::max(1, std::min(pressure_solves_, guess_order_ + 1));
     const std::array<double, 4> w = solvers::extrapolation_weights(points, history_spacing_, dt);
-    const double* mean_of = nullptr;
-    if (singular_) {
-      rhs_sum_.queue_into("fluid::pressure_sum", box(), FluidValue<T>{p_.view(), links_}, ops::Plus{}, 0.0,
-                          rhs_sum_slot_.data());
-      solvers::add_over_ranks(ctx_, comm_, rhs_sum_slot_.view());
-      mean_of = rhs_sum_slot_.data();
-    }
+    const double* mean_of = singular_ ? sum_over_ranks("fluid::pressure_sum", FluidValue<T>{p_.view(), links_}) : nullptr;
     const bool cubic = guess_order_ == 3;
     for_each(ctx_, "fluid::extrapolate_pressure", box(),
              ExtrapolatePressure<T>{p_.view(), p_history_[0].view(), p_history_[cubic ? 1 : 0].view(),
@@ -680,10 +683,8 @@ class FluidModel final : public Model {
     for_each(ctx_, "fluid::pressure_rhs", box(),
              PressureRhs<T>{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), dt_source_});
     if (singular_ && !solver_->transform()) {  // the Neumann problem needs a mean-free right-hand side (the transform drops the mean itself)
-      rhs_sum_.queue_into("fluid::rhs_sum", box(), Value<T>{rhs_.view()}, ops::Plus{}, 0.0, rhs_sum_slot_.data());
-      solvers::add_over_ranks(ctx_, comm_, rhs_sum_slot_.view());
-      for_each(ctx_, "fluid::remove_mean", box(),
-               RemoveMean<T>{rhs_.view(), links_, rhs_sum_slot_.data(), double(solver_->level().fluid_cells)});
+      const double* sum = sum_over_ranks("fluid::rhs_sum", Value<T>{rhs_.view()});
+      for_each(ctx_, "fluid::remove_mean", box(), RemoveMean<T>{rhs_.view(), links_, sum, double(solver_->level().fluid_cells)});
     }
     if (plus_old_pressure) {
       // div_ is free scratch here (diagnostics() refills it)
