@@ -1,6 +1,6 @@
 // Dense linear algebra. cuda contexts: cuBLAS (64-bit sizes) and cuSOLVER (getrf/getrs);
-// cpu contexts: CBLAS + LAPACKE (OpenBLAS) when CMake found them (SIMKIT_HAS_CBLAS), else a
-// plain fallback on the cpu pool. Row-major arrays are column-major transposes, so each product is
+// cpu contexts: CBLAS + LAPACKE (OpenBLAS, opened on first use: cpu/blas_library.hpp) when
+// CMake found them (SIMKIT_HAS_CBLAS) and they open, else a plain fallback on the cpu pool. Row-major arrays are column-major transposes, so each product is
 // computed as its transpose (C^T = B^T A^T) and no data is moved for it.
 #include "core/linalg.hpp"
 
@@ -26,14 +26,15 @@
 
 #include "core/cuda/check.hpp"
 #endif
-#if SIMKIT_HAS_CBLAS
-#include <cblas.h>
-#include <lapacke.h>
-#endif
+#include "core/cpu/blas_library.hpp"
 
 namespace sim {
 
-bool cpu_blas_available() { return SIMKIT_HAS_CBLAS != 0; }
+bool cpu_blas_available() { return cpu_libs::blas() != nullptr; }
+std::string cpu_linalg_library() { return cpu_libs::blas_description(); }
+namespace testing {
+void use_plain_linalg_loops(bool on) { cpu_libs::use_plain_loops(on); }
+}  // namespace testing
 
 namespace {
 
@@ -167,33 +168,34 @@ void trsm_right_gpu(const Context& c, bool upper, bool unit, index_t k, index_t 
 
 #if SIMKIT_HAS_CBLAS
 CBLAS_TRANSPOSE cop(bool t) { return t ? CblasTrans : CblasNoTrans; }
-void gemm_cpu(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb, float beta,
+using cpu_libs::Blas;
+void gemm_cpu(const Blas& L, bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb, float beta,
               float* c, int ldc) {
-  cblas_sgemm(CblasRowMajor, cop(ta), cop(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  L.cblas_sgemm(CblasRowMajor, cop(ta), cop(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
-void gemm_cpu(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b, int ldb,
+void gemm_cpu(const Blas& L, bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b, int ldb,
               double beta, double* c, int ldc) {
-  cblas_dgemm(CblasRowMajor, cop(ta), cop(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  L.cblas_dgemm(CblasRowMajor, cop(ta), cop(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
-void gemv_cpu(bool t, int m, int n, float alpha, const float* a, int lda, const float* x, int incx, float beta, float* y,
+void gemv_cpu(const Blas& L, bool t, int m, int n, float alpha, const float* a, int lda, const float* x, int incx, float beta, float* y,
               int incy) {
-  cblas_sgemv(CblasRowMajor, cop(t), m, n, alpha, a, lda, x, incx, beta, y, incy);
+  L.cblas_sgemv(CblasRowMajor, cop(t), m, n, alpha, a, lda, x, incx, beta, y, incy);
 }
-void gemv_cpu(bool t, int m, int n, double alpha, const double* a, int lda, const double* x, int incx, double beta,
+void gemv_cpu(const Blas& L, bool t, int m, int n, double alpha, const double* a, int lda, const double* x, int incx, double beta,
               double* y, int incy) {
-  cblas_dgemv(CblasRowMajor, cop(t), m, n, alpha, a, lda, x, incx, beta, y, incy);
+  L.cblas_dgemv(CblasRowMajor, cop(t), m, n, alpha, a, lda, x, incx, beta, y, incy);
 }
 // LU of the column-major n x n matrix a (for a row-major A: of A^T), LAPACK's info.
-int getrf_cpu(int n, float* a, int* ipiv) { return LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, n, n, a, n, ipiv); }
-int getrf_cpu(int n, double* a, int* ipiv) { return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, a, n, ipiv); }
+int getrf_cpu(const Blas& L, int n, float* a, int* ipiv) { return L.LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, n, n, a, n, ipiv); }
+int getrf_cpu(const Blas& L, int n, double* a, int* ipiv) { return L.LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, a, n, ipiv); }
 // B = op(T)^-1 B for the row-major triangle T held in a (lower / upper, unit diagonal or not),
 // B row-major n x k.
-void trsm_cpu(bool lower, bool unit, int n, int k, const float* a, float* b) {
-  cblas_strsm(CblasRowMajor, CblasLeft, lower ? CblasLower : CblasUpper, CblasNoTrans, unit ? CblasUnit : CblasNonUnit,
+void trsm_cpu(const Blas& L, bool lower, bool unit, int n, int k, const float* a, float* b) {
+  L.cblas_strsm(CblasRowMajor, CblasLeft, lower ? CblasLower : CblasUpper, CblasNoTrans, unit ? CblasUnit : CblasNonUnit,
               n, k, 1.0f, a, n, b, k);
 }
-void trsm_cpu(bool lower, bool unit, int n, int k, const double* a, double* b) {
-  cblas_dtrsm(CblasRowMajor, CblasLeft, lower ? CblasLower : CblasUpper, CblasNoTrans, unit ? CblasUnit : CblasNonUnit,
+void trsm_cpu(const Blas& L, bool lower, bool unit, int n, int k, const double* a, double* b) {
+  L.cblas_dtrsm(CblasRowMajor, CblasLeft, lower ? CblasLower : CblasUpper, CblasNoTrans, unit ? CblasUnit : CblasNonUnit,
               n, k, 1.0, a, n, b, k);
 }
 // Solves A X = B in place of the row-major n x k B, for the row-major n x n A in a (which
@@ -202,26 +204,26 @@ void trsm_cpu(bool lower, bool unit, int n, int k, const double* a, double* b) {
 // strict upper one L^T. So X = P L^-T U^-T B: two triangular solves, then the row swaps
 // of P, last pivot first. Returns LAPACK's info.
 template <class T>
-int lu_solve_cpu(int n, int k, T* a, T* b) {
+int lu_solve_cpu(const Blas& L, int n, int k, T* a, T* b) {
   std::vector<int> ipiv(static_cast<std::size_t>(n));
-  const int info = getrf_cpu(n, a, ipiv.data());
+  const int info = getrf_cpu(L, n, a, ipiv.data());
   if (info != 0) return info;
-  trsm_cpu(true, false, n, k, a, b);  // U^T
-  trsm_cpu(false, true, n, k, a, b);  // L^T
+  trsm_cpu(L, true, false, n, k, a, b);  // U^T
+  trsm_cpu(L, false, true, n, k, a, b);  // L^T
   for (int i = n - 1; i >= 0; --i)
     if (ipiv[i] - 1 != i) std::swap_ranges(b + std::size_t(i) * k, b + std::size_t(i + 1) * k, b + std::size_t(ipiv[i] - 1) * k);
   return 0;
 }
-int inv_cpu(int n, float* a, int* ipiv) {
-  int info = LAPACKE_sgetrf(LAPACK_ROW_MAJOR, n, n, a, n, ipiv);
-  return info != 0 ? info : LAPACKE_sgetri(LAPACK_ROW_MAJOR, n, a, n, ipiv);
+int inv_cpu(const Blas& L, int n, float* a, int* ipiv) {
+  int info = L.LAPACKE_sgetrf(LAPACK_ROW_MAJOR, n, n, a, n, ipiv);
+  return info != 0 ? info : L.LAPACKE_sgetri(LAPACK_ROW_MAJOR, n, a, n, ipiv);
 }
-int inv_cpu(int n, double* a, int* ipiv) {
-  int info = LAPACKE_dgetrf(LAPACK_ROW_MAJOR, n, n, a, n, ipiv);
-  return info != 0 ? info : LAPACKE_dgetri(LAPACK_ROW_MAJOR, n, a, n, ipiv);
+int inv_cpu(const Blas& L, int n, double* a, int* ipiv) {
+  int info = L.LAPACKE_dgetrf(LAPACK_ROW_MAJOR, n, n, a, n, ipiv);
+  return info != 0 ? info : L.LAPACKE_dgetri(LAPACK_ROW_MAJOR, n, a, n, ipiv);
 }
-#else
-// ---- fallback without a BLAS: straightforward, cache-friendly loops
+#endif
+// ---- the fallback without a BLAS: straightforward, cache-friendly loops
 template <class T>
 T at(const Mat<T>& a, index_t i, index_t j) { return a.trans ? a.p[i + j * a.ld] : a.p[i * a.ld + j]; }
 template <class T>
@@ -287,7 +289,6 @@ void lu_solve_fallback(index_t n, const T* a, const std::vector<index_t>& piv, T
     }
   });
 }
-#endif
 
 // Rows [i0, i1) of y = alpha A x + beta y for a row-major A: each row's dot product in 32
 // lanes (independent chains for 2 to 8 vector registers, whatever the vector width), the
@@ -443,12 +444,14 @@ void matmul(const Context& ctx, View<const T, 2> A, View<const T, 2> B, View<T, 
     gemm_gpu(ctx, op_of(b.trans), op_of(a.trans), n, m, k, alpha, b.p, b.ld, a.p, a.ld, beta, c.ptr, ldc);
 #endif
   } else {
+    if (const auto* L = cpu_libs::blas()) {
 #if SIMKIT_HAS_CBLAS
-    check_int("matmul", std::max({m, n, k, a.ld, b.ld, ldc}));
-    gemm_cpu(a.trans, b.trans, int(m), int(n), int(k), alpha, a.p, int(a.ld), b.p, int(b.ld), beta, c.ptr, int(ldc));
-#else
-    gemm_fallback(a, b, alpha, beta, c);
+      check_int("matmul", std::max({m, n, k, a.ld, b.ld, ldc}));
+      gemm_cpu(*L, a.trans, b.trans, int(m), int(n), int(k), alpha, a.p, int(a.ld), b.p, int(b.ld), beta, c.ptr, int(ldc));
 #endif
+    } else {
+      gemm_fallback(a, b, alpha, beta, c);
+    }
   }
   if (packed_c) detail::copy<T, 2>(ctx, View<const T, 2>(kc.view()), C);
 }
@@ -495,11 +498,14 @@ void matvec(const Context& ctx, View<const T, 2> A, View<const T, 1> x, View<T, 
       detail::matvec_rows_gpu(ctx, m, n, alpha, a.p, a.ld, x.ptr, incx, beta, y.ptr, incy);
 #endif
   } else {
-#if SIMKIT_HAS_CBLAS
     if (!a.trans) return matvec_rows_cpu(m, n, alpha, a.p, a.ld, x.ptr, incx, beta, y.ptr, incy);
-    check_int("matvec", std::max({m, n, a.ld, incx, incy}));
-    gemv_cpu(true, int(n), int(m), alpha, a.p, int(a.ld), x.ptr, int(incx), beta, y.ptr, int(incy));
-#else
+    if (const auto* L = cpu_libs::blas()) {
+#if SIMKIT_HAS_CBLAS
+      check_int("matvec", std::max({m, n, a.ld, incx, incy}));
+      gemv_cpu(*L, true, int(n), int(m), alpha, a.p, int(a.ld), x.ptr, int(incx), beta, y.ptr, int(incy));
+#endif
+      return;
+    }
     cpu::for_pieces(m, m * n > (1 << 14), [&](index_t i0, index_t i1) {
       for (index_t i = i0; i < i1; ++i) {
         T s = 0;
@@ -507,7 +513,6 @@ void matvec(const Context& ctx, View<const T, 2> A, View<const T, 1> x, View<T, 
         y(i) = alpha * s + (beta == T(0) ? T(0) : beta * y(i));
       }
     });
-#endif
   }
 }
 
@@ -542,14 +547,16 @@ Array<T, 1> solve(const Array<T, 2>& A, const Array<T, 1>& b) {
 #endif
     return x;
   }
+  if (const auto* L = cpu_libs::blas()) {
 #if SIMKIT_HAS_CBLAS
-  check_int("solve", n);
-  check_singular<T>("solve", lu_solve_cpu(int(n), 1, a.data(), x.data()));
-#else
+    check_int("solve", n);
+    check_singular<T>("solve", lu_solve_cpu(*L, int(n), 1, a.data(), x.data()));
+#endif
+    return x;
+  }
   std::vector<index_t> piv;
   check_singular<T>("solve", lu_fallback(n, a.data(), piv));
   lu_solve_fallback(n, a.data(), piv, x.data(), 1);
-#endif
   return x;
 }
 
@@ -570,14 +577,16 @@ Array<T, 2> solve(const Array<T, 2>& A, const Array<T, 2>& B) {
 #endif
   }
   Array<T, 2> x = copy_of(B);
+  if (const auto* L = cpu_libs::blas()) {
 #if SIMKIT_HAS_CBLAS
-  check_int("solve", std::max(n, k));
-  check_singular<T>("solve", lu_solve_cpu(int(n), int(k), a.data(), x.data()));
-#else
+    check_int("solve", std::max(n, k));
+    check_singular<T>("solve", lu_solve_cpu(*L, int(n), int(k), a.data(), x.data()));
+#endif
+    return x;
+  }
   std::vector<index_t> piv;
   check_singular<T>("solve", lu_fallback(n, a.data(), piv));
   lu_solve_fallback(n, a.data(), piv, x.data(), k);
-#endif
   return x;
 }
 
@@ -595,19 +604,20 @@ Array<T, 2> inv(const Array<T, 2>& A) {
     return lu_solve_gpu(ctx, "inv", a, x);
 #endif
   }
+  if (const auto* L = cpu_libs::blas()) {
 #if SIMKIT_HAS_CBLAS
-  check_int("inv", n);
-  std::vector<int> ipiv(static_cast<std::size_t>(n));
-  check_singular<T>("inv", inv_cpu(int(n), a.data(), ipiv.data()));
-  return a;
-#else
+    check_int("inv", n);
+    std::vector<int> ipiv(static_cast<std::size_t>(n));
+    check_singular<T>("inv", inv_cpu(*L, int(n), a.data(), ipiv.data()));
+#endif
+    return a;
+  }
   Array<T, 2> x(ctx, A.shape());
   set_identity(ctx, x);
   std::vector<index_t> piv;
   check_singular<T>("inv", lu_fallback(n, a.data(), piv));
   lu_solve_fallback(n, a.data(), piv, x.data(), n);
   return x;
-#endif
 }
 
 #define SIM_INSTANTIATE_LINALG(T)                                                                         \

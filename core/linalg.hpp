@@ -9,6 +9,8 @@
 // without a copy; other non-contiguous views are packed first. Products are queued without
 // waiting; solve and inv wait (they read the factorisation's status) and throw
 // LinAlgError for a singular matrix.
+#include <string>
+
 #include "core/array.hpp"
 #include "core/error.hpp"
 
@@ -19,8 +21,16 @@ struct LinAlgError : Error {
   using Error::Error;
 };
 
-/// True when the cpu backend uses an optimised BLAS/LAPACK (OpenBLAS + LAPACKE).
+/// True when the cpu backend uses an optimised BLAS/LAPACK (OpenBLAS + LAPACKE, opened on first use).
 bool cpu_blas_available();
+/// What the cpu backend's linear algebra runs on, in words (the libraries, or plain loops).
+std::string cpu_linalg_library();
+
+namespace testing {
+/// Test hook: while on, the cpu backend's matmul, matvec, solve and inv run their plain
+/// loops instead of OpenBLAS (the same results up to rounding).
+void use_plain_linalg_loops(bool on);
+}  // namespace testing
 
 /// C = alpha * A B + beta * C for views: A (m, k), B (k, n), C (m, n). Queued.
 template <class T>

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/linalg.hpp"
@@ -12,9 +15,27 @@
 
 using namespace sim;
 
+// The cpu backend once more with OpenBLAS switched off: the plain loops that run where it
+// is missing (testing::use_plain_linalg_loops).
+struct CpuPlainLoops {
+  static constexpr sim::BackendRequest request = sim::BackendRequest::cpu;
+  static constexpr const char* name = "cpu_plain_loops";
+};
+
 template <class B>
-class LinalgTest : public sim_test::OnBackend<B> {};
-SIM_TYPED_TEST_SUITE(LinalgTest);
+class LinalgTest : public sim_test::OnBackend<B> {
+ protected:
+  static constexpr bool plain = std::is_same_v<B, CpuPlainLoops>;
+  void SetUp() override {
+    sim_test::OnBackend<B>::SetUp();
+    if (plain) sim::testing::use_plain_linalg_loops(true);
+  }
+  void TearDown() override {
+    if (plain) sim::testing::use_plain_linalg_loops(false);
+  }
+};
+using LinalgBackends = ::testing::Types<sim_test::Cpu, CpuPlainLoops, sim_test::Cuda>;
+TYPED_TEST_SUITE(LinalgTest, LinalgBackends, sim_test::BackendName);
 
 namespace {
 template <class T>
@@ -309,7 +330,6 @@ std::vector<T> matvec_32_lanes(const std::vector<T>& a, const std::vector<T>& x,
 
 TYPED_TEST(LinalgTest, MatvecRowsGiveTheirDocumentedBits) {
   if (this->ctx.is_cuda()) GTEST_SKIP() << "the GPU's row kernel combines its lanes in its own order";
-  if (!cpu_blas_available()) GTEST_SKIP() << "built without OpenBLAS: matvec is the plain fallback loop";
   for (auto [m, n] : {std::array<index_t, 2>{1, 7}, {3, 33}, {130, 1028}, {70, 2048}}) {  // the last two on the pool
     auto hd = values<double>(m * n, 0.7), xd = values<double>(n, 0.2);
     std::vector<float> hf(hd.begin(), hd.end()), xf(xd.begin(), xd.end());
@@ -318,4 +338,19 @@ TYPED_TEST(LinalgTest, MatvecRowsGiveTheirDocumentedBits) {
     EXPECT_EQ(matvec(Array<float, 2>::from_host(this->ctx, extents(m, n), hf), Array<float, 1>::from_host(this->ctx, extents(n), xf)).to_host(),
               matvec_32_lanes(hf, xf, m, n)) << m << "x" << n;
   }
+}
+
+TYPED_TEST(LinalgTest, CpuLibraryIsNamedAndTheHookSwitchesIt) {
+  if (this->ctx.is_cuda()) GTEST_SKIP() << "the cpu backend's libraries";
+  if (this->plain) {
+    EXPECT_FALSE(cpu_blas_available());
+    EXPECT_NE(cpu_linalg_library().find("plain loops"), std::string::npos) << cpu_linalg_library();
+    return;
+  }
+  if (!cpu_blas_available()) GTEST_SKIP() << "no OpenBLAS + LAPACKE here: " << cpu_linalg_library();
+  EXPECT_NE(cpu_linalg_library().find("lapacke"), std::string::npos) << cpu_linalg_library();
+  // opened after simkit told OpenBLAS how long its threads may spin (cpu/blas_library.hpp)
+  const char* timeout = std::getenv("OPENBLAS_THREAD_TIMEOUT");
+  ASSERT_NE(timeout, nullptr);
+  EXPECT_GE(std::atoi(timeout), 4);
 }
