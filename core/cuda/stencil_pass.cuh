@@ -423,57 +423,54 @@ constexpr bool pairs_possible() {
          tile_fits<T, S, fitting_rows<T, S, ROWS, 8, 64>(), 8, 64>();
 }
 
-/// Launches the paired-column 3D pass (64 columns a block; see pass_3d_pairs_block).
-template <class T, class I, int ROWS_ASKED, int S, int P, int O, class U>
-bool launch_pairs(const PassArgs<T, S, P, O, U>& a, int phase, cudaStream_t stream) {
-  constexpr int ROWS = fitting_rows<T, S, ROWS_ASKED, 8, 64>();
+/// Launches a 3D pass kernel: blocks of 32 threads across units (columns, or pairs of them)
+/// and BY rows of dimension 1, each thread ROWS cells of dimension 0 deep. BY is 8 (measured
+/// best on the H100, bench/results/2026-11-22-h100-heat3d-tile), or 16 with
+/// SIMKIT_STENCIL_BLOCK_Y = 16 (tuning; 32-bit offsets, and where the tile of TILE_COLS
+/// columns fits). kernel(std::integral_constant<int, BY>, grid, block) launches it; false
+/// when the grid would be too large.
+template <class T, class I, int S, int ROWS, int TILE_COLS, class Kernel>
+bool launch_3d(index_t n0, index_t n1, index_t units, const Kernel& kernel) {
   static const int knob = stencil_knob("SIMKIT_STENCIL_BLOCK_Y");
-  constexpr bool offer16 = std::is_same<I, int>::value && tile_fits<T, S, ROWS, 16, 64>();
+  constexpr bool offer16 = std::is_same<I, int>::value && tile_fits<T, S, ROWS, 16, TILE_COLS>();
   const int by = offer16 && knob == 16 ? 16 : 8;
-  const index_t pairs = (a.n2 + phase + 1) / 2;
-  const index_t gz = (a.n0 + ROWS - 1) / ROWS, gy = (a.n1 + by - 1) / by;
+  const index_t gz = (n0 + ROWS - 1) / ROWS, gy = (n1 + by - 1) / by;
   if (gz > 65535 || gy > 65535) return false;
-  const dim3 grid(unsigned((pairs + 31) / 32), unsigned(gy), unsigned(gz));
+  const dim3 grid(unsigned((units + 31) / 32), unsigned(gy), unsigned(gz));
   if constexpr (offer16)
     if (by == 16) {
-      stencil_pass_3d_pairs<T, I, ROWS, 16><<<grid, dim3(32, 16), 0, stream>>>(a, phase);
+      kernel(std::integral_constant<int, 16>{}, grid, dim3(32, 16));
       return true;
     }
-  stencil_pass_3d_pairs<T, I, ROWS, 8><<<grid, dim3(32, 8), 0, stream>>>(a, phase);
+  kernel(std::integral_constant<int, 8>{}, grid, dim3(32, 8));
   return true;
 }
 
 /// Launches the pass with ROWS_ASKED cells per thread along dimension 0; in 3D with paired
-/// columns where phase >= 0 (pair_phase) and the pair kernel exists for T and S.
+/// columns (64 a block; pass_3d_pairs_block) where phase >= 0 (pair_phase) and the pair
+/// kernel exists for T and S.
 template <class T, class I, int ROWS_ASKED, int Rank, int S, int P, int O, class U>
 bool launch_rows(const PassArgs<T, S, P, O, U>& a, int phase, cudaStream_t stream) {
-  constexpr int ROWS = Rank == 2 ? ROWS_ASKED : fitting_rows<T, S, ROWS_ASKED, 8>();
-  static_assert(Rank == 2 || tile_fits<T, S, ROWS, 8>(), "stencil_pass: too many fields read with neighbours for "
-                                                         "the 3D tile in shared memory");
-  const dim3 block(32, 8);
   if constexpr (Rank == 2) {
-    const index_t gy = (a.n0 + 8 * ROWS - 1) / (8 * ROWS);
+    const index_t gy = (a.n0 + 8 * ROWS_ASKED - 1) / (8 * ROWS_ASKED);
     if (gy > 65535) return false;
-    stencil_pass_2d<T, I, ROWS><<<dim3(unsigned((a.n1 + 31) / 32), unsigned(gy)), block, 0, stream>>>(a);
+    stencil_pass_2d<T, I, ROWS_ASKED><<<dim3(unsigned((a.n1 + 31) / 32), unsigned(gy)), dim3(32, 8), 0, stream>>>(a);
+    return true;
   } else {
     if constexpr (std::is_same<I, int>::value && pairs_possible<T, S, ROWS_ASKED>())
-      if (phase >= 0) return launch_pairs<T, I, ROWS_ASKED>(a, phase, stream);
-    // 3D block height in dimension 1 (SIMKIT_STENCIL_BLOCK_Y = 16 overrides, for tuning, with
-    // 32-bit offsets; 8 measured best on the H100, bench/results/2026-11-22-h100-heat3d-tile)
-    static const int knob = stencil_knob("SIMKIT_STENCIL_BLOCK_Y");
-    constexpr bool offer16 = std::is_same<I, int>::value && tile_fits<T, S, ROWS, 16>();
-    const int by = offer16 && knob == 16 ? 16 : 8;
-    const index_t gz = (a.n0 + ROWS - 1) / ROWS, gy = (a.n1 + by - 1) / by;
-    if (gz > 65535 || gy > 65535) return false;
-    const dim3 grid(unsigned((a.n2 + 31) / 32), unsigned(gy), unsigned(gz));
-    if constexpr (offer16)
-      if (by == 16) {
-        stencil_pass_3d<T, I, ROWS, 16><<<grid, dim3(32, 16), 0, stream>>>(a);
-        return true;
+      if (phase >= 0) {
+        constexpr int ROWS = fitting_rows<T, S, ROWS_ASKED, 8, 64>();
+        return launch_3d<T, I, S, ROWS, 64>(a.n0, a.n1, (a.n2 + phase + 1) / 2, [&](auto by, dim3 grid, dim3 block) {
+          stencil_pass_3d_pairs<T, I, ROWS, decltype(by)::value><<<grid, block, 0, stream>>>(a, phase);
+        });
       }
-    stencil_pass_3d<T, I, ROWS, 8><<<grid, block, 0, stream>>>(a);
+    constexpr int ROWS = fitting_rows<T, S, ROWS_ASKED, 8>();
+    static_assert(tile_fits<T, S, ROWS, 8>(), "stencil_pass: too many fields read with neighbours for the 3D tile in "
+                                              "shared memory");
+    return launch_3d<T, I, S, ROWS, 32>(a.n0, a.n1, a.n2, [&](auto by, dim3 grid, dim3 block) {
+      stencil_pass_3d<T, I, ROWS, decltype(by)::value><<<grid, block, 0, stream>>>(a);
+    });
   }
-  return true;
 }
 
 /// The phase of paired columns for the pass a (pair_phase of all its fields), or -1: no
