@@ -31,6 +31,21 @@ bench::Row array_path(const Context& ctx, std::uint64_t samples, std::uint64_t b
           {{"ms", t.median * 1e3}, {"Gsamples/s", double(samples) / t.median / 1e9}, {"pi", pi}}};
 }
 
+// The array path's two halves on one batch, as rates: the fills write 2 arrays, the count
+// reads them (GB/s, to set beside the device copy rate of bench_core / bench_arrays).
+template <class T>
+std::vector<bench::Row> array_path_parts(const Context& ctx, std::uint64_t batch, int repeat) {
+  Array<T, 1> x(ctx, extents(index_t(batch))), y(ctx, extents(index_t(batch)));
+  const double bytes = 2.0 * double(x.bytes());
+  const std::string type = sizeof(T) == 4 ? "float32" : "float64";
+  auto tf = bench::time_it(ctx, repeat, [&] { fill_uniform(x), fill_uniform(y); });
+  std::uint64_t hits = 0;
+  auto tc = bench::time_it(ctx, repeat, [&] { hits = std::uint64_t(count(x * x + y * y <= T(1))); });
+  return {{"array path fills " + type + " (two fill_uniform, write)", {{"ms", tf.median * 1e3}, {"GB/s", bytes / tf.median / 1e9}}},
+          {"array path count " + type + " (count(x*x + y*y <= 1), read)",
+           {{"ms", tc.median * 1e3}, {"GB/s", bytes / tc.median / 1e9}, {"pi", 4.0 * double(hits) / double(batch)}}}};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -63,6 +78,8 @@ int main(int argc, char** argv) {
     }
     rows.push_back(array_path<float>(ctx, samples, std::min(batch, samples), repeat));
     rows.push_back(array_path<double>(ctx, samples, std::min(batch, samples), repeat));
+    for (auto& r : array_path_parts<float>(ctx, std::min(batch, samples), repeat)) rows.push_back(r);
+    for (auto& r : array_path_parts<double>(ctx, std::min(batch, samples), repeat)) rows.push_back(r);
     bench::report("bench_mcpi", ctx, opts.commit, rows, opts.json);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_mcpi: %s\n", e.what());

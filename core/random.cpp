@@ -3,6 +3,8 @@
 // (a Box-Muller pair from two 52-bit uniforms, computed in double for both precisions).
 #include "core/random.hpp"
 
+#include <cstdint>
+
 #include "core/for_each.hpp"
 #include "core/random/det_math.hpp"
 #include "core/random/philox.hpp"
@@ -66,15 +68,27 @@ struct FillFn {
       rng::box_muller(rng::uniform_double(w.x, w.y), rng::uniform_double(w.z, w.w), z0, z1);
       v[0] = T(z0), v[1] = T(z1);
     }
-    const index_t e0 = blk * per_block;
+    Words r;
     for (int l = 0; l < per_block; ++l) {
-      if (e0 + l >= n) break;
       if constexpr (D == Dist::bits)
-        out[e0 + l] = v[l];
+        r.v[l] = v[l];
       else
-        out[e0 + l] = mul_add_unfused(b, v[l], a);  // lo + (hi - lo) u, or mean + stddev z
+        r.v[l] = mul_add_unfused(b, v[l], a);  // lo + (hi - lo) u, or mean + stddev z
     }
+    const index_t e0 = blk * per_block;
+#if SIM_DEVICE_PASS
+    if (aligned && e0 + per_block <= n) {  // one vector store a thread (8 or 16 bytes), not per_block
+      *reinterpret_cast<Words*>(out + e0) = r;
+      return;
+    }
+#endif
+    for (int l = 0; l < per_block && e0 + l < n; ++l) out[e0 + l] = r.v[l];
   }
+  // A block's values, aligned for one store.
+  struct alignas(per_block * sizeof(T)) Words {
+    T v[per_block];
+  };
+  bool aligned = false;  // out is aligned for Words
 };
 
 template <Dist D, class T, int Rank>
@@ -83,7 +97,9 @@ void fill_random(Array<T, Rank>& x, T a, T b, const char* name) {
   const index_t blocks = (x.size() + Fn::per_block - 1) / Fn::per_block;
   const Context& ctx = x.context();
   const std::uint64_t first = ctx.reserve_rng_blocks(std::uint64_t(blocks));
-  for_each(ctx, name, Box<1>{{0}, {blocks}}, Fn{x.data(), x.size(), ctx.rng_seed(), ctx.rng_stream(), first, a, b});
+  Fn fn{x.data(), x.size(), ctx.rng_seed(), ctx.rng_stream(), first, a, b};
+  fn.aligned = reinterpret_cast<std::uintptr_t>(x.data()) % alignof(typename Fn::Words) == 0;
+  for_each(ctx, name, Box<1>{{0}, {blocks}}, fn);
 }
 }  // namespace
 
