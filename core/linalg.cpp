@@ -290,6 +290,10 @@ void lu_solve_fallback(index_t n, const T* a, const std::vector<index_t>& piv, T
   });
 }
 
+// How far ahead (bytes) each row's loads are prefetched: the hardware's stream prefetchers
+// stop at 4 KiB pages. A float64 2048^2 matvec (32 MiB, past the 32 MiB L3 with x and y)
+// on the 2-core machine: median 0.335 ms with 8 KiB, 0.357 without (6 interleaved runs each).
+constexpr int matvec_prefetch_bytes = 8192;
 // Rows [i0, i1) of y = alpha A x + beta y for a row-major A: each row's dot product in 32
 // lanes (independent chains for 2 to 8 vector registers, whatever the vector width), the
 // lanes combined in a fixed tree, so every build and machine gives the same bits.
@@ -302,8 +306,11 @@ inline void matvec_rows_body(index_t i0, index_t i1, index_t n, T alpha, const T
     T lane[L] = {};
     index_t j = 0;
     if (incx == 1)
-      for (; j + L <= n; j += L)
+      for (; j + L <= n; j += L) {
+        for (int c = 0; c < L * int(sizeof(T)); c += 64)  // a cache line at a time; a prefetch never faults
+          __builtin_prefetch(reinterpret_cast<const char*>(row + j) + matvec_prefetch_bytes + c);
         for (int l = 0; l < L; ++l) lane[l] += row[j + l] * x[j + l];
+      }
     for (; j < n; ++j) lane[j % L] += row[j] * x[j * incx];
     for (int w = L / 2; w > 0; w /= 2)
       for (int l = 0; l < w; ++l) lane[l] += lane[l + w];
