@@ -8,6 +8,7 @@
 #include <cub/warp/warp_reduce.cuh>
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/context.hpp"
 #include "core/cuda/check.hpp"
@@ -170,14 +171,25 @@ void reduce_along(const Context& ctx, const char* name, index_t outer, index_t l
 // ---- whole contiguous ranges: map(t) for t < n combined with op. Each of a fixed number of
 // blocks (8 per SM: a full SM of threads) strides over the range with independent loads in
 // flight (V > 1: map.vec<V> reads V consecutive values with one vector load), reduces with
-// cub::BlockReduce and writes its partial; one block then combines the partials in order.
-// (cub::DeviceReduce sizes its loads by the accumulator, 16-32 bytes for argmax and moments,
-// and so keeps fewer loads in flight.)
+// cub::BlockReduce and writes its partial; the last block to finish (a ticket counter) then
+// combines the partials in order, in the same kernel: no second launch. (cub::DeviceReduce
+// sizes its loads by the accumulator, 16-32 bytes for argmax and moments, and so keeps fewer
+// loads in flight.)
+template <class Acc, class Op, class Reduce>
+__device__ void combine_partials(index_t count, const Op& op, Acc init, const Acc* partial, Acc* result,
+                                 typename Reduce::TempStorage& tmp) {
+  Acc a = init;
+  for (index_t t = threadIdx.x; t < count; t += axis_threads) a = op(a, partial[t]);
+  const Acc r = Reduce(tmp).Reduce(a, op);
+  if (threadIdx.x == 0) *result = r;
+}
+
 template <int V, class Acc, class Map, class Op>
 __global__ void __launch_bounds__(axis_threads)
-    reduce_flat_kernel(index_t n, Map map, Op op, Acc init, Acc* partial) {
+    reduce_flat_kernel(index_t n, Map map, Op op, Acc init, Acc* partial, unsigned* ticket) {
   using Reduce = cub::BlockReduce<Acc, axis_threads>;
   __shared__ typename Reduce::TempStorage tmp;
+  __shared__ bool last;
   Acc a = init;
   const index_t step = index_t(gridDim.x) * axis_threads, first = index_t(blockIdx.x) * axis_threads + threadIdx.x;
   if constexpr (V == 1) {
@@ -196,17 +208,35 @@ __global__ void __launch_bounds__(axis_threads)
       for (index_t t = nv * V; t < n; ++t) a = op(a, map(t));  // this thread: ascending order kept
   }
   const Acc r = Reduce(tmp).Reduce(a, op);
-  if (threadIdx.x == 0) partial[blockIdx.x] = r;
+  if (threadIdx.x == 0) {
+    partial[blockIdx.x] = r;
+    __threadfence();  // the partial is visible before the ticket says so
+    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  __syncthreads();  // tmp is reused
+  combine_partials<Acc, Op, Reduce>(index_t(gridDim.x), op, init, partial, partial + gridDim.x, tmp);
 }
 
-template <class Acc, class Op>
-__global__ void __launch_bounds__(axis_threads) reduce_partials_kernel(index_t count, Op op, Acc init, Acc* partial) {
-  using Reduce = cub::BlockReduce<Acc, axis_threads>;
-  __shared__ typename Reduce::TempStorage tmp;
-  Acc a = init;
-  for (index_t t = threadIdx.x; t < count; t += axis_threads) a = op(a, partial[t]);
-  const Acc r = Reduce(tmp).Reduce(a, op);
-  if (threadIdx.x == 0) partial[count] = r;
+/// A page-locked slot of this host thread for a reduction's result (a copy into pageable
+/// memory goes through a staging buffer); never freed before the thread ends.
+inline void* pinned_result_slot(std::size_t bytes) {
+  struct Slot {
+    void* p = nullptr;
+    Slot() {
+      if (cudaHostAlloc(&p, 256, cudaHostAllocPortable) != cudaSuccess) {
+        cudaGetLastError();
+        p = nullptr;
+      }
+    }
+    ~Slot() {
+      if (p) cudaFreeHost(p);  // may fail during process teardown; nothing to do then
+    }
+  };
+  thread_local Slot slot;
+  return bytes <= 256 ? slot.p : nullptr;
 }
 
 /// op-combination of map(0), ..., map(n - 1); waits for the result. V > 1: map.vec<V> too.
@@ -215,15 +245,18 @@ Acc reduce_flat(const Context& ctx, const char* name, index_t n, const Map& map,
   auto stream = static_cast<cudaStream_t>(ctx.stream());
   const index_t blocks = std::max<index_t>(1, std::min<index_t>(8 * std::max(1, ctx.multiprocessor_count()),
                                                                 (n / V + axis_threads - 1) / axis_threads));
-  PoolScratch partial(ctx, std::size_t(blocks + 1) * sizeof(Acc));
-  auto* p = static_cast<Acc*>(partial.ptr);
-  reduce_flat_kernel<V><<<unsigned(blocks), axis_threads, 0, stream>>>(n, map, op, init, p);
-  SIM_CUDA_CHECK_LAUNCH(name, stream);
-  reduce_partials_kernel<<<1, axis_threads, 0, stream>>>(blocks, op, init, p);
+  const std::size_t partial_bytes = (std::size_t(blocks + 1) * sizeof(Acc) + 15) / 16 * 16;
+  PoolScratch scratch(ctx, partial_bytes + 16);
+  auto* p = static_cast<Acc*>(scratch.ptr);
+  auto* ticket = reinterpret_cast<unsigned*>(static_cast<char*>(scratch.ptr) + partial_bytes);
+  SIM_CUDA_CHECK(cudaMemsetAsync(ticket, 0, sizeof(unsigned), stream));
+  reduce_flat_kernel<V><<<unsigned(blocks), axis_threads, 0, stream>>>(n, map, op, init, p, ticket);
   SIM_CUDA_CHECK_LAUNCH(name, stream);
   Acc result;
-  SIM_CUDA_CHECK(cudaMemcpyAsync(&result, p + blocks, sizeof(Acc), cudaMemcpyDeviceToHost, stream));
+  void* slot = pinned_result_slot(sizeof(Acc));
+  SIM_CUDA_CHECK(cudaMemcpyAsync(slot ? slot : &result, p + blocks, sizeof(Acc), cudaMemcpyDeviceToHost, stream));
   SIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (slot) std::memcpy(&result, slot, sizeof(Acc));
   return result;
 }
 
