@@ -1,6 +1,7 @@
 #include "core/context.hpp"
 
 #include <omp.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -22,6 +23,25 @@
 #endif
 
 namespace sim {
+
+namespace {
+// Host memory for a cpu context: 256-byte aligned (as cudaMalloc's); from 4 MiB on, 2 MiB
+// aligned and marked for transparent huge pages (madvise: a no-op where THP is off), as
+// NumPy does for its large arrays: fewer TLB misses, and the hardware prefetchers, which stop
+// at page boundaries, run on. nullptr when out of memory.
+void* allocate_cpu(std::size_t bytes) {
+  constexpr std::size_t huge = std::size_t(2) << 20;
+  const std::size_t rounded = (bytes + 255) / 256 * 256;
+  if (rounded < bytes) return nullptr;
+  if (bytes < 2 * huge) return std::aligned_alloc(256, rounded);
+  void* p = nullptr;
+  if (posix_memalign(&p, huge, rounded) != 0) return nullptr;
+#ifdef MADV_HUGEPAGE
+  madvise(p, rounded, MADV_HUGEPAGE);  // advice only: ignored where it cannot be taken
+#endif
+  return p;
+}
+}  // namespace
 
 std::string format_bytes(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
@@ -229,8 +249,7 @@ void* Context::allocate(std::size_t bytes) const {
     return p;
   }
 #endif
-  std::size_t rounded = (bytes + 255) / 256 * 256;  // 256-byte aligned, as cudaMalloc's
-  void* p = rounded >= bytes ? std::aligned_alloc(256, rounded) : nullptr;
+  void* p = allocate_cpu(bytes);
   if (!p)
     throw OutOfMemory("out of host memory: asked for " + format_bytes(double(bytes)) + ", " +
                       format_bytes(double(host_bytes_available())) + " available; use a smaller grid or float32");
