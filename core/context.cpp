@@ -115,6 +115,7 @@ struct Context::Impl {
   cudaStream_t stream = nullptr;
   cudaMemPool_t pool = nullptr;
   cublasHandle_t blas = nullptr;
+  void* blas_workspace = nullptr;  // cuBLAS's workspace (cublasSetWorkspace), outside the pool's accounting
 #endif
 
   ~Impl() {
@@ -122,6 +123,7 @@ struct Context::Impl {
     if (backend == Backend::cuda) {
       cudaStreamSynchronize(stream);
       if (blas) cuda_libs::cublas().cublasDestroy(blas);
+      if (blas_workspace) cudaFree(blas_workspace);
       cudaMemPoolDestroy(pool);
       cudaStreamDestroy(stream);
     }
@@ -214,6 +216,17 @@ void* Context::blas_handle() const {
   if (!im.blas) {
     if (cuda_libs::cublas().cublasCreate(&im.blas) != CUBLAS_STATUS_SUCCESS) throw CudaError("cublasCreate failed");
     cuda_libs::cublas().cublasSetStream(im.blas, im.stream);
+    // The workspace cuBLAS recommends (cublasSetWorkspace): 32 MiB from Hopper on, 4 MiB
+    // before, as PyTorch gives its handles; SIMKIT_CUBLAS_WORKSPACE_MIB overrides (0: cuBLAS's own).
+    int major = 0;
+    SIM_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, im.device));
+    std::size_t mib = major >= 9 ? 32 : 4;
+    if (const char* e = std::getenv("SIMKIT_CUBLAS_WORKSPACE_MIB")) mib = std::size_t(std::max(0, std::atoi(e)));
+    if (mib > 0) {
+      SIM_CUDA_CHECK(cudaMalloc(&im.blas_workspace, mib << 20));
+      if (cuda_libs::cublas().cublasSetWorkspace(im.blas, im.blas_workspace, mib << 20) != CUBLAS_STATUS_SUCCESS)
+        throw CudaError("cublasSetWorkspace failed");
+    }
   }
   return im.blas;
 #else
