@@ -292,7 +292,7 @@ void lu_solve_fallback(index_t n, const T* a, const std::vector<index_t>& piv, T
 
 // How far ahead (bytes) each row's loads are prefetched: the hardware's stream prefetchers
 // stop at 4 KiB pages. A float64 2048^2 matvec (32 MiB, past the 32 MiB L3 with x and y)
-// on the 2-core machine: median 0.335 ms with 8 KiB, 0.357 without (6 interleaved runs each).
+// on the 2-core machine: median 0.331 ms with 8 KiB, 0.358 without (6 interleaved runs each).
 constexpr int matvec_prefetch_bytes = 8192;
 // Rows [i0, i1) of y = alpha A x + beta y for a row-major A: each row's dot product in 32
 // lanes (independent chains for 2 to 8 vector registers, whatever the vector width), the

@@ -33,17 +33,20 @@ void* open(const char* soname, std::string& why) {
 
 Opened open_blas() {
   Opened o;
-  // Before OpenBLAS loads: it reads the limit once, then (see the header).
+  // Set before OpenBLAS loads, the only time it reads it (see the header); a user's value stays.
   setenv("OPENBLAS_THREAD_TIMEOUT", "20", 0);
   std::string why;
   void* blas = open(SIMKIT_OPENBLAS_SONAME, why);
   void* lapacke = blas ? open(SIMKIT_LAPACKE_SONAME, why) : nullptr;
   bool all = lapacke != nullptr;
-#define SIMKIT_BIND(f)                                                                              \
-  if (all) {                                                                                        \
-    o.table.f = reinterpret_cast<decltype(o.table.f)>(dlsym(blas, #f));                             \
-    if (!o.table.f) o.table.f = reinterpret_cast<decltype(o.table.f)>(dlsym(lapacke, #f));          \
-    if (!o.table.f) all = false, why = std::string("no ") + #f + " in " + SIMKIT_OPENBLAS_SONAME + " or " + SIMKIT_LAPACKE_SONAME; \
+#define SIMKIT_BIND(f)                                                                     \
+  if (all) {                                                                               \
+    o.table.f = reinterpret_cast<decltype(o.table.f)>(dlsym(blas, #f));                    \
+    if (!o.table.f) o.table.f = reinterpret_cast<decltype(o.table.f)>(dlsym(lapacke, #f)); \
+    if (!o.table.f) {                                                                      \
+      all = false;                                                                         \
+      why = std::string("no ") + #f + " in " + SIMKIT_OPENBLAS_SONAME + " or " + SIMKIT_LAPACKE_SONAME; \
+    }                                                                                      \
   }
   SIMKIT_CPU_BLAS_FUNCTIONS(SIMKIT_BIND)
 #undef SIMKIT_BIND

@@ -169,12 +169,13 @@ void reduce_along(const Context& ctx, const char* name, index_t outer, index_t l
 }
 
 // ---- whole contiguous ranges: map(t) for t < n combined with op. Each of a fixed number of
-// blocks (8 per SM: a full SM of threads) strides over the range with independent loads in
+// blocks (flat_blocks_per_sm a multiprocessor: a full one of threads) strides over the range with independent loads in
 // flight (V > 1: map.vec<V> reads V consecutive values with one vector load), reduces with
 // cub::BlockReduce and writes its partial; the last block to finish (a ticket counter) then
 // combines the partials in order, in the same kernel: no second launch. (cub::DeviceReduce
 // sizes its loads by the accumulator, 16-32 bytes for argmax and moments, and so keeps fewer
 // loads in flight.)
+
 // Blocks a multiprocessor holds at once in reduce_flat_kernel: the grid is one wave of them,
 // so the kernel must fit in 32 registers a thread (float moments took 34 without the bound:
 // 7 blocks a multiprocessor, a second partial wave, 12% slower).
