@@ -1,7 +1,8 @@
 // Dense linear algebra. cuda contexts: cuBLAS (64-bit sizes) and cuSOLVER (getrf/getrs);
 // cpu contexts: CBLAS + LAPACKE (OpenBLAS, opened on first use: cpu/blas_library.hpp) when
-// CMake found them (SIMKIT_HAS_CBLAS) and they open, else a plain fallback on the cpu pool. Row-major arrays are column-major transposes, so each product is
-// computed as its transpose (C^T = B^T A^T) and no data is moved for it.
+// CMake found them (SIMKIT_HAS_CBLAS) and they open, else a plain fallback on the cpu pool.
+// Row-major arrays are column-major transposes, so each product is computed as its transpose
+// (C^T = B^T A^T) and no data is moved for it.
 #include "core/linalg.hpp"
 
 #include <algorithm>

@@ -5,6 +5,9 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
+#include <cstring>
+#include <type_traits>
+
 #include "core/context.hpp"
 #include "core/cuda/check.hpp"
 #include "core/types.hpp"
@@ -49,6 +52,39 @@ BoxPoint<3, Acc, Map> box_point(const Box<3>& b, const Map& m) {
   return {b.lo[0], b.lo[1], b.lo[2], b.extent(1), b.extent(2), m};
 }
 
+/// A page-locked slot of this host thread for a result coming back (a copy into pageable
+/// memory goes through a staging buffer); never freed before the thread ends. nullptr when
+/// none could be had.
+inline void* pinned_result_slot() {
+  struct Slot {
+    void* p = nullptr;
+    Slot() {
+      if (cudaHostAlloc(&p, 256, cudaHostAllocPortable) != cudaSuccess) {
+        cudaGetLastError();
+        p = nullptr;
+      }
+    }
+    ~Slot() {
+      if (p) cudaFreeHost(p);  // may fail during process teardown; nothing to do then
+    }
+  };
+  thread_local Slot slot;
+  return slot.p;
+}
+
+/// The value at device once the stream reaches it (waits for the stream), through the
+/// thread's page-locked slot.
+template <class T>
+T result_to_host(const T* device, cudaStream_t stream) {
+  static_assert(sizeof(T) <= 256 && std::is_trivially_copyable<T>::value, "result_to_host: a small trivially copyable value");
+  T result;
+  void* slot = pinned_result_slot();
+  SIM_CUDA_CHECK(cudaMemcpyAsync(slot ? slot : &result, device, sizeof(T), cudaMemcpyDeviceToHost, stream));
+  SIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (slot) std::memcpy(&result, slot, sizeof(T));
+  return result;
+}
+
 /// Device memory from the context's pool, returned when the scope ends.
 struct PoolScratch {
   const Context& ctx;
@@ -71,10 +107,7 @@ Acc reduce(const Context& ctx, const char* name, const Box<Rank>& box, const Map
   PoolScratch temp(ctx, temp_bytes);
   SIM_CUDA_CHECK(cub::DeviceReduce::Reduce(temp.ptr, temp_bytes, points, static_cast<Acc*>(out.ptr), n, op, init, stream));
   SIM_CUDA_CHECK_LAUNCH(name, stream);
-  Acc result;
-  SIM_CUDA_CHECK(cudaMemcpyAsync(&result, out.ptr, sizeof(Acc), cudaMemcpyDeviceToHost, stream));
-  SIM_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return result;
+  return result_to_host(static_cast<const Acc*>(out.ptr), stream);
 }
 
 }  // namespace sim::gpu

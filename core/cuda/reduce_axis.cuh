@@ -8,7 +8,6 @@
 #include <cub/warp/warp_reduce.cuh>
 
 #include <algorithm>
-#include <cstring>
 
 #include "core/context.hpp"
 #include "core/cuda/check.hpp"
@@ -226,25 +225,6 @@ __global__ void __launch_bounds__(axis_threads, flat_blocks_per_sm)
   combine_partials<Acc, Op, Reduce>(index_t(gridDim.x), op, init, partial, partial + gridDim.x, tmp);
 }
 
-/// A page-locked slot of this host thread for a reduction's result (a copy into pageable
-/// memory goes through a staging buffer); never freed before the thread ends.
-inline void* pinned_result_slot(std::size_t bytes) {
-  struct Slot {
-    void* p = nullptr;
-    Slot() {
-      if (cudaHostAlloc(&p, 256, cudaHostAllocPortable) != cudaSuccess) {
-        cudaGetLastError();
-        p = nullptr;
-      }
-    }
-    ~Slot() {
-      if (p) cudaFreeHost(p);  // may fail during process teardown; nothing to do then
-    }
-  };
-  thread_local Slot slot;
-  return bytes <= 256 ? slot.p : nullptr;
-}
-
 /// op-combination of map(0), ..., map(n - 1); waits for the result. V > 1: map.vec<V> too.
 template <int V = 1, class Acc, class Map, class Op>
 Acc reduce_flat(const Context& ctx, const char* name, index_t n, const Map& map, const Op& op, Acc init) {
@@ -258,12 +238,7 @@ Acc reduce_flat(const Context& ctx, const char* name, index_t n, const Map& map,
   SIM_CUDA_CHECK(cudaMemsetAsync(ticket, 0, sizeof(unsigned), stream));
   reduce_flat_kernel<V><<<unsigned(blocks), axis_threads, 0, stream>>>(n, map, op, init, p, ticket);
   SIM_CUDA_CHECK_LAUNCH(name, stream);
-  Acc result;
-  void* slot = pinned_result_slot(sizeof(Acc));
-  SIM_CUDA_CHECK(cudaMemcpyAsync(slot ? slot : &result, p + blocks, sizeof(Acc), cudaMemcpyDeviceToHost, stream));
-  SIM_CUDA_CHECK(cudaStreamSynchronize(stream));
-  if (slot) std::memcpy(&result, slot, sizeof(Acc));
-  return result;
+  return result_to_host(p + blocks, stream);
 }
 
 }  // namespace sim::gpu

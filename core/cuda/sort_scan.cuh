@@ -237,10 +237,7 @@ index_t select_flagged(const Context& ctx, const Value& value, const bool* flags
   PoolScratch temp(ctx, bytes);
   SIM_CUDA_CHECK(cub::DeviceSelect::Flagged(temp.ptr, bytes, in, flags, out, c, n, stream));
   SIM_CUDA_CHECK_LAUNCH("sim::extract", stream);
-  std::int64_t k = 0;
-  SIM_CUDA_CHECK(cudaMemcpyAsync(&k, c, sizeof k, cudaMemcpyDeviceToHost, stream));
-  SIM_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return index_t(k);
+  return index_t(result_to_host(c, stream));
 }
 
 }  // namespace sim::gpu
