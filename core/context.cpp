@@ -116,6 +116,8 @@ struct Context::Impl {
   cudaMemPool_t pool = nullptr;
   cublasHandle_t blas = nullptr;
   void* blas_workspace = nullptr;  // cuBLAS's workspace (cublasSetWorkspace), outside the pool's accounting
+  unsigned* counters = nullptr;    // zeroed_counters(), from the pool, outside its accounting
+  std::size_t counter_capacity = 0;
 #endif
 
   ~Impl() {
@@ -124,6 +126,8 @@ struct Context::Impl {
       cudaStreamSynchronize(stream);
       if (blas) cuda_libs::cublas().cublasDestroy(blas);
       if (blas_workspace) cudaFree(blas_workspace);
+      if (counters) cudaFreeAsync(counters, stream);
+      cudaStreamSynchronize(stream);
       cudaMemPoolDestroy(pool);
       cudaStreamDestroy(stream);
     }
@@ -183,6 +187,13 @@ Context Context::create(BackendRequest request, const ContextOptions& options) {
     // Keep freed blocks cached in the pool: no cudaMalloc/cudaFree per step.
     std::uint64_t keep_all = UINT64_MAX;
     SIM_CUDA_CHECK(cudaMemPoolSetAttribute(im.pool, cudaMemPoolAttrReleaseThreshold, &keep_all));
+    // zeroed_counters(): made once, outside any graph capture (an allocation during one would
+    // belong to the graph)
+    im.counter_capacity = std::max<std::size_t>(4096, 16 * std::size_t(im.sms));
+    void* counters = nullptr;
+    SIM_CUDA_CHECK(cudaMallocFromPoolAsync(&counters, im.counter_capacity * sizeof(unsigned), im.pool, im.stream));
+    SIM_CUDA_CHECK(cudaMemsetAsync(counters, 0, im.counter_capacity * sizeof(unsigned), im.stream));
+    im.counters = static_cast<unsigned*>(counters);
 #endif
   } else {
     im.backend = Backend::cpu;
@@ -204,6 +215,20 @@ void* Context::stream() const {
 #if SIMKIT_HAS_CUDA
   return impl().stream;
 #else
+  return nullptr;
+#endif
+}
+
+unsigned* Context::zeroed_counters(std::size_t count) const {
+  Impl& im = impl();
+  if (im.backend != Backend::cuda) throw BackendError("device counters requested on a cpu context");
+#if SIMKIT_HAS_CUDA
+  if (count > im.counter_capacity)
+    throw Error("simkit: " + std::to_string(count) + " device counters asked for; a context has " +
+                std::to_string(im.counter_capacity));
+  return im.counters;
+#else
+  (void)count;
   return nullptr;
 #endif
 }

@@ -71,6 +71,11 @@ class Context {
   void* stream() const;
   /// The context's cuBLAS handle as cublasHandle_t (created on first use; cuda only).
   void* blas_handle() const;
+  /// count unsigned counters in device memory, zero whenever the stream reaches a kernel that
+  /// uses them: such a kernel sets each counter it used back to zero before it ends (the
+  /// last-block tickets of one-pass reductions). A context has 16 a multiprocessor, at least
+  /// 4096; asking for more throws. cuda only.
+  unsigned* zeroed_counters(std::size_t count) const;
 
   /// Allocates bytes (device memory from the stream-ordered pool, or 256-byte aligned host
   /// memory); throws OutOfMemory with the size asked for and the size free.

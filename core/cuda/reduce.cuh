@@ -52,37 +52,30 @@ BoxPoint<3, Acc, Map> box_point(const Box<3>& b, const Map& m) {
   return {b.lo[0], b.lo[1], b.lo[2], b.extent(1), b.extent(2), m};
 }
 
-/// A page-locked slot of this host thread for a result coming back (a copy into pageable
-/// memory goes through a staging buffer); never freed before the thread ends. nullptr when
-/// none could be had.
-inline void* pinned_result_slot() {
-  struct Slot {
-    void* p = nullptr;
-    Slot() {
-      if (cudaHostAlloc(&p, 256, cudaHostAllocPortable) != cudaSuccess) {
+/// A page-locked slot of this host thread that kernels write small results into directly
+/// (mapped memory, its device address in .device: no copy back); never freed before the
+/// thread ends. host is nullptr when none could be had.
+struct ResultSlot {
+  void* host = nullptr;
+  void* device = nullptr;
+};
+inline const ResultSlot& result_slot() {
+  struct Owned {
+    ResultSlot slot;
+    Owned() {
+      if (cudaHostAlloc(&slot.host, 256, cudaHostAllocPortable | cudaHostAllocMapped) != cudaSuccess ||
+          cudaHostGetDevicePointer(&slot.device, slot.host, 0) != cudaSuccess) {
         cudaGetLastError();
-        p = nullptr;
+        if (slot.host) cudaFreeHost(slot.host);
+        slot = ResultSlot{};
       }
     }
-    ~Slot() {
-      if (p) cudaFreeHost(p);  // may fail during process teardown; nothing to do then
+    ~Owned() {
+      if (slot.host) cudaFreeHost(slot.host);  // may fail during process teardown; nothing to do then
     }
   };
-  thread_local Slot slot;
-  return slot.p;
-}
-
-/// The value at device once the stream reaches it (waits for the stream), through the
-/// thread's page-locked slot.
-template <class T>
-T result_to_host(const T* device, cudaStream_t stream) {
-  static_assert(sizeof(T) <= 256 && std::is_trivially_copyable<T>::value, "result_to_host: a small trivially copyable value");
-  T result;
-  void* slot = pinned_result_slot();
-  SIM_CUDA_CHECK(cudaMemcpyAsync(slot ? slot : &result, device, sizeof(T), cudaMemcpyDeviceToHost, stream));
-  SIM_CUDA_CHECK(cudaStreamSynchronize(stream));
-  if (slot) std::memcpy(&result, slot, sizeof(T));
-  return result;
+  thread_local Owned owned;
+  return owned.slot;
 }
 
 /// Device memory from the context's pool, returned when the scope ends.
@@ -96,18 +89,52 @@ struct PoolScratch {
   PoolScratch& operator=(const PoolScratch&) = delete;
 };
 
+/// Where a kernel writes one result of type T that the host then waits for: the thread's
+/// mapped result slot, or (without one) device memory copied back by get().
+template <class T>
+class HostResult {
+ public:
+  explicit HostResult(const Context& ctx) : ctx_(ctx) {
+    static_assert(sizeof(T) <= 256 && std::is_trivially_copyable<T>::value, "HostResult: a small trivially copyable value");
+    const ResultSlot& slot = result_slot();
+    host_ = slot.host;
+    device_ = slot.host ? slot.device : ctx.allocate(sizeof(T));
+  }
+  ~HostResult() {
+    if (!host_) ctx_.deallocate(device_, sizeof(T));
+  }
+  HostResult(const HostResult&) = delete;
+  HostResult& operator=(const HostResult&) = delete;
+  /// Where the kernel writes the result.
+  T* device() const { return static_cast<T*>(device_); }
+  /// The result, once the stream has reached it (waits for the stream).
+  T get(cudaStream_t stream) const {
+    T result;
+    if (!host_) SIM_CUDA_CHECK(cudaMemcpyAsync(&result, device_, sizeof(T), cudaMemcpyDeviceToHost, stream));
+    SIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (host_) std::memcpy(&result, host_, sizeof(T));
+    return result;
+  }
+
+ private:
+  const Context& ctx_;
+  void* host_ = nullptr;
+  void* device_ = nullptr;
+};
+
+
 template <int Rank, class Acc, class Map, class Op>
 Acc reduce(const Context& ctx, const char* name, const Box<Rank>& box, const Map& map, const Op& op, Acc init) {
   auto stream = static_cast<cudaStream_t>(ctx.stream());
   auto points = thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), box_point<Acc>(box, map));
   const index_t n = box.size();
-  PoolScratch out(ctx, sizeof(Acc));
+  HostResult<Acc> out(ctx);
   std::size_t temp_bytes = 0;
-  SIM_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, temp_bytes, points, static_cast<Acc*>(out.ptr), n, op, init, stream));
+  SIM_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, temp_bytes, points, out.device(), n, op, init, stream));
   PoolScratch temp(ctx, temp_bytes);
-  SIM_CUDA_CHECK(cub::DeviceReduce::Reduce(temp.ptr, temp_bytes, points, static_cast<Acc*>(out.ptr), n, op, init, stream));
+  SIM_CUDA_CHECK(cub::DeviceReduce::Reduce(temp.ptr, temp_bytes, points, out.device(), n, op, init, stream));
   SIM_CUDA_CHECK_LAUNCH(name, stream);
-  return result_to_host(static_cast<const Acc*>(out.ptr), stream);
+  return out.get(stream);
 }
 
 }  // namespace sim::gpu

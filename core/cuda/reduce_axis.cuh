@@ -2,9 +2,10 @@
 // The cuda backend of reductions along one axis (outer x len x inner, the axis in the middle).
 // A contiguous axis (inner == 1): one block per long row, one warp per short row, combined
 // with cub::BlockReduce / cub::WarpReduce. Any other axis: 32 outputs across a warp (coalesced
-// loads), the axis cut into chunks over blocks; the chunk partials are combined in order by a
-// second pass. Fixed orders throughout: the same input gives the same bits on every run.
+// loads), the axis cut into chunks over blocks; the chunk partials are combined in order by the
+// last block of each column group to finish. Fixed orders throughout: the same input gives the same bits on every run.
 #include <cub/block/block_reduce.cuh>
+#include <cub/thread/thread_load.cuh>
 #include <cub/warp/warp_reduce.cuh>
 
 #include <algorithm>
@@ -63,12 +64,16 @@ __global__ void __launch_bounds__(axis_threads)
 
 // blockDim (32, 8): x over 32 consecutive groups of V outputs p (V > 1: one vector load of V
 // values per thread and row, map.vec), y over the axis; blockIdx.y is the chunk of the axis,
-// blockIdx.z (looping) the outer index.
+// blockIdx.z (looping) the outer index. More than one chunk: each block writes its chunk's
+// partials, and the last of a column group's blocks to finish (its ticket, zeroed counters:
+// ticket[o * gridDim.x + blockIdx.x]) combines the group's chunks in chunk order, writes the
+// outputs and sets the ticket back to zero.
 template <int V, class Acc, class Out, class Map, class Op, class Fin>
 __global__ void __launch_bounds__(axis_threads)
     reduce_cols_kernel(index_t outer, index_t len, index_t inner, index_t chunk, Map map, Op op, Acc init, Fin fin,
-                       Out* out, Acc* partial) {
+                       Out* out, Acc* partial, unsigned* ticket) {
   __shared__ Acc sh[8][32 * V + 1];
+  __shared__ bool last;
   const index_t p = (index_t(blockIdx.x) * 32 + threadIdx.x) * V;
   const index_t m0 = index_t(blockIdx.y) * chunk, m1 = m0 + chunk < len ? m0 + chunk : len;
   for (index_t o = blockIdx.z; o < outer; o += gridDim.z) {
@@ -103,19 +108,28 @@ __global__ void __launch_bounds__(axis_threads)
           out[o * inner + q] = fin(r, o, q, len);
       }
     }
+    if (partial) {
+      __threadfence();  // this block's partials are visible before its ticket says so
+      __syncthreads();
+      unsigned* t = ticket + o * gridDim.x + blockIdx.x;
+      if (threadIdx.x == 0 && threadIdx.y == 0) last = atomicAdd(t, 1u) == gridDim.y - 1;
+      __syncthreads();
+      if (last) {
+        __threadfence();
+        const index_t n = outer * inner;
+        for (int c = threadIdx.y * 32 + threadIdx.x; c < 32 * V; c += axis_threads) {
+          const index_t q = index_t(blockIdx.x) * 32 * V + c;
+          if (q < inner) {
+            Acc r = init;
+            for (index_t k = 0; k < index_t(gridDim.y); ++k)
+              r = op(r, cub::ThreadLoad<cub::LOAD_CG>(partial + k * n + o * inner + q));
+            out[o * inner + q] = fin(r, o, q, len);
+          }
+        }
+        if (threadIdx.x == 0 && threadIdx.y == 0) *t = 0;  // every block of the group has counted
+      }
+    }
     __syncthreads();
-  }
-}
-
-template <class Acc, class Out, class Op, class Fin>
-__global__ void combine_chunks_kernel(index_t outer, index_t len, index_t inner, index_t chunks, Op op, Acc init,
-                                      Fin fin, Out* out, const Acc* partial) {
-  const index_t n = outer * inner, step = index_t(gridDim.x) * blockDim.x;
-  for (index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x; q < n; q += step) {
-    Acc r = init;
-    for (index_t c = 0; c < chunks; ++c) r = op(r, partial[c * n + q]);
-    const index_t o = q / inner;
-    out[q] = fin(r, o, q - o * inner, len);
   }
 }
 
@@ -153,25 +167,25 @@ void reduce_along(const Context& ctx, const char* name, index_t outer, index_t l
   const dim3 block{32, 8, 1}, grid{unsigned(bx), unsigned(chunks), unsigned(bz)};
   if (chunks == 1) {
     reduce_cols_kernel<V><<<grid, block, 0, stream>>>(outer, len, inner, chunk, map, op, init, fin, out,
-                                                      static_cast<Acc*>(nullptr));
+                                                      static_cast<Acc*>(nullptr), static_cast<unsigned*>(nullptr));
     SIM_CUDA_CHECK_LAUNCH(name, stream);
     return;
   }
+  // chunks > 1 only where bx * outer <= target / 2 (at most 16 blocks a multiprocessor): the
+  // context's counters suffice
   PoolScratch partial(ctx, std::size_t(chunks * outer * inner) * sizeof(Acc));
+  unsigned* tickets = ctx.zeroed_counters(std::size_t(outer * bx));
   reduce_cols_kernel<V><<<grid, block, 0, stream>>>(outer, len, inner, chunk, map, op, init, fin, out,
-                                                    static_cast<Acc*>(partial.ptr));
-  SIM_CUDA_CHECK_LAUNCH(name, stream);
-  const index_t n = outer * inner;
-  combine_chunks_kernel<<<clamp_grid((n + 255) / 256, 1 << 30), 256, 0, stream>>>(
-      outer, len, inner, chunks, op, init, fin, out, static_cast<const Acc*>(partial.ptr));
+                                                    static_cast<Acc*>(partial.ptr), tickets);
   SIM_CUDA_CHECK_LAUNCH(name, stream);
 }
 
 // ---- whole contiguous ranges: map(t) for t < n combined with op. Each of a fixed number of
 // blocks (flat_blocks_per_sm a multiprocessor: a full one of threads) strides over the range with independent loads in
 // flight (V > 1: map.vec<V> reads V consecutive values with one vector load), reduces with
-// cub::BlockReduce and writes its partial; the last block to finish (a ticket counter) then
-// combines the partials in order, in the same kernel: no second launch. (cub::DeviceReduce
+// cub::BlockReduce and writes its partial; the last block to finish (a ticket counter, one of
+// the context's zeroed counters) then combines the partials in order, in the same kernel, and
+// writes the result straight into the host's result slot: one launch, no memset, no copy. (cub::DeviceReduce
 // sizes its loads by the accumulator, 16-32 bytes for argmax and moments, and so keeps fewer
 // loads in flight.)
 
@@ -184,14 +198,14 @@ template <class Acc, class Op, class Reduce>
 __device__ void combine_partials(index_t count, const Op& op, Acc init, const Acc* partial, Acc* result,
                                  typename Reduce::TempStorage& tmp) {
   Acc a = init;
-  for (index_t t = threadIdx.x; t < count; t += axis_threads) a = op(a, partial[t]);
+  for (index_t t = threadIdx.x; t < count; t += axis_threads) a = op(a, cub::ThreadLoad<cub::LOAD_CG>(partial + t));
   const Acc r = Reduce(tmp).Reduce(a, op);
   if (threadIdx.x == 0) *result = r;
 }
 
 template <int V, class Acc, class Map, class Op>
 __global__ void __launch_bounds__(axis_threads, flat_blocks_per_sm)
-    reduce_flat_kernel(index_t n, Map map, Op op, Acc init, Acc* partial, unsigned* ticket) {
+    reduce_flat_kernel(index_t n, Map map, Op op, Acc init, Acc* partial, unsigned* ticket, Acc* result) {
   using Reduce = cub::BlockReduce<Acc, axis_threads>;
   __shared__ typename Reduce::TempStorage tmp;
   __shared__ bool last;
@@ -222,7 +236,8 @@ __global__ void __launch_bounds__(axis_threads, flat_blocks_per_sm)
   if (!last) return;
   __threadfence();
   __syncthreads();  // tmp is reused
-  combine_partials<Acc, Op, Reduce>(index_t(gridDim.x), op, init, partial, partial + gridDim.x, tmp);
+  combine_partials<Acc, Op, Reduce>(index_t(gridDim.x), op, init, partial, result, tmp);
+  if (threadIdx.x == 0) *ticket = 0;  // every block has counted
 }
 
 /// op-combination of map(0), ..., map(n - 1); waits for the result. V > 1: map.vec<V> too.
@@ -231,14 +246,12 @@ Acc reduce_flat(const Context& ctx, const char* name, index_t n, const Map& map,
   auto stream = static_cast<cudaStream_t>(ctx.stream());
   const index_t blocks = std::max<index_t>(1, std::min<index_t>(flat_blocks_per_sm * std::max(1, ctx.multiprocessor_count()),
                                                                 (n / V + axis_threads - 1) / axis_threads));
-  const std::size_t partial_bytes = (std::size_t(blocks + 1) * sizeof(Acc) + 15) / 16 * 16;
-  PoolScratch scratch(ctx, partial_bytes + 16);
-  auto* p = static_cast<Acc*>(scratch.ptr);
-  auto* ticket = reinterpret_cast<unsigned*>(static_cast<char*>(scratch.ptr) + partial_bytes);
-  SIM_CUDA_CHECK(cudaMemsetAsync(ticket, 0, sizeof(unsigned), stream));
-  reduce_flat_kernel<V><<<unsigned(blocks), axis_threads, 0, stream>>>(n, map, op, init, p, ticket);
+  PoolScratch partial(ctx, std::size_t(blocks) * sizeof(Acc));
+  HostResult<Acc> result(ctx);
+  reduce_flat_kernel<V><<<unsigned(blocks), axis_threads, 0, stream>>>(
+      n, map, op, init, static_cast<Acc*>(partial.ptr), ctx.zeroed_counters(1), result.device());
   SIM_CUDA_CHECK_LAUNCH(name, stream);
-  return result_to_host(p + blocks, stream);
+  return result.get(stream);
 }
 
 }  // namespace sim::gpu

@@ -229,15 +229,15 @@ template <class Value, class T>
 index_t select_flagged(const Context& ctx, const Value& value, const bool* flags, T* out, index_t n) {
   auto stream = static_cast<cudaStream_t>(ctx.stream());
   if (n == 0) return 0;
-  PoolScratch count(ctx, sizeof(std::int64_t));
-  auto* c = static_cast<std::int64_t*>(count.ptr);
+  HostResult<std::int64_t> count(ctx);
+  auto* c = count.device();
   auto in = select_input(value);
   std::size_t bytes = 0;
   SIM_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, in, flags, out, c, n, stream));
   PoolScratch temp(ctx, bytes);
   SIM_CUDA_CHECK(cub::DeviceSelect::Flagged(temp.ptr, bytes, in, flags, out, c, n, stream));
   SIM_CUDA_CHECK_LAUNCH("sim::extract", stream);
-  return index_t(result_to_host(c, stream));
+  return index_t(count.get(stream));
 }
 
 }  // namespace sim::gpu

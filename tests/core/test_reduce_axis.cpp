@@ -117,6 +117,59 @@ TYPED_TEST(ReduceAxisTest, FloatIntAndExpressionsAndViews) {
   }
 }
 
+// A long middle axis under several outer indices and column groups: on the GPU the axis is cut
+// into chunks, and the last block of each group to finish combines them (a ticket per outer
+// index and column group). Sums, maxima and argmax (a pair accumulator) against the host.
+TYPED_TEST(ReduceAxisTest, LongMiddleAxisInChunksUnderSeveralOuterIndices) {
+  const index_t a = 3, b = 2000, c = 70;
+  auto h = wavy(a * b * c, 0.7);
+  h[(1 * b + 1500) * c + 33] = 50, h[(1 * b + 1700) * c + 33] = 50;  // a tie: the first
+  auto X = Array<double, 3>::from_host(this->ctx, extents(a, b, c), h);
+  auto s = sim::sum(X, 1).to_host(), mx = amax(X, 1).to_host();
+  auto am = argmax(X, 1).to_host();
+  for (index_t i = 0; i < a; ++i)
+    for (index_t k = 0; k < c; ++k) {
+      double ref = 0, best = -1e300;
+      std::int64_t arg = 0;
+      for (index_t j = 0; j < b; ++j) {
+        const double v = h[(i * b + j) * c + k];
+        ref += v;
+        if (v > best) best = v, arg = j;
+      }
+      ASSERT_NEAR(s[i * c + k], ref, 1e-9 * (1 + std::fabs(ref))) << i << " " << k;
+      ASSERT_EQ(mx[i * c + k], best) << i << " " << k;
+      ASSERT_EQ(am[i * c + k], arg) << i << " " << k;
+    }
+  EXPECT_EQ(am[1 * c + 33], 1500);
+}
+
+// The context's zeroed counters (the tickets of whole-array reductions and of column sums in
+// chunks) are zero again once such reductions have run, and asking for more than it has throws.
+TYPED_TEST(ReduceAxisTest, TicketCountersAreZeroAgainAfterReductions) {
+  const Context& ctx = this->ctx;
+  if (!ctx.is_cuda()) {
+    EXPECT_THROW(ctx.zeroed_counters(1), BackendError);
+    return;
+  }
+  const index_t have = std::max<index_t>(4096, 16 * index_t(ctx.multiprocessor_count()));
+  unsigned* c = ctx.zeroed_counters(std::size_t(have));
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(ctx.zeroed_counters(1), c);
+  auto h = wavy(4096 * 64, 0.2);
+  auto m = Array<double, 2>::from_host(ctx, extents(4096, 64), h);
+  const auto am = argmax(m);
+  auto s = sim::sum(m, 0).to_host();
+  EXPECT_EQ(am, std::max_element(h.begin(), h.end()) - h.begin());
+  double ref = 0;
+  for (index_t i = 0; i < 4096; ++i) ref += h[i * 64 + 5];
+  EXPECT_NEAR(s[5], ref, 1e-9 * (1 + std::fabs(ref)));
+  std::vector<unsigned> counters(static_cast<std::size_t>(have), 1u);
+  View<const unsigned, 1> v{c, extents(have), {1}};
+  sim::detail::copy_to_host(ctx, v, counters.data());
+  EXPECT_EQ(std::count(counters.begin(), counters.end(), 0u), std::ptrdiff_t(have));
+  EXPECT_THROW(ctx.zeroed_counters(std::size_t(have) + 1), Error);
+}
+
 TYPED_TEST(ReduceAxisTest, Rank3EveryAxis) {
   const index_t a = 5, b = 6, c = 7;
   auto h = wavy(a * b * c, 1.0);
@@ -438,7 +491,7 @@ void check_first_extreme(const Context& ctx) {
     for (index_t n : {index_t(1), index_t(2), index_t(31), index_t(32), index_t(33), index_t(4095), index_t(4096),
                       index_t(4097), index_t(70001), (index_t(1) << 18) + 5}) {
       const index_t p = n / 3, q = std::min(n - 1, p + 4096 + 7), last = n - 1;
-      for (int kase = 0; kase < 7; ++kase) {
+      for (int kase = 0; kase < 9; ++kase) {
         auto h = spread<T>(n, 0.3 * double(kase));
         switch (kase) {
           case 0: h[p] = 5000, h[q] = 5000; break;     // a tie in a later block: the first
@@ -448,6 +501,8 @@ void check_first_extreme(const Context& ctx) {
           case 4: h[p] = inf, h[q] = -inf; break;       // infinities (the block's sum is NaN)
           case 5: h[last] = -5000, h[last > 0 ? last - 1 : 0] = 5000; break;  // in the tail
           case 6: h[0] = -inf, h[p] = inf, h[p > 0 ? p - 1 : 0] = -inf; break;
+          case 7: std::fill(h.begin(), h.end(), -inf); break;  // all the identity of max: 0
+          case 8: std::fill(h.begin(), h.end(), inf); break;   // and of min
         }
         auto x = Array<T, 1>::from_host(ctx, extents(n), h);
         const std::string where = "n " + std::to_string(n) + " case " + std::to_string(kase) + " isa " + std::to_string(int(isa));
@@ -465,4 +520,36 @@ void check_first_extreme(const Context& ctx) {
 TYPED_TEST(ReduceAxisTest, CompiledArgmaxFirstExtremeFirstNaNEveryVersion) {
   check_first_extreme<float>(this->ctx);
   check_first_extreme<double>(this->ctx);
+}
+
+// Long enough that each GPU thread of the flat argmax meets several vectors (one wave is about
+// a million elements on an H100): extremes, ties and NaNs in later steps and in every lane.
+template <class T>
+void check_first_extreme_long(const Context& ctx) {
+  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+  const index_t n = (index_t(1) << 23) + 3, wave = index_t(1) << 20;
+  for (int kase = 0; kase < 6; ++kase) {
+    auto h = spread<T>(n, 0.1 * double(kase));
+    const index_t p = 5 * wave + 4 * 12345 + 3, q = 7 * wave + 4 * 999 + 1;
+    switch (kase) {
+      case 0: h[p] = 5000, h[q] = 5000, h[n - 1] = -5000; break;  // a tie two steps apart: the first
+      case 1: h[q] = 5000, h[p] = -5000; break;
+      case 2: h[p] = 5000, h[q] = nan, h[n - 2] = nan; break;      // the first NaN, after the extreme
+      case 3: h[n - 1] = 5000, h[n - 2] = -5000; break;           // in the tail (n % 4 == 3)
+      case 4: std::fill(h.begin(), h.end(), -inf), h[q] = nan; break;
+      case 5: std::fill(h.begin(), h.end(), T(1)), h[p] = inf, h[q] = -inf; break;
+    }
+    auto x = Array<T, 1>::from_host(ctx, extents(n), h);
+    ASSERT_EQ(argmax(x), first_extreme_ref(h, true)) << "case " << kase;
+    ASSERT_EQ(argmin(x), first_extreme_ref(h, false)) << "case " << kase;
+    View<const T, 1> tail = x.view();  // from element 1: not 16-byte aligned, the one-value path
+    tail.ptr += 1, tail.shape.n[0] = n - 1;
+    const std::vector<T> rest(h.begin() + 1, h.end());
+    ASSERT_EQ(argmax(ctx, tail), first_extreme_ref(rest, true)) << "case " << kase << ", from 1";
+    ASSERT_EQ(argmin(ctx, tail), first_extreme_ref(rest, false)) << "case " << kase << ", from 1";
+  }
+}
+TYPED_TEST(ReduceAxisTest, ArgmaxFirstExtremeOverManyStepsPerThread) {
+  check_first_extreme_long<float>(this->ctx);
+  check_first_extreme_long<double>(this->ctx);
 }
