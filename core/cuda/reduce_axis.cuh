@@ -3,7 +3,8 @@
 // A contiguous axis (inner == 1): one block per long row, one warp per short row, combined
 // with cub::BlockReduce / cub::WarpReduce. Any other axis: 32 outputs across a warp (coalesced
 // loads), the axis cut into chunks over blocks; the chunk partials are combined in order by the
-// last block of each column group to finish. Fixed orders throughout: the same input gives the same bits on every run.
+// last block of each column group to finish. Fixed orders throughout: the same input gives the
+// same bits on every run.
 #include <cub/block/block_reduce.cuh>
 #include <cub/thread/thread_load.cuh>
 #include <cub/warp/warp_reduce.cuh>
@@ -181,13 +182,13 @@ void reduce_along(const Context& ctx, const char* name, index_t outer, index_t l
 }
 
 // ---- whole contiguous ranges: map(t) for t < n combined with op. Each of a fixed number of
-// blocks (flat_blocks_per_sm a multiprocessor: a full one of threads) strides over the range with independent loads in
-// flight (V > 1: map.vec<V> reads V consecutive values with one vector load), reduces with
-// cub::BlockReduce and writes its partial; the last block to finish (a ticket counter, one of
-// the context's zeroed counters) then combines the partials in order, in the same kernel, and
-// writes the result straight into the host's result slot: one launch, no memset, no copy. (cub::DeviceReduce
-// sizes its loads by the accumulator, 16-32 bytes for argmax and moments, and so keeps fewer
-// loads in flight.)
+// blocks (flat_blocks_per_sm a multiprocessor: a full one of threads) strides over the range
+// with independent loads in flight (V > 1: map.vec<V> reads V consecutive values with one
+// vector load), reduces with cub::BlockReduce and writes its partial; the last block to finish
+// (a ticket, one of the context's zeroed counters) then combines the partials in order, in the
+// same kernel, and writes the result straight into the host's result slot: one launch, no
+// memset, no copy back. (cub::DeviceReduce sizes its loads by the accumulator, 16-32 bytes for
+// argmax and moments, and so keeps fewer loads in flight.)
 
 // Blocks a multiprocessor holds at once in reduce_flat_kernel: the grid is one wave of them,
 // so the kernel must fit in 32 registers a thread (float moments took 34 without the bound:
