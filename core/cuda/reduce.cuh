@@ -54,12 +54,13 @@ BoxPoint<3, Acc, Map> box_point(const Box<3>& b, const Map& m) {
 
 /// A page-locked slot of this host thread that kernels write small results into directly
 /// (mapped memory, its device address in .device: no copy back); never freed before the
-/// thread ends. host is nullptr when none could be had.
+/// thread ends. host is nullptr when none could be had; busy while a HostResult holds it.
 struct ResultSlot {
   void* host = nullptr;
   void* device = nullptr;
+  bool busy = false;
 };
-inline const ResultSlot& result_slot() {
+inline ResultSlot& result_slot() {
   struct Owned {
     ResultSlot slot;
     Owned() {
@@ -90,18 +91,26 @@ struct PoolScratch {
 };
 
 /// Where a kernel writes one result of type T that the host then waits for: the thread's
-/// mapped result slot, or (without one) device memory copied back by get().
+/// mapped result slot, or (without one, or while another HostResult of the thread holds it)
+/// device memory copied back by get().
 template <class T>
 class HostResult {
  public:
   explicit HostResult(const Context& ctx) : ctx_(ctx) {
     static_assert(sizeof(T) <= 256 && std::is_trivially_copyable<T>::value, "HostResult: a small trivially copyable value");
-    const ResultSlot& slot = result_slot();
-    host_ = slot.host;
-    device_ = slot.host ? slot.device : ctx.allocate(sizeof(T));
+    ResultSlot& slot = result_slot();
+    if (slot.host && !slot.busy) {
+      slot.busy = true;
+      host_ = slot.host, device_ = slot.device;
+    } else {
+      device_ = ctx.allocate(sizeof(T));
+    }
   }
   ~HostResult() {
-    if (!host_) ctx_.deallocate(device_, sizeof(T));
+    if (host_)
+      result_slot().busy = false;
+    else
+      ctx_.deallocate(device_, sizeof(T));
   }
   HostResult(const HostResult&) = delete;
   HostResult& operator=(const HostResult&) = delete;

@@ -170,6 +170,31 @@ TYPED_TEST(ReduceAxisTest, TicketCountersAreZeroAgainAfterReductions) {
   EXPECT_THROW(ctx.zeroed_counters(std::size_t(have) + 1), Error);
 }
 
+#if SIM_TU_HAS_CUDA
+// Two results pending at once on one host thread: the second does not take the thread's
+// mapped slot from the first (it gets device memory), so each reads back its own value.
+TYPED_TEST(ReduceAxisTest, TwoPendingHostResultsKeepTheirValues) {
+  const Context& ctx = this->ctx;
+  if (!ctx.is_cuda()) GTEST_SKIP() << "a cuda-only mechanism";
+  auto stream = static_cast<cudaStream_t>(ctx.stream());
+  const std::int64_t x = 41, y = 97;
+  auto v = Array<double, 1>::from_host(ctx, extents(3), {1.0, 7.0, 2.0});
+  {
+    gpu::HostResult<std::int64_t> a(ctx);
+    {
+      gpu::HostResult<std::int64_t> b(ctx);
+      EXPECT_NE(a.device(), b.device());
+      ASSERT_EQ(cudaMemcpyAsync(a.device(), &x, sizeof x, cudaMemcpyHostToDevice, stream), cudaSuccess);
+      ASSERT_EQ(cudaMemcpyAsync(b.device(), &y, sizeof y, cudaMemcpyHostToDevice, stream), cudaSuccess);
+      EXPECT_EQ(b.get(stream), y);
+    }
+    EXPECT_EQ(argmax(v), 1);  // a reduction while a holds the slot
+    EXPECT_EQ(a.get(stream), x);
+  }
+  EXPECT_EQ(argmax(v), 1);  // and once it is free again
+}
+#endif
+
 TYPED_TEST(ReduceAxisTest, Rank3EveryAxis) {
   const index_t a = 5, b = 6, c = 7;
   auto h = wavy(a * b * c, 1.0);
