@@ -123,11 +123,10 @@ struct Context::Impl {
   ~Impl() {
 #if SIMKIT_HAS_CUDA
     if (backend == Backend::cuda) {
+      if (counters) cudaFreeAsync(counters, stream);  // after the queued work, which the sync waits for
       cudaStreamSynchronize(stream);
       if (blas) cuda_libs::cublas().cublasDestroy(blas);
       if (blas_workspace) cudaFree(blas_workspace);
-      if (counters) cudaFreeAsync(counters, stream);
-      cudaStreamSynchronize(stream);
       cudaMemPoolDestroy(pool);
       cudaStreamDestroy(stream);
     }

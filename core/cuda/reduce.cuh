@@ -131,7 +131,6 @@ class HostResult {
   void* device_ = nullptr;
 };
 
-
 template <int Rank, class Acc, class Map, class Op>
 Acc reduce(const Context& ctx, const char* name, const Box<Rank>& box, const Map& map, const Op& op, Acc init) {
   auto stream = static_cast<cudaStream_t>(ctx.stream());
