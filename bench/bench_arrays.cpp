@@ -18,12 +18,12 @@
 #include <vector>
 
 #include "bench/bench_util.hpp"
-#include "core/expr.hpp"
-#include "core/linalg.hpp"
-#include "core/random.hpp"
-#include "core/scan.hpp"
-#include "core/sort.hpp"
-#include "core/transpose.hpp"
+#include "core/array/expr.hpp"
+#include "core/numerics/linalg.hpp"
+#include "core/numerics/random.hpp"
+#include "core/kernels/scan.hpp"
+#include "core/kernels/sort.hpp"
+#include "core/array/transpose.hpp"
 
 using namespace sim;
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "bench/bench_util.hpp"
-#include "core/expr.hpp"
-#include "core/random.hpp"
+#include "core/array/expr.hpp"
+#include "core/numerics/random.hpp"
 
 using namespace sim;
 

@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "bench/bench_util.hpp"
-#include "core/comm.hpp"
-#include "core/decomposition.hpp"
-#include "core/halo.hpp"
+#include "core/distributed/comm.hpp"
+#include "core/distributed/decomposition.hpp"
+#include "core/distributed/halo.hpp"
 #if SIMKIT_HAS_NCCL
-#include "core/array.hpp"
-#include "core/nccl_channel.hpp"
+#include "core/array/array.hpp"
+#include "core/distributed/nccl_channel.hpp"
 #endif
 
 namespace {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "bench/bench_model.hpp"
-#include "core/expr.hpp"
-#include "core/random.hpp"
+#include "core/array/expr.hpp"
+#include "core/numerics/random.hpp"
 #include "io/config.hpp"
 #include "models/heat/heat_stage.hpp"
 #include "models/runner.hpp"

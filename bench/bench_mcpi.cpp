@@ -7,9 +7,9 @@
 #include <cstdio>
 
 #include "bench/bench_util.hpp"
-#include "core/expr.hpp"
+#include "core/array/expr.hpp"
 #include "models/mcpi/mc_count.hpp"
-#include "core/random.hpp"
+#include "core/numerics/random.hpp"
 
 using namespace sim;
 

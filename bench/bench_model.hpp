@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "bench/bench_util.hpp"
-#include "core/array.hpp"
-#include "core/random.hpp"
+#include "core/array/array.hpp"
+#include "core/numerics/random.hpp"
 #include "io/config.hpp"
 #include "models/runner.hpp"
 

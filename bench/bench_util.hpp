@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/context.hpp"
+#include "core/runtime/context.hpp"
 #if SIMKIT_HAS_CUDA
 #include <cuda_runtime.h>
 

@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <string>
 
-#include "core/blas.hpp"
-#include "core/expr.hpp"
-#include "core/random.hpp"
+#include "core/numerics/blas.hpp"
+#include "core/array/expr.hpp"
+#include "core/numerics/random.hpp"
 
 using namespace sim;
 

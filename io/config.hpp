@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/runtime/error.hpp"
 #include "io/schema.hpp"
 
 namespace sim::io {

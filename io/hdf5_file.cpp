@@ -21,7 +21,7 @@
 #include <utility>
 
 #if SIMKIT_HAS_MPI
-#include "core/comm_mpi.hpp"
+#include "core/distributed/detail/comm_mpi.hpp"
 #endif
 
 namespace sim::io {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/comm.hpp"
-#include "core/error.hpp"
+#include "core/distributed/comm.hpp"
+#include "core/runtime/error.hpp"
 
 namespace sim::io {
 

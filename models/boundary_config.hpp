@@ -1,7 +1,7 @@
 #pragma once
 // Reads the [boundary] section into a Boundary<Rank>: `default` / `default_value` for every
 // face, then per face x_lo, x_hi, y_lo, ... and <face>_value where set.
-#include "core/boundary.hpp"
+#include "core/mesh/boundary.hpp"
 
 namespace sim::io {
 class Config;

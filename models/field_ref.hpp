@@ -1,7 +1,7 @@
 #pragma once
 // Makes a FieldRef for a Field or a dense Array: a model lists its fields with one call each.
-#include "core/expr.hpp"
-#include "core/grid.hpp"
+#include "core/array/expr.hpp"
+#include "core/mesh/grid.hpp"
 #include "models/model.hpp"
 
 namespace sim {

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "core/comm.hpp"
-#include "core/context.hpp"
-#include "core/decomposition.hpp"
-#include "core/device_clock.hpp"
-#include "core/grid.hpp"
+#include "core/distributed/comm.hpp"
+#include "core/runtime/context.hpp"
+#include "core/distributed/decomposition.hpp"
+#include "core/runtime/device_clock.hpp"
+#include "core/mesh/grid.hpp"
 #include "io/schema.hpp"
 
 namespace sim::io {
@@ -134,7 +134,7 @@ class Model {
   /// The next step's dt from the current state, run.cfl times the model's stability limit.
   virtual double next_dt(double cfl) { return default_dt(cfl); }
   /// Runs steps that each choose their dt on the device as next_dt(cfl) would, on clock
-  /// (started by the caller: its end time and horizon stop them, core/device_clock.hpp), waits
+  /// (started by the caller: its end time and horizon stop them, core/runtime/device_clock.hpp), waits
   /// for them and returns how many ran; -1 when the model cannot (the run then asks next_dt()
   /// step by step). Saves the host round trip of next_dt() per step.
   virtual std::int64_t run_device_steps(DeviceClock& clock, double cfl) {

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/runtime/error.hpp"
 
 namespace sim {
 

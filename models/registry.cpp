@@ -1,6 +1,6 @@
 #include <cstdio>
 
-#include "core/error.hpp"
+#include "core/runtime/error.hpp"
 #include "io/config.hpp"
 #include "models/model.hpp"
 

@@ -7,8 +7,8 @@
 
 #include <cstdio>
 
-#include "core/comm.hpp"
-#include "core/error.hpp"
+#include "core/distributed/comm.hpp"
+#include "core/runtime/error.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_file.hpp"
 #include "models/run/input.hpp"

@@ -23,12 +23,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/array.hpp"
-#include "core/comm.hpp"
-#include "core/expr.hpp"
-#include "core/for_each.hpp"
-#include "core/for_each_sum.hpp"
-#include "core/graph.hpp"
+#include "core/array/array.hpp"
+#include "core/distributed/comm.hpp"
+#include "core/array/expr.hpp"
+#include "core/kernels/for_each.hpp"
+#include "core/kernels/for_each_reduce.hpp"
+#include "core/runtime/graph.hpp"
 
 namespace sim::solvers {
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "core/one_block.hpp"
+#include "core/kernels/one_block.hpp"
 #include "solvers/mg_tiles.hpp"
 #include "solvers/mg_transfer.hpp"
 #include "solvers/poisson.hpp"
@@ -69,7 +69,7 @@ struct MgLevelRefs {
 constexpr int mg_block_levels = 8;
 
 /// The V-cycle from level[0] down to level[count - 1] (solved by the dense operator) and back,
-/// the same passes as Multigrid::cycle, run by one team (core/one_block.hpp): one launch
+/// the same passes as Multigrid::cycle, run by one team (core/kernels/one_block.hpp): one launch
 /// instead of a dozen per level. x of level[0] holds the initial guess; the others start at 0.
 template <class T>
 struct MgBlockCycle {
@@ -126,7 +126,7 @@ struct MgOptions {
   /// cells (0: 128^2 on GPUs, where each exchange costs more than a small level's kernels; 16^2 on CPUs).
   index_t gather_cells = 0;
   /// One rank: the levels from the first with at most this many cells down run as one launch
-  /// (core/one_block.hpp) instead of a dozen launches each; 0 runs every level by itself.
+  /// (core/kernels/one_block.hpp) instead of a dozen launches each; 0 runs every level by itself.
   /// (On the H100 one block is slower than separate launches over 64^2 cells: the cylinder at
   /// 1024 x 256 ran 5.08 ms a step with 64^2, 4.41 ms with none, 4.32 ms with 32^2.)
   index_t block_cells = 32 * 32;

@@ -11,12 +11,12 @@
 // fills (PoissonLevel::exchange) before every kernel that reads neighbours.
 #include <vector>
 
-#include "core/comm.hpp"
-#include "core/expr.hpp"
-#include "core/for_each.hpp"
-#include "core/grid.hpp"
-#include "core/halo.hpp"
-#include "core/rounding.hpp"
+#include "core/distributed/comm.hpp"
+#include "core/array/expr.hpp"
+#include "core/kernels/for_each.hpp"
+#include "core/mesh/grid.hpp"
+#include "core/distributed/halo.hpp"
+#include "core/numerics/rounding.hpp"
 
 namespace sim::solvers {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <utility>
 
-#include "core/boundary.hpp"
-#include "core/expr.hpp"
+#include "core/mesh/boundary.hpp"
+#include "core/array/expr.hpp"
 #include "solvers/cg.hpp"
 #include "solvers/multigrid.hpp"
 #include "solvers/poisson.hpp"

@@ -11,7 +11,7 @@
 // p = T_x^-1 T_y^-1 [ (T_y T_x b) / (lambda_x / hx^2 + lambda_y / hy^2) ]: four transforms and
 // one division, no iterations, no host synchronisation. Walls all round (cosine x cosine) and
 // periodic all round (Fourier x Fourier), the common cases, go through the fused 2D spectral
-// multiplier (core/spectral.hpp): one 2D FFT each way instead of four 1D transforms. When A is singular (no Dirichlet
+// multiplier (core/numerics/spectral.hpp): one 2D FFT each way instead of four 1D transforms. When A is singular (no Dirichlet
 // side) the constant mode is dropped: the solution has zero mean, and b's mean (which must
 // vanish for a solution to exist) is ignored. One rank, whole grid.
 #include <cmath>
@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "core/expr.hpp"
-#include "core/fft.hpp"
-#include "core/spectral.hpp"
+#include "core/array/expr.hpp"
+#include "core/numerics/fft.hpp"
+#include "core/numerics/spectral.hpp"
 #include "solvers/poisson.hpp"
 
 namespace sim::solvers {

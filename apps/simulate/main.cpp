@@ -12,7 +12,7 @@
 #include <string>
 #include <variant>
 
-#include "core/context.hpp"
+#include "core/runtime/context.hpp"
 #include "io/hdf5_file.hpp"
 #include "models/plugin.hpp"
 #include "models/runner.hpp"

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "core/cpu/pool.hpp"
-#include "core/types.hpp"
+#include "core/runtime/types.hpp"
 
 namespace sim::cpu {
 

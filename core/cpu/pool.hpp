@@ -16,7 +16,7 @@
 // worker, inside an OpenMP parallel region, or while another thread's pass holds the pool,
 // runs on the calling thread. Which thread runs a chunk never changes a result: for_each's
 // points are independent, and the reductions combine fixed pieces in a fixed order.
-#include "core/types.hpp"
+#include "core/runtime/types.hpp"
 
 namespace sim::cpu {
 

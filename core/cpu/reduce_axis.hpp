@@ -11,7 +11,7 @@
 #include "core/cpu/for_each.hpp"
 #include "core/cpu/pool.hpp"
 #include "core/cpu/reduce.hpp"
-#include "core/types.hpp"
+#include "core/runtime/types.hpp"
 
 namespace sim::cpu {
 

@@ -6,7 +6,7 @@
 // picked at run time; the header templates that nvcc also compiles call them, so no GPU
 // source sees a target attribute. Every version gives the same bits (no FMA, the same
 // operations in the same order per output, whatever the vector width and the thread count).
-#include "core/types.hpp"
+#include "core/runtime/types.hpp"
 
 namespace sim::cpu {
 

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/error.hpp"
+#include "core/runtime/error.hpp"
 
 namespace sim::gpu {
 

@@ -9,11 +9,11 @@
 
 #include <cstdint>
 
-#include "core/context.hpp"
+#include "core/runtime/context.hpp"
 #include "core/cuda/check.hpp"
 #include "core/cuda/for_each.cuh"
-#include "core/types.hpp"
-#include "core/view.hpp"
+#include "core/runtime/types.hpp"
+#include "core/array/view.hpp"
 
 namespace sim::gpu {
 

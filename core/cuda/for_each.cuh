@@ -5,9 +5,9 @@
 
 #include <algorithm>
 
-#include "core/context.hpp"
+#include "core/runtime/context.hpp"
 #include "core/cuda/check.hpp"
-#include "core/types.hpp"
+#include "core/runtime/types.hpp"
 
 namespace sim::gpu {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "core/error.hpp"
+#include "core/runtime/error.hpp"
 
 namespace sim::cuda_libs {
 

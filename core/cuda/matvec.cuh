@@ -9,10 +9,10 @@
 
 #include <cstdint>
 
-#include "core/context.hpp"
+#include "core/runtime/context.hpp"
 #include "core/cuda/check.hpp"
 #include "core/cuda/for_each.cuh"
-#include "core/types.hpp"
+#include "core/runtime/types.hpp"
 
 namespace sim::gpu {
 

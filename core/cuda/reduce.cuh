@@ -8,9 +8,9 @@
 #include <cstring>
 #include <type_traits>
 
-#include "core/context.hpp"
+#include "core/runtime/context.hpp"
 #include "core/cuda/check.hpp"
-#include "core/types.hpp"
+#include "core/runtime/types.hpp"
 
 namespace sim::gpu {
 

@@ -11,11 +11,11 @@
 
 #include <algorithm>
 
-#include "core/context.hpp"
+#include "core/runtime/context.hpp"
 #include "core/cuda/check.hpp"
 #include "core/cuda/for_each.cuh"
 #include "core/cuda/reduce.cuh"
-#include "core/types.hpp"
+#include "core/runtime/types.hpp"
 
 namespace sim::gpu {
 

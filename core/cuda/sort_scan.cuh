@@ -16,14 +16,14 @@
 #include <climits>
 #include <string>
 
-#include "core/axis_lines.hpp"
-#include "core/context.hpp"
-#include "core/error.hpp"
+#include "core/kernels/axis_lines.hpp"
+#include "core/runtime/context.hpp"
+#include "core/runtime/error.hpp"
 #include "core/cuda/check.hpp"
 #include "core/cuda/for_each.cuh"
 #include "core/cuda/reduce.cuh"
-#include "core/types.hpp"
-#include "core/view.hpp"
+#include "core/runtime/types.hpp"
+#include "core/array/view.hpp"
 
 namespace sim::gpu {
 

@@ -1,5 +1,5 @@
 #pragma once
-// The tuned GPU kernels behind sim::stencil_pass (core/stencil_pass.hpp), for any model's
+// The tuned GPU kernels behind sim::stencil_pass (core/mesh/stencil_pass.hpp), for any model's
 // pointwise update. Blocks of 32 x 8 threads (in 3D with a shared-memory tile for the
 // dimension-1 neighbours), the 32 along the contiguous dimension (coalesced); each thread
 // updates ROWS consecutive cells along dimension 0 and issues all its neighbour loads (of
@@ -14,16 +14,16 @@
 // contiguous dimension, loaded and stored as one float2 / double2, their k neighbours
 // shuffled from the lanes beside, so a block covers 64 columns with half the load
 // instructions per byte. It needs every field's rows at one parity (pair_phase in
-// core/stencil.hpp); other layouts, 64-bit offsets and 2D take the one-cell kernels.
+// core/mesh/stencil.hpp); other layouts, 64-bit offsets and 2D take the one-cell kernels.
 // Tuning constants (block shape, rows per thread, occupancy) live here, in one place.
 #include <cuda_runtime.h>
 
 #include <cstdlib>
 #include <type_traits>
 
-#include "core/boundary.hpp"
+#include "core/mesh/boundary.hpp"
 #include "core/cuda/check.hpp"
-#include "core/stencil.hpp"
+#include "core/mesh/stencil.hpp"
 
 namespace sim::gpu {
 

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/expr.hpp"
-#include "core/random.hpp"
+#include "core/array/expr.hpp"
+#include "core/numerics/random.hpp"
 #include "examples/from_cupy/common.hpp"
 
 template <class T>

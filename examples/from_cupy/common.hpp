@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/context.hpp"
-#include "core/error.hpp"
+#include "core/runtime/context.hpp"
+#include "core/runtime/error.hpp"
 
 namespace from_cupy {
 

@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <random>
 
-#include "core/expr.hpp"
-#include "core/linalg.hpp"
-#include "core/random.hpp"
-#include "core/slicing.hpp"
+#include "core/array/expr.hpp"
+#include "core/numerics/linalg.hpp"
+#include "core/numerics/random.hpp"
+#include "core/array/slicing.hpp"
 #include "examples/from_cupy/common.hpp"
 
 template <class T>

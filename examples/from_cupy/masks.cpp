@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <vector>
 
-#include "core/expr.hpp"
-#include "core/random.hpp"
-#include "core/scan.hpp"
+#include "core/array/expr.hpp"
+#include "core/numerics/random.hpp"
+#include "core/kernels/scan.hpp"
 #include "examples/from_cupy/common.hpp"
 
 template <class T>

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <random>
 
-#include "core/linalg.hpp"
-#include "core/random.hpp"
+#include "core/numerics/linalg.hpp"
+#include "core/numerics/random.hpp"
 #include "examples/from_cupy/common.hpp"
 
 template <class T>

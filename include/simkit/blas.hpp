@@ -1,3 +1,3 @@
 #pragma once
 // BLAS level 1 (axpy, scal, dot, nrm2): cuBLAS on the GPU, OpenMP on the CPU.
-#include "core/blas.hpp"
+#include "core/numerics/blas.hpp"

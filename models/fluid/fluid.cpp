@@ -24,13 +24,13 @@
 #include <utility>
 #include <vector>
 
-#include "core/expr.hpp"
-#include "core/graph.hpp"
-#include "core/halo.hpp"
-#include "core/reduce.hpp"
-#include "core/for_each_sum.hpp"
-#include "core/reduce_async.hpp"
-#include "core/step_input.hpp"
+#include "core/array/expr.hpp"
+#include "core/runtime/graph.hpp"
+#include "core/distributed/halo.hpp"
+#include "core/kernels/reduce.hpp"
+#include "core/kernels/for_each_reduce.hpp"
+#include "core/kernels/reduce_async.hpp"
+#include "core/runtime/step_input.hpp"
 #include "io/config.hpp"
 #include "models/boundary_config.hpp"
 #include "models/field_ref.hpp"

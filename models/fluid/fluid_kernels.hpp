@@ -9,8 +9,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/grid.hpp"
-#include "core/spectral.hpp"
+#include "core/mesh/grid.hpp"
+#include "core/numerics/spectral.hpp"
 #include "solvers/poisson.hpp"
 
 namespace sim::fluid {
@@ -461,7 +461,7 @@ struct Project {
 template <class T>
 struct ProjectRows {
   Project<T, fft::StagedView<T>> k;
-  using cpu_reduce_rows = void;  ///< row(i, j0, j1, op, init) reduces (core/for_each_sum.hpp)
+  using cpu_reduce_rows = void;  ///< row(i, j0, j1, op, init) reduces (core/kernels/for_each_reduce.hpp)
 
   static bool applies(const Project<T, fft::StagedView<T>>& k) {
     const solvers::PoissonStencil<T>& l = k.links;

@@ -9,8 +9,8 @@
 #include <cmath>
 #include <memory>
 
-#include "core/comm.hpp"
-#include "core/expr.hpp"
+#include "core/distributed/comm.hpp"
+#include "core/array/expr.hpp"
 #include "models/fluid/fluid_kernels.hpp"
 #include "solvers/cg.hpp"
 

@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/boundary.hpp"
-#include "core/expr.hpp"
-#include "core/halo.hpp"
-#include "core/stencil.hpp"
+#include "core/mesh/boundary.hpp"
+#include "core/array/expr.hpp"
+#include "core/distributed/halo.hpp"
+#include "core/mesh/stencil.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_file.hpp"
 #include "models/boundary_config.hpp"

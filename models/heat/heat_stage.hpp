@@ -3,7 +3,7 @@
 // sim::stencil_pass (the core's tuned stencil pass):
 //   out = w u0 + (1 - w) (v + dt (alpha lap v + s))
 // over a box of v's grid (v's ghosts filled first, or the last dimension's faces ruled).
-#include "core/stencil_pass.hpp"
+#include "core/mesh/stencil_pass.hpp"
 
 namespace sim::heat {
 

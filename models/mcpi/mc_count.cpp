@@ -5,8 +5,8 @@
 
 #include <stdexcept>
 
-#include "core/dispatch.hpp"
-#include "core/random/philox.hpp"
+#include "core/detail/dispatch.hpp"
+#include "core/numerics/random/philox.hpp"
 #if SIM_TU_HAS_CUDA
 #include <cub/block/block_reduce.cuh>
 #include <curand_kernel.h>

@@ -6,7 +6,7 @@
 // split or backend.
 #include <cstdint>
 
-#include "core/context.hpp"
+#include "core/runtime/context.hpp"
 
 namespace sim {
 

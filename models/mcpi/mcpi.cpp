@@ -9,8 +9,8 @@
 #include <cmath>
 #include <limits>
 
-#include "core/expr.hpp"
-#include "core/random.hpp"
+#include "core/array/expr.hpp"
+#include "core/numerics/random.hpp"
 #include "io/config.hpp"
 #include "models/mcpi/mc_count.hpp"
 

@@ -4,7 +4,7 @@
 // adaptive one, with the last step shortened to land exactly on run.end_time.
 #include <cstdint>
 
-#include "core/device_clock.hpp"  // time_tolerance, reached()
+#include "core/runtime/device_clock.hpp"  // time_tolerance, reached()
 
 namespace sim {
 class Model;

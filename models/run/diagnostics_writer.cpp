@@ -8,7 +8,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "core/error.hpp"
+#include "core/runtime/error.hpp"
 #include "models/run/log.hpp"
 #include "models/run/simulation.hpp"
 

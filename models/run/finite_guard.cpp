@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/error.hpp"
+#include "core/runtime/error.hpp"
 #include "models/run/simulation.hpp"
 
 namespace sim::run {

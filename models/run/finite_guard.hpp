@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/comm.hpp"
+#include "core/distributed/comm.hpp"
 #include "models/model.hpp"
 #include "models/run/activity.hpp"
 

@@ -2,7 +2,7 @@
 // Host copies of fields for output: one pinned buffer per field, and their views for io/.
 #include <vector>
 
-#include "core/host_buffer.hpp"
+#include "core/runtime/host_buffer.hpp"
 #include "io/hdf5_file.hpp"
 #include "models/model.hpp"
 

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/error.hpp"
+#include "core/runtime/error.hpp"
 #include "io/hdf5_file.hpp"
 #include "models/plugin.hpp"
 #include "models/run/clock.hpp"

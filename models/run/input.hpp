@@ -7,9 +7,9 @@
 #include <optional>
 #include <vector>
 
-#include "core/comm.hpp"
-#include "core/context.hpp"
-#include "core/decomposition.hpp"
+#include "core/distributed/comm.hpp"
+#include "core/runtime/context.hpp"
+#include "core/distributed/decomposition.hpp"
 #include "io/config.hpp"
 #include "models/model.hpp"
 #include "models/run/directory_lock.hpp"

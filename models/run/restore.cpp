@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/decomposition.hpp"
+#include "core/distributed/decomposition.hpp"
 #include "models/run/host_fields.hpp"
 #include "models/run/log.hpp"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/runtime/error.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_file.hpp"
 #include "models/run/simulation.hpp"

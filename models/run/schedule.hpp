@@ -14,7 +14,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/comm.hpp"
+#include "core/distributed/comm.hpp"
 #include "models/run/clock.hpp"
 
 namespace sim::run {

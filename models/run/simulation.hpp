@@ -16,9 +16,9 @@
 #include <optional>
 #include <vector>
 
-#include "core/comm.hpp"
-#include "core/context.hpp"
-#include "core/device_clock.hpp"
+#include "core/distributed/comm.hpp"
+#include "core/runtime/context.hpp"
+#include "core/runtime/device_clock.hpp"
 #include "io/hdf5_file.hpp"
 #include "models/model.hpp"
 #include "models/run/activity.hpp"

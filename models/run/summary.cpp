@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/copy_rate.hpp"
-#include "core/error.hpp"
+#include "core/runtime/copy_rate.hpp"
+#include "core/runtime/error.hpp"
 #include "models/run/log.hpp"
 #include "models/run/simulation.hpp"
 

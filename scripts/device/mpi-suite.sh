@@ -186,7 +186,7 @@ PY
         [ "$n" = 2 ] && break
       done ;;
     orders)  # NCCL halos in heat 3D (512^3 per GPU) under orderings of the NCCL and compute streams
-      # (core/nccl_channel.cpp) and NCCL settings, against 1 GPU; a setting that hangs is cut at 60 s
+      # (core/distributed/nccl_channel.cpp) and NCCL settings, against 1 GPU; a setting that hangs is cut at 60 s
       for prec in float32 float64; do
         for v in SIMKIT_NCCL_ORDER=overlap SIMKIT_NCCL_ORDER=serial SIMKIT_NCCL_PRIORITY=low NCCL_P2P_NVL_CHUNKSIZE=1048576; do
           for np in 1 "$n"; do

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/context.hpp"
+#include "core/runtime/context.hpp"
 #include "io/hdf5_file.hpp"
 
 namespace fs = std::filesystem;

@@ -5,9 +5,9 @@
 #include <numeric>
 #include <vector>
 
-#include "core/array.hpp"
-#include "core/host_buffer.hpp"
-#include "core/for_each.hpp"
+#include "core/array/array.hpp"
+#include "core/runtime/host_buffer.hpp"
+#include "core/kernels/for_each.hpp"
 #include "tests/support/backends.hpp"
 
 using namespace sim;

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <vector>
 
-#include "core/creation.hpp"
-#include "core/expr.hpp"
-#include "core/scan.hpp"
-#include "core/slicing.hpp"
+#include "core/array/creation.hpp"
+#include "core/array/expr.hpp"
+#include "core/kernels/scan.hpp"
+#include "core/array/slicing.hpp"
 #include "tests/support/backends.hpp"
 
 using namespace sim;

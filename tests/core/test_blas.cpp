@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "core/blas.hpp"
+#include "core/numerics/blas.hpp"
 #include "tests/support/backends.hpp"
 
 using namespace sim;

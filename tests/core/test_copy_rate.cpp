@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "core/copy_rate.hpp"
+#include "core/runtime/copy_rate.hpp"
 #include "tests/support/backends.hpp"
 
 using namespace sim;

@@ -20,10 +20,10 @@
 
 #include "core/cpu/for_each.hpp"
 #include "core/cpu/reduce.hpp"
-#include "core/for_each_sum.hpp"
-#include "core/scan.hpp"
-#include "core/sort.hpp"
-#include "core/view.hpp"
+#include "core/kernels/for_each_reduce.hpp"
+#include "core/kernels/scan.hpp"
+#include "core/kernels/sort.hpp"
+#include "core/array/view.hpp"
 
 using namespace sim;
 

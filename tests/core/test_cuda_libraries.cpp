@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "core/array.hpp"
-#include "core/blas.hpp"
-#include "core/context.hpp"
-#include "core/expr.hpp"
-#include "core/linalg.hpp"
+#include "core/array/array.hpp"
+#include "core/numerics/blas.hpp"
+#include "core/runtime/context.hpp"
+#include "core/array/expr.hpp"
+#include "core/numerics/linalg.hpp"
 
 namespace {
 

@@ -1,15 +1,15 @@
-// The clock in device memory (core/device_clock.hpp) and the device loop it drives
-// (record_loop, core/graph.hpp): the steps stop by themselves at the horizon or the end time,
+// The clock in device memory (core/runtime/device_clock.hpp) and the device loop it drives
+// (record_loop, core/runtime/graph.hpp): the steps stop by themselves at the horizon or the end time,
 // the last step lands exactly on the end time, the two bodies alternate, and a stopped loop
 // runs nothing.
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "core/device_clock.hpp"
-#include "core/expr.hpp"
-#include "core/for_each.hpp"
-#include "core/graph.hpp"
+#include "core/runtime/device_clock.hpp"
+#include "core/array/expr.hpp"
+#include "core/kernels/for_each.hpp"
+#include "core/runtime/graph.hpp"
 #include "tests/support/backends.hpp"
 
 using namespace sim;

@@ -7,8 +7,8 @@
 #include <numeric>
 #include <vector>
 
-#include "core/expr.hpp"
-#include "core/random.hpp"
+#include "core/array/expr.hpp"
+#include "core/numerics/random.hpp"
 #include "tests/support/backends.hpp"
 
 using namespace sim;

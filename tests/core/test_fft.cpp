@@ -7,11 +7,11 @@
 #include <cmath>
 #include <vector>
 
-#include "core/expr.hpp"
-#include "core/fft.hpp"
-#include "core/for_each.hpp"
-#include "core/spectral.hpp"
-#include "core/grid.hpp"
+#include "core/array/expr.hpp"
+#include "core/numerics/fft.hpp"
+#include "core/kernels/for_each.hpp"
+#include "core/numerics/spectral.hpp"
+#include "core/mesh/grid.hpp"
 #include "tests/support/backends.hpp"
 
 using namespace sim;

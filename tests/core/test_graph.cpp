@@ -1,14 +1,14 @@
-// Recorded work (core/graph.hpp): a replay repeats the recorded kernels on every backend, the
+// Recorded work (core/runtime/graph.hpp): a replay repeats the recorded kernels on every backend, the
 // recording itself runs nothing, and work that waits for the device is refused with a reason.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "core/device_clock.hpp"
-#include "core/expr.hpp"
-#include "core/for_each.hpp"
-#include "core/graph.hpp"
-#include "core/reduce_async.hpp"
+#include "core/runtime/device_clock.hpp"
+#include "core/array/expr.hpp"
+#include "core/kernels/for_each.hpp"
+#include "core/runtime/graph.hpp"
+#include "core/kernels/reduce_async.hpp"
 #include "tests/support/backends.hpp"
 
 using namespace sim;

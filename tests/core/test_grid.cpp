@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "core/boundary.hpp"
-#include "core/expr.hpp"
-#include "core/stencil.hpp"
+#include "core/mesh/boundary.hpp"
+#include "core/array/expr.hpp"
+#include "core/mesh/stencil.hpp"
 #include "tests/support/backends.hpp"
 
 using namespace sim;

@@ -8,9 +8,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/linalg.hpp"
-#include "core/slicing.hpp"
-#include "core/transpose.hpp"
+#include "core/numerics/linalg.hpp"
+#include "core/array/slicing.hpp"
+#include "core/array/transpose.hpp"
 #include "tests/support/backends.hpp"
 
 using namespace sim;

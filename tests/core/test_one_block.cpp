@@ -5,9 +5,9 @@
 
 #include <vector>
 
-#include "core/array.hpp"
-#include "core/for_each.hpp"
-#include "core/one_block.hpp"
+#include "core/array/array.hpp"
+#include "core/kernels/for_each.hpp"
+#include "core/kernels/one_block.hpp"
 #include "tests/support/backends.hpp"
 
 using namespace sim;

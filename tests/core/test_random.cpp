@@ -5,9 +5,9 @@
 #include <cmath>
 #include <vector>
 
-#include "core/expr.hpp"
-#include "core/random.hpp"
-#include "core/random/philox.hpp"
+#include "core/array/expr.hpp"
+#include "core/numerics/random.hpp"
+#include "core/numerics/random/philox.hpp"
 #include "tests/support/backends.hpp"
 
 using namespace sim;

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <random>
 
-#include "core/random/det_math.hpp"
-#include "core/random/philox.hpp"
+#include "core/numerics/random/det_math.hpp"
+#include "core/numerics/random/philox.hpp"
 
 namespace {
 

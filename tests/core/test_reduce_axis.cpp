@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/cpu/reduce_kernels.hpp"
-#include "core/expr.hpp"
-#include "core/slicing.hpp"
+#include "core/array/expr.hpp"
+#include "core/array/slicing.hpp"
 #include "tests/support/backends.hpp"
 
 using namespace sim;

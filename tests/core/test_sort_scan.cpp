@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "core/expr.hpp"
-#include "core/scan.hpp"
-#include "core/slicing.hpp"
-#include "core/sort.hpp"
+#include "core/array/expr.hpp"
+#include "core/kernels/scan.hpp"
+#include "core/array/slicing.hpp"
+#include "core/kernels/sort.hpp"
 #include "tests/support/backends.hpp"
 
 using namespace sim;

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "core/boundary.hpp"
-#include "core/random.hpp"
-#include "core/stencil_pass.hpp"
+#include "core/mesh/boundary.hpp"
+#include "core/numerics/random.hpp"
+#include "core/mesh/stencil_pass.hpp"
 #include "tests/support/backends.hpp"
 #include "tests/support/ruled_faces.hpp"
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/runtime/error.hpp"
 #include "io/config.hpp"
 #include "models/model.hpp"
 #include "models/runner.hpp"

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "core/cpu/for_each.hpp"
-#include "core/for_each.hpp"
-#include "core/for_each_sum.hpp"
-#include "core/random.hpp"
+#include "core/kernels/for_each.hpp"
+#include "core/kernels/for_each_reduce.hpp"
+#include "core/numerics/random.hpp"
 #include "models/fluid/fluid_kernels.hpp"
 #include "tests/support/backends.hpp"
 

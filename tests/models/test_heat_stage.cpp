@@ -8,8 +8,8 @@
 #include <limits>
 #include <vector>
 
-#include "core/boundary.hpp"
-#include "core/random.hpp"
+#include "core/mesh/boundary.hpp"
+#include "core/numerics/random.hpp"
 #include "models/heat/heat_stage.hpp"
 #include "tests/support/backends.hpp"
 #include "tests/support/ruled_faces.hpp"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "models/mcpi/mc_count.hpp"
-#include "core/random/philox.hpp"
+#include "core/numerics/random/philox.hpp"
 #include "io/config.hpp"
 #include "models/mcpi/mcpi.hpp"
 #include "models/runner.hpp"

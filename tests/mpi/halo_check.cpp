@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "core/boundary.hpp"
-#include "core/comm.hpp"
-#include "core/decomposition.hpp"
-#include "core/halo.hpp"
+#include "core/mesh/boundary.hpp"
+#include "core/distributed/comm.hpp"
+#include "core/distributed/decomposition.hpp"
+#include "core/distributed/halo.hpp"
 
 namespace {
 

@@ -5,9 +5,9 @@
 #include <numeric>
 #include <vector>
 
-#include "core/decomposition.hpp"
-#include "core/error.hpp"
-#include "core/halo.hpp"
+#include "core/distributed/decomposition.hpp"
+#include "core/runtime/error.hpp"
+#include "core/distributed/halo.hpp"
 
 namespace {
 

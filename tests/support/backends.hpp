@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "core/context.hpp"
+#include "core/runtime/context.hpp"
 
 namespace sim_test {
 

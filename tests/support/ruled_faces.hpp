@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/boundary.hpp"
-#include "core/for_each.hpp"
+#include "core/mesh/boundary.hpp"
+#include "core/kernels/for_each.hpp"
 
 namespace sim_test {
 

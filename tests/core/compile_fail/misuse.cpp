@@ -1,7 +1,7 @@
 // Misuse that must not compile, one case per SIM_CASE (compile_fail.cmake builds each and
 // expects the plain-words message); SIM_CASE 0 is the correct use and must compile.
-#include "core/expr.hpp"
-#include "core/random.hpp"
+#include "core/array/expr.hpp"
+#include "core/numerics/random.hpp"
 
 void misuse(const sim::Context& ctx) {
   sim::Array<std::int32_t, 1> k(ctx, sim::extents(10));

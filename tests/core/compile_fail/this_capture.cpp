@@ -1,8 +1,8 @@
 // A SIM_LAMBDA must not capture `this` (on the GPU it would be a host pointer). C++17 lets
 // [=] capture it silently; C++20 deprecates that, and no_this_capture.cmake makes the
 // deprecation an error. SIM_CASE 0 (copy the member to a local first) must compile.
-#include "core/for_each.hpp"
-#include "core/view.hpp"
+#include "core/kernels/for_each.hpp"
+#include "core/array/view.hpp"
 
 struct Model {
   sim::View<double, 1> u;

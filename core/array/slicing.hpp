@@ -1,0 +1,105 @@
+#pragma once
+// Views on part of an array, without copying: rows, columns, slices, the transpose, a
+// reshape. Each returns a View sharing the array's memory (NumPy's basic slicing); write
+// through it with sim::assign(ctx, view, expression_or_scalar), read it in expressions.
+#include <string>
+
+#include "core/array/array.hpp"
+#include "core/runtime/error.hpp"
+#include "core/array/view.hpp"
+
+namespace sim {
+
+/// Half-open index range [lo, hi) of one dimension, for slice(): NumPy's lo:hi.
+struct Range {
+  index_t lo = 0, hi = 0;
+};
+
+/// The part [r0) x [r1) ... of a view (NumPy's a[r0.lo:r0.hi, r1.lo:r1.hi]); checked.
+template <class T, int Rank, class... R>
+View<T, Rank> slice(const View<T, Rank>& v, R... ranges) {
+  static_assert(sizeof...(R) == Rank, "slice takes one Range per dimension");
+  const Range r[Rank] = {ranges...};
+  Box<Rank> b;
+  for (int d = 0; d < Rank; ++d) {
+    if (r[d].lo < 0 || r[d].hi < r[d].lo || r[d].hi > v.shape.n[d])
+      throw ShapeError("slice: range " + std::to_string(r[d].lo) + ":" + std::to_string(r[d].hi) + " of dimension " +
+                       std::to_string(d) + " lies outside shape " + to_string(v.shape));
+    b.lo[d] = r[d].lo, b.hi[d] = r[d].hi;
+  }
+  return v.sub(b);
+}
+/// Row i of a matrix view (a[i, :]).
+template <class T>
+View<T, 1> row(const View<T, 2>& v, index_t i) {
+  if (i < 0 || i >= v.shape.n[0]) throw ShapeError("row " + std::to_string(i) + " outside shape " + to_string(v.shape));
+  View<T, 1> r;
+  r.ptr = v.ptr + i * v.stride[0], r.shape.n[0] = v.shape.n[1], r.stride[0] = v.stride[1];
+  return r;
+}
+/// Column j of a matrix view (a[:, j]), strided.
+template <class T>
+View<T, 1> column(const View<T, 2>& v, index_t j) {
+  if (j < 0 || j >= v.shape.n[1]) throw ShapeError("column " + std::to_string(j) + " outside shape " + to_string(v.shape));
+  View<T, 1> c;
+  c.ptr = v.ptr + j * v.stride[1], c.shape.n[0] = v.shape.n[0], c.stride[0] = v.stride[0];
+  return c;
+}
+/// The diagonal of a matrix view (np.diagonal), strided.
+template <class T>
+View<T, 1> diagonal(const View<T, 2>& v) {
+  View<T, 1> d;
+  d.ptr = v.ptr, d.shape.n[0] = v.shape.n[0] < v.shape.n[1] ? v.shape.n[0] : v.shape.n[1];
+  d.stride[0] = v.stride[0] + v.stride[1];
+  return d;
+}
+/// The transpose as a view (a.T): no copy; sim::transpose() makes a contiguous copy.
+template <class T>
+View<T, 2> transposed(const View<T, 2>& v) {
+  View<T, 2> t;
+  t.ptr = v.ptr, t.shape.n[0] = v.shape.n[1], t.shape.n[1] = v.shape.n[0];
+  t.stride[0] = v.stride[1], t.stride[1] = v.stride[0];
+  return t;
+}
+/// The same elements with another shape (a.reshape); the view must be contiguous.
+template <class T, int Rank, int NewRank>
+View<T, NewRank> reshape(const View<T, Rank>& v, const Extents<NewRank>& shape) {
+  if (shape.size() != v.size())
+    throw ShapeError("reshape: shape " + to_string(v.shape) + " has " + std::to_string(v.size()) + " elements, shape " +
+                     to_string(shape) + " has " + std::to_string(shape.size()));
+  if (!v.contiguous())
+    throw ShapeError("reshape: the view of shape " + to_string(v.shape) +
+                     " is not contiguous; copy it into an array first (a.copy_from, or assign)");
+  return dense_view(v.ptr, shape);
+}
+/// The elements as a vector (a.ravel() of a contiguous array).
+template <class T, int Rank>
+View<T, 1> ravel(const View<T, Rank>& v) { return reshape(v, Extents<1>{{v.size()}}); }
+
+/// The same, on arrays (the view shares the array's memory; keep the array alive).
+template <class T, int Rank, class... R>
+View<T, Rank> slice(Array<T, Rank>& a, R... r) { return slice(a.view(), r...); }
+template <class T, int Rank, class... R>
+View<const T, Rank> slice(const Array<T, Rank>& a, R... r) { return slice(a.view(), r...); }
+template <class T>
+View<T, 1> row(Array<T, 2>& a, index_t i) { return row(a.view(), i); }
+template <class T>
+View<const T, 1> row(const Array<T, 2>& a, index_t i) { return row(a.view(), i); }
+template <class T>
+View<T, 1> column(Array<T, 2>& a, index_t j) { return column(a.view(), j); }
+template <class T>
+View<const T, 1> column(const Array<T, 2>& a, index_t j) { return column(a.view(), j); }
+template <class T>
+View<T, 1> diagonal(Array<T, 2>& a) { return diagonal(a.view()); }
+template <class T>
+View<const T, 2> transposed(const Array<T, 2>& a) { return transposed(a.view()); }
+template <class T>
+View<T, 2> transposed(Array<T, 2>& a) { return transposed(a.view()); }
+template <class T, int Rank, int NewRank>
+View<T, NewRank> reshape(Array<T, Rank>& a, const Extents<NewRank>& shape) { return reshape(a.view(), shape); }
+template <class T, int Rank, int NewRank>
+View<const T, NewRank> reshape(const Array<T, Rank>& a, const Extents<NewRank>& shape) { return reshape(a.view(), shape); }
+template <class T, int Rank>
+View<T, 1> ravel(Array<T, Rank>& a) { return ravel(a.view()); }
+
+}  // namespace sim

@@ -1,0 +1,46 @@
+#pragma once
+// GPU-to-GPU transfers between ranks through NCCL: point-to-point sends and receives on a
+// stream of their own, ordered after the work already queued on the compute stream, so the
+// kernels queued after start() overlap them. Built when CUDA, MPI and NCCL are all there
+// (SIMKIT_HAS_NCCL); the halo exchange uses it for fields on the GPU.
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "core/distributed/comm.hpp"
+#include "core/runtime/context.hpp"
+
+namespace sim {
+
+/// One device buffer to send to, or receive from, a peer rank.
+struct DeviceTransfer {
+  int peer = -1;
+  void* data = nullptr;
+  std::size_t count = 0;  ///< elements
+};
+
+/// The NCCL communicator of all ranks, on this process's GPU, with its stream and events.
+class NcclChannel {
+ public:
+  /// The process's channel for comm's ranks on ctx's GPU, created on first use (collective:
+  /// every rank must make its first call at the same point).
+  static std::shared_ptr<NcclChannel> get(const Comm& comm, const Context& ctx);
+  ~NcclChannel();
+  /// After the work queued so far on ctx's stream: every send and receive, as one group.
+  /// Between two ranks, receives match sends in the order each side lists them.
+  void start(const Context& ctx, const std::vector<DeviceTransfer>& sends, const std::vector<DeviceTransfer>& recvs,
+             bool is_double);
+  /// Makes ctx's stream wait for the transfers of the last start().
+  void finish(const Context& ctx);
+  /// Sums count elements of a device buffer over all ranks, in place, after the work queued
+  /// on ctx's stream; ctx's stream waits for the result (the bus bandwidth's reference).
+  void all_reduce_sum(const Context& ctx, void* data, std::size_t count, bool is_double);
+
+  struct Impl;
+
+ private:
+  explicit NcclChannel(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sim
