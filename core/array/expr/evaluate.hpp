@@ -56,13 +56,10 @@ const Context& check(const E& e, const Context* dst_ctx, const Extents<Rank>* ds
   return *o.ctx;
 }
 
-/// Evaluates e into dst on ctx in one pass (a lower-rank e is broadcast over dst).
-template <class T, int Rank, class E>
-void evaluate_into(const Context& ctx, View<T, Rank> dst, const E& e0) {
-  static_assert(E::rank <= Rank, "expression rank is larger than the destination's rank");
-  const auto e = lift<Rank>(e0);
-  using L = std::decay_t<decltype(e)>;
-  check<Rank>(e, &ctx, &dst.shape);
+/// Evaluates e into dst on ctx in one fused pass; e must not read memory dst writes
+/// (evaluate_into checks that).
+template <class T, int Rank, class L>
+void evaluate_fused(const Context& ctx, View<T, Rank> dst, const L& e) {
 #if SIM_TU_HAS_CUDA
   if (ctx.is_cuda() && gpu::assign_vectorised(ctx, "sim::expr::assign", dst, e)) return;
 #endif
@@ -71,6 +68,26 @@ void evaluate_into(const Context& ctx, View<T, Rank> dst, const E& e0) {
   else
     for_each(ctx, "sim::expr::assign", dst.box(), AssignFn<T, Rank, L>{dst, e});
 }
+
+/// Evaluates e into dst on ctx (a lower-rank e is broadcast over dst) with NumPy's answer:
+/// the right-hand side as it was before any element is written. When an operand's bounds
+/// meet dst's (a[1:] = a[:-1], M = M.T, a row of M broadcast into M), e goes into a
+/// temporary first; otherwise (the common case, x = x * 2 + y included) in one pass.
+template <class T, int Rank, class E>
+void evaluate_into(const Context& ctx, View<T, Rank> dst, const E& e0) {
+  static_assert(E::rank <= Rank, "expression rank is larger than the destination's rank");
+  const auto e = lift<Rank>(e0);
+  using L = std::decay_t<decltype(e)>;
+  check<Rank>(e, &ctx, &dst.shape);
+  if (e.may_overlap(dest_of(dst))) {
+    Array<T, Rank> tmp(ctx, dst.shape);
+    evaluate_fused<T, Rank, L>(ctx, tmp.view(), e);
+    detail::copy<T, Rank>(ctx, tmp.view(), dst);
+    return;
+  }
+  evaluate_fused<T, Rank, L>(ctx, dst, e);
+}
+
 }  // namespace expr
 
 template <class T, int Rank, class E, std::enable_if_t<expr::is_operand<E>, int> = 0>

@@ -3,6 +3,7 @@
 // broadcasts, and unary / binary / select nodes. Each node evaluates at an index (or a flat
 // position, or V consecutive positions) inside a kernel and checks its operands' shapes and
 // context on the host (collect).
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -50,6 +51,33 @@ struct Operands {
   }
 };
 
+/// The memory a destination view writes: its byte bounds (NumPy's array bounds, as
+/// may_share_memory compares them) and its layout, for the overlap test of assignment.
+struct Dest {
+  std::uintptr_t lo = 0, hi = 0;  // [lo, hi): the bytes between its first and last element
+  const void* ptr = nullptr;
+  int rank = 0;
+  std::size_t elem = 0;
+  index_t n[3] = {}, stride[3] = {};
+};
+/// The byte bounds [lo, hi) of a view's elements; empty (lo == hi) for an empty view.
+template <class T, int Rank>
+Dest dest_of(const View<T, Rank>& v) {
+  Dest d;
+  d.ptr = v.ptr, d.rank = Rank, d.elem = sizeof(T);
+  if (v.size() == 0) return d;
+  index_t lo = 0, hi = 0;
+  for (int k = 0; k < Rank; ++k) {
+    const index_t reach = (v.shape.n[k] - 1) * v.stride[k];
+    (reach < 0 ? lo : hi) += reach;
+    d.n[k] = v.shape.n[k], d.stride[k] = v.stride[k];
+  }
+  const auto base = reinterpret_cast<std::uintptr_t>(v.ptr);
+  d.lo = base + lo * index_t(sizeof(T));
+  d.hi = base + (hi + 1) * index_t(sizeof(T));
+  return d;
+}
+
 /// A leaf reading an array or view.
 template <class T, int Rank>
 struct Leaf : Node {
@@ -82,6 +110,16 @@ struct Leaf : Node {
     for (int d = 0; d < Rank - 1; ++d)
       if (v.stride[d] % V != 0) return false;
     return true;
+  }
+  /// True when writing d may change what this leaf reads before it is read: the bounds
+  /// intersect and the leaf is not d itself element for element (x = x * 2 + y is safe).
+  bool may_overlap(const Dest& d) const {
+    const Dest me = dest_of(v);
+    if (me.lo == me.hi || d.lo == d.hi || me.hi <= d.lo || d.hi <= me.lo) return false;
+    if (me.ptr != d.ptr || me.rank != d.rank || me.elem != d.elem) return true;
+    for (int k = 0; k < Rank; ++k)
+      if (me.n[k] != d.n[k] || (me.n[k] > 1 && me.stride[k] != d.stride[k])) return true;
+    return false;
   }
   template <int R>
   void collect(Operands<R>& o) const {
@@ -129,6 +167,7 @@ struct Broadcast : Node {
   }
   template <int V>
   bool vec_ok(bool flat) const { return !flat && e.template vec_ok<V>(false); }
+  bool may_overlap(const Dest& d) const { return e.may_overlap(d); }
   template <int Q>
   void collect(Operands<Q>& o) const {
     Operands<E::rank> sub;
@@ -163,6 +202,7 @@ struct Column : Node {
   }
   template <int V>
   bool vec_ok(bool flat) const { return !flat; }
+  bool may_overlap(const Dest& d) const { return e.may_overlap(d); }
   template <int Q>
   void collect(Operands<Q>& o) const {
     Operands<1> sub;
@@ -192,6 +232,7 @@ struct Scalar : Node {
   bool vec_ok(bool) const { return true; }
   template <int R>
   void collect(Operands<R>&) const {}
+  bool may_overlap(const Dest&) const { return false; }
 };
 
 template <class Op, class A>
@@ -214,6 +255,7 @@ struct Unary : Node {
   bool vec_ok(bool flat) const { return a.template vec_ok<V>(flat); }
   template <int R>
   void collect(Operands<R>& o) const { a.collect(o); }
+  bool may_overlap(const Dest& d) const { return a.may_overlap(d); }
 };
 
 template <class Op, class A, class B>
@@ -241,6 +283,7 @@ struct Binary : Node {
   bool vec_ok(bool flat) const { return a.template vec_ok<V>(flat) && b.template vec_ok<V>(flat); }
   template <int R>
   void collect(Operands<R>& o) const { a.collect(o), b.collect(o); }
+  bool may_overlap(const Dest& d) const { return a.may_overlap(d) || b.may_overlap(d); }
 };
 
 template <class C, class A, class B>
@@ -271,6 +314,7 @@ struct Select : Node {
   }
   template <int R>
   void collect(Operands<R>& o) const { c.collect(o), a.collect(o), b.collect(o); }
+  bool may_overlap(const Dest& d) const { return c.may_overlap(d) || a.may_overlap(d) || b.may_overlap(d); }
 };
 
 }  // namespace expr
