@@ -140,4 +140,30 @@ View<const T, NewRank> reshape(const Array<T, Rank>& a, const Extents<NewRank>& 
 template <class T, int Rank>
 View<T, 1> ravel(Array<T, Rank>& a) { return ravel(a.view()); }
 
+namespace detail {
+template <class T>
+constexpr bool view_of_temporary = false;  // false for every T, but only once instantiated
+}  // namespace detail
+// A view of a temporary array would outlive its memory (the array dies at the end of the
+// statement): these overloads turn that into a compile error that says what to do.
+#define SIM_NO_VIEW_OF_TEMPORARY                                                                          \
+  static_assert(detail::view_of_temporary<T>,                                                           \
+                "a view of a temporary array would read freed memory: keep the array in a variable first "  \
+                "(auto P = sim::matmul(A, B); ... transposed(P)), or use the array itself in the expression")
+template <class T, int Rank, class... R>
+View<T, Rank> slice(Array<T, Rank>&&, R...) { SIM_NO_VIEW_OF_TEMPORARY; return {}; }
+template <class T>
+View<T, 1> row(Array<T, 2>&&, index_t) { SIM_NO_VIEW_OF_TEMPORARY; return {}; }
+template <class T>
+View<T, 1> column(Array<T, 2>&&, index_t) { SIM_NO_VIEW_OF_TEMPORARY; return {}; }
+template <class T>
+View<T, 1> diagonal(Array<T, 2>&&) { SIM_NO_VIEW_OF_TEMPORARY; return {}; }
+template <class T>
+View<T, 2> transposed(Array<T, 2>&&) { SIM_NO_VIEW_OF_TEMPORARY; return {}; }
+template <class T, int Rank, int NewRank>
+View<T, NewRank> reshape(Array<T, Rank>&&, const Extents<NewRank>&) { SIM_NO_VIEW_OF_TEMPORARY; return {}; }
+template <class T, int Rank>
+View<T, 1> ravel(Array<T, Rank>&&) { SIM_NO_VIEW_OF_TEMPORARY; return {}; }
+#undef SIM_NO_VIEW_OF_TEMPORARY
+
 }  // namespace sim

@@ -2,6 +2,7 @@
 // Evaluation of an expression into a destination in one pass (assign, Array = expression,
 // the compound assignments +=, -=, ...).
 #include <string>
+#include <utility>
 #include <type_traits>
 
 #include "core/array/expr/operators.hpp"
@@ -92,8 +93,46 @@ void evaluate_into(const Context& ctx, View<T, Rank> dst, const E& e0) {
 
 template <class T, int Rank, class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 void assign(const Context& ctx, View<T, Rank> dst, const E& e) {
-  expr::evaluate_into(ctx, dst, expr::node<T>(e));
+  expr::evaluate_into(ctx, dst, expr::kernel_node<T>(e));
 }
+namespace expr {
+/// The context and shape an expression evaluates on and to (ctx when it is given); throws
+/// when no operand says which context, or when no operand fixes the shape.
+template <int Rank, class E>
+std::pair<const Context*, Extents<Rank>> context_and_shape(const E& e, const Context* ctx, const char* what) {
+  static_assert(E::rank == Rank, "sim::eval: the expression's rank differs from the array's rank");
+  Operands<Rank> o;
+  o.ctx = ctx;
+  e.collect(o);
+  if (!o.ctx) throw BackendError(std::string(what) + ": the expression reads only views, which carry no context; pass one: sim::eval(ctx, e)");
+  if (!o.has_shape) throw ShapeError(std::string(what) + ": no operand of the expression fixes its shape");
+  return {o.ctx, o.shape};
+}
+}  // namespace expr
+
+/// Evaluates an expression now into a new array (NumPy's y = x * 2 makes an array; a stored
+/// `auto y = x * 2` is the recipe, read when it is used). An array argument is copied.
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+auto eval(const E& e) {
+  using T = expr::value_t<E>;
+  const auto k = expr::kernel_node<T>(e);
+  constexpr int R = std::decay_t<decltype(k)>::rank;
+  const auto [ctx, shape] = expr::context_and_shape<R>(k, nullptr, "sim::eval");
+  Array<T, R> out(*ctx, shape);
+  expr::evaluate_into(*ctx, out.view(), k);
+  return out;
+}
+/// The same for expressions of views only (views carry no context).
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+auto eval(const Context& ctx, const E& e) {
+  using T = expr::value_t<E>;
+  const auto k = expr::kernel_node<T>(e);
+  constexpr int R = std::decay_t<decltype(k)>::rank;
+  Array<T, R> out(ctx, expr::context_and_shape<R>(k, &ctx, "sim::eval").second);
+  expr::evaluate_into(ctx, out.view(), k);
+  return out;
+}
+
 /// Sets every element of a view (a slice, a row, a column) to a scalar: NumPy's a[...] = 5.
 template <class T, int Rank, class X, std::enable_if_t<std::is_arithmetic<X>::value, int> = 0>
 void assign(const Context& ctx, View<T, Rank> dst, X value) {
@@ -125,6 +164,25 @@ SIM_EXPR_COMPOUND(operator|=, |)
 SIM_EXPR_COMPOUND(operator^=, ^)
 #undef SIM_EXPR_COMPOUND
 
+namespace expr {
+template <class T>
+constexpr bool view_compound = false;  // false for every T, but only once instantiated
+}  // namespace expr
+#define SIM_EXPR_VIEW_COMPOUND(OPEQ)                                                                      \
+  template <class T, int Rank, class X>                                                                   \
+  const View<T, Rank>& OPEQ(const View<T, Rank>& v, const X&) {                                         \
+    static_assert(expr::view_compound<T>,                                                                 \
+                  "a view carries no context, so `view += x` cannot run: write "                          \
+                  "sim::assign(ctx, view, view + x) (or apply the operator to the array itself)");        \
+    return v;                                                                                             \
+  }
+/// view += x and friends do not compile: a view has no context (use sim::assign(ctx, view, view + x)).
+SIM_EXPR_VIEW_COMPOUND(operator+=)
+SIM_EXPR_VIEW_COMPOUND(operator-=)
+SIM_EXPR_VIEW_COMPOUND(operator*=)
+SIM_EXPR_VIEW_COMPOUND(operator/=)
+#undef SIM_EXPR_VIEW_COMPOUND
+
 }  // namespace SIM_TU_NS
 
 template <class T, int Rank>
@@ -132,6 +190,17 @@ template <class E, class>
 Array<T, Rank>& Array<T, Rank>::operator=(const E& expression) {
   sim::assign(ctx_, view_, expression);
   return *this;
+}
+
+template <class T, int Rank>
+template <class E, class>
+Array<T, Rank>::Array(const E& expression) {
+  static_assert(E::rank == Rank,
+                "an array is made from an expression of its own rank (a lower-rank expression fixes no full shape)");
+  const auto k = expr::kernel_node<T>(expression);
+  const auto cs = expr::context_and_shape<Rank>(k, nullptr, "Array from an expression");
+  *this = Array(*cs.first, cs.second);
+  expr::evaluate_into(ctx_, view_, k);
 }
 
 template <class T, int Rank>

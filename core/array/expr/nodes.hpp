@@ -5,6 +5,7 @@
 // context on the host (collect).
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 
@@ -111,6 +112,8 @@ struct Leaf : Node {
       if (v.stride[d] % V != 0) return false;
     return true;
   }
+  /// The node as kernels take it (see Owned).
+  Leaf kernel_form() const { return *this; }
   /// True when writing d may change what this leaf reads before it is read: the bounds
   /// intersect and the leaf is not d itself element for element (x = x * 2 + y is safe).
   bool may_overlap(const Dest& d) const {
@@ -136,6 +139,15 @@ struct Leaf : Node {
           throw ShapeError("expression mixes shapes " + to_string(o.shape) + " and " + to_string(v.shape));
     o.set(v.shape);
   }
+};
+
+/// A leaf that owns the array it reads: what a temporary array (matmul(A, B), a function's
+/// result) becomes in an expression, so a stored expression never reads freed memory.
+/// Kernels take its kernel_form(), the plain leaf; the expression keeps the array alive.
+template <class T, int Rank>
+struct Owned : Leaf<T, Rank> {
+  std::shared_ptr<const Array<T, Rank>> keep;
+  Leaf<T, Rank> kernel_form() const { return Leaf<T, Rank>{{}, this->v, this->ctx}; }
 };
 
 /// A lower-rank operand broadcast over the trailing dimensions of a rank-R expression, as
@@ -168,6 +180,7 @@ struct Broadcast : Node {
   template <int V>
   bool vec_ok(bool flat) const { return !flat && e.template vec_ok<V>(false); }
   bool may_overlap(const Dest& d) const { return e.may_overlap(d); }
+  auto kernel_form() const { return Broadcast<decltype(e.kernel_form()), R>{{}, e.kernel_form()}; }
   template <int Q>
   void collect(Operands<Q>& o) const {
     Operands<E::rank> sub;
@@ -203,6 +216,7 @@ struct Column : Node {
   template <int V>
   bool vec_ok(bool flat) const { return !flat; }
   bool may_overlap(const Dest& d) const { return e.may_overlap(d); }
+  auto kernel_form() const { return Column<decltype(e.kernel_form())>{{}, e.kernel_form()}; }
   template <int Q>
   void collect(Operands<Q>& o) const {
     Operands<1> sub;
@@ -233,6 +247,7 @@ struct Scalar : Node {
   template <int R>
   void collect(Operands<R>&) const {}
   bool may_overlap(const Dest&) const { return false; }
+  Scalar kernel_form() const { return *this; }
 };
 
 template <class Op, class A>
@@ -256,6 +271,7 @@ struct Unary : Node {
   template <int R>
   void collect(Operands<R>& o) const { a.collect(o); }
   bool may_overlap(const Dest& d) const { return a.may_overlap(d); }
+  auto kernel_form() const { return Unary<Op, decltype(a.kernel_form())>{{}, a.kernel_form(), op}; }
 };
 
 template <class Op, class A, class B>
@@ -284,6 +300,9 @@ struct Binary : Node {
   template <int R>
   void collect(Operands<R>& o) const { a.collect(o), b.collect(o); }
   bool may_overlap(const Dest& d) const { return a.may_overlap(d) || b.may_overlap(d); }
+  auto kernel_form() const {
+    return Binary<Op, decltype(a.kernel_form()), decltype(b.kernel_form())>{{}, a.kernel_form(), b.kernel_form(), op};
+  }
 };
 
 template <class C, class A, class B>
@@ -315,6 +334,10 @@ struct Select : Node {
   template <int R>
   void collect(Operands<R>& o) const { c.collect(o), a.collect(o), b.collect(o); }
   bool may_overlap(const Dest& d) const { return c.may_overlap(d) || a.may_overlap(d) || b.may_overlap(d); }
+  auto kernel_form() const {
+    return Select<decltype(c.kernel_form()), decltype(a.kernel_form()), decltype(b.kernel_form())>{
+        {}, c.kernel_form(), a.kernel_form(), b.kernel_form()};
+  }
 };
 
 }  // namespace expr

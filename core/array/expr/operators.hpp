@@ -1,7 +1,9 @@
 #pragma once
 // Operands lifted into nodes (arrays, views, scalars, lower ranks broadcast) and the public
 // operators and functions that build expressions: a * 5 + sin(b), where(c, a, b), cast<T>(a).
+#include <memory>
 #include <type_traits>
+#include <utility>
 
 #include "core/array/expr/nodes.hpp"
 #include "core/array/expr/ops.hpp"
@@ -42,9 +44,15 @@ constexpr bool is_array_like<View<T, R>> = true;
 template <class T, int R>
 constexpr bool is_array_like<Field<T, R>> = true;
 
-/// Expressions, arrays and views: the things operators apply to.
+/// Expressions, arrays and views (any reference to one): the things operators apply to.
 template <class X>
-constexpr bool is_operand = is_node<X> || is_array_like<X>;
+constexpr bool is_operand = is_node<std::decay_t<X>> || is_array_like<std::decay_t<X>>;
+/// True for arithmetic scalars (any reference to one).
+template <class X>
+constexpr bool is_scalar = std::is_arithmetic<std::decay_t<X>>::value;
+/// The element type of an operand or scalar (any reference to one).
+template <class X>
+using value_t = typename value_of<std::decay_t<X>>::type;
 
 /// Wraps x as a node; a scalar takes element type S.
 template <class S, class T, int R>
@@ -59,6 +67,15 @@ template <class S, class T, int R>
 Leaf<std::remove_const_t<T>, R> node(const View<T, R>& v) {
   return Leaf<std::remove_const_t<T>, R>{{}, v, nullptr};
 }
+/// A temporary array: the node owns it (a stored expression keeps it alive).
+template <class S, class T, int R>
+Owned<T, R> node(Array<T, R>&& a) {
+  Owned<T, R> o;
+  o.keep = std::make_shared<const Array<T, R>>(std::move(a));
+  o.v = o.keep->view();
+  o.ctx = &o.keep->context();
+  return o;
+}
 template <class S, class E, std::enable_if_t<is_node<E>, int> = 0>
 const E& node(const E& e) {
   return e;
@@ -67,13 +84,20 @@ template <class S, class X, std::enable_if_t<std::is_arithmetic<X>::value, int> 
 Scalar<S> node(X x) {
   return Scalar<S>{{}, static_cast<S>(x)};
 }
+/// The node type of operand X, as a forwarding reference deduces it (X an array type:
+/// a temporary, which the node owns).
 template <class S, class X>
-using node_t = std::decay_t<decltype(node<S>(std::declval<const X&>()))>;
+using node_t = std::decay_t<decltype(node<S>(std::declval<X>()))>;
+/// The node of x as kernels take it: owned temporaries read through plain leaves (x keeps
+/// them alive meanwhile).
+template <class S, class X>
+auto kernel_node(const X& x) {
+  return node<S>(x).kernel_form();
+}
 
 /// The element type a scalar adopts next to the other operand.
 template <class A, class B>
-using scalar_type_t = std::conditional_t<std::is_arithmetic<A>::value, typename value_of<B>::type,
-                                         typename value_of<A>::type>;
+using scalar_type_t = std::conditional_t<is_scalar<A>, value_t<B>, value_t<A>>;
 
 /// A node lifted to rank R: scalars and rank-R nodes as they are, lower ranks broadcast.
 template <int R, class N>
@@ -91,16 +115,17 @@ constexpr int max_rank() {
 }
 
 template <class Op, class A, class B>
-auto binary(const A& a, const B& b) {
+auto binary(A&& a, B&& b) {
   using S = scalar_type_t<A, B>;
   using NA = node_t<S, A>;
   using NB = node_t<S, B>;
   constexpr int R = max_rank<NA, NB>();
-  return Binary<Op, lift_t<R, NA>, lift_t<R, NB>>{{}, lift<R>(node<S>(a)), lift<R>(node<S>(b)), Op{}};
+  return Binary<Op, lift_t<R, NA>, lift_t<R, NB>>{
+      {}, lift<R>(node<S>(std::forward<A>(a))), lift<R>(node<S>(std::forward<B>(b))), Op{}};
 }
 template <class Op, class A>
-Unary<Op, node_t<typename value_of<A>::type, A>> unary(const A& a) {
-  return {{}, node<typename value_of<A>::type>(a), Op{}};
+Unary<Op, node_t<value_t<A>, A>> unary(A&& a) {
+  return {{}, node<value_t<A>>(std::forward<A>(a)), Op{}};
 }
 
 }  // namespace expr
@@ -109,10 +134,10 @@ Unary<Op, node_t<typename value_of<A>::type, A>> unary(const A& a) {
 #define SIM_EXPR_BINARY_FN(NAME, OP)                                                                      \
   template <class A, class B,                                                                             \
             std::enable_if_t<(expr::is_operand<A> || expr::is_operand<B>) &&                              \
-                                 (expr::is_operand<A> || std::is_arithmetic<A>::value) &&                 \
-                                 (expr::is_operand<B> || std::is_arithmetic<B>::value), int> = 0>         \
-  auto NAME(const A& a, const B& b) {                                                                     \
-    return expr::binary<expr::op::OP>(a, b);                                                              \
+                                 (expr::is_operand<A> || expr::is_scalar<A>) &&                           \
+                                 (expr::is_operand<B> || expr::is_scalar<B>), int> = 0>                   \
+  auto NAME(A&& a, B&& b) {                                                                               \
+    return expr::binary<expr::op::OP>(std::forward<A>(a), std::forward<B>(b));                            \
   }
 SIM_EXPR_BINARY_FN(operator+, Add)
 SIM_EXPR_BINARY_FN(operator-, Sub)
@@ -148,8 +173,8 @@ SIM_EXPR_BINARY_FN(operator^, BitXor)
 
 #define SIM_EXPR_UNARY_FN(NAME, OP)                                \
   template <class A, std::enable_if_t<expr::is_operand<A>, int> = 0> \
-  auto NAME(const A& a) {                                          \
-    return expr::unary<expr::op::OP>(a);                           \
+  auto NAME(A&& a) {                                               \
+    return expr::unary<expr::op::OP>(std::forward<A>(a));          \
   }
 SIM_EXPR_UNARY_FN(operator-, Negate)
 SIM_EXPR_UNARY_FN(sin, Sin)
@@ -172,37 +197,48 @@ SIM_EXPR_UNARY_FN(operator~, BitNot)
 /// A vector as a row of a matrix expression (NumPy's v[None, :]); a plain vector next to a
 /// matrix broadcasts the same way.
 template <class A, std::enable_if_t<expr::is_operand<A>, int> = 0>
-auto as_row(const A& a) {
-  using N = expr::node_t<typename expr::value_of<A>::type, A>;
-  return expr::Broadcast<N, 2>{{}, expr::node<typename expr::value_of<A>::type>(a)};
+auto as_row(A&& a) {
+  using N = expr::node_t<expr::value_t<A>, A>;
+  return expr::Broadcast<N, 2>{{}, expr::node<expr::value_t<A>>(std::forward<A>(a))};
 }
 /// A vector as a column of a matrix expression (NumPy's v[:, None]).
 template <class A, std::enable_if_t<expr::is_operand<A>, int> = 0>
-auto as_column(const A& a) {
-  using N = expr::node_t<typename expr::value_of<A>::type, A>;
-  return expr::Column<N>{{}, expr::node<typename expr::value_of<A>::type>(a)};
+auto as_column(A&& a) {
+  using N = expr::node_t<expr::value_t<A>, A>;
+  return expr::Column<N>{{}, expr::node<expr::value_t<A>>(std::forward<A>(a))};
 }
 
 /// Elementwise conversion to element type T.
 template <class T, class A, std::enable_if_t<expr::is_operand<A>, int> = 0>
-auto cast(const A& a) {
-  return expr::Unary<expr::op::Cast<T>, expr::node_t<typename expr::value_of<A>::type, A>>{
-      {}, expr::node<typename expr::value_of<A>::type>(a), {}};
+auto cast(A&& a) {
+  return expr::Unary<expr::op::Cast<T>, expr::node_t<expr::value_t<A>, A>>{
+      {}, expr::node<expr::value_t<A>>(std::forward<A>(a)), {}};
 }
 
 /// where(c, a, b): a where c is true, else b (elementwise select).
 template <class C, class A, class B, std::enable_if_t<expr::is_operand<C>, int> = 0>
-auto where(const C& c, const A& a, const B& b) {
+auto where(C&& c, A&& a, B&& b) {
   using S = expr::scalar_type_t<A, B>;
-  using Cn = expr::node_t<typename expr::value_of<C>::type, C>;
+  using Cn = expr::node_t<expr::value_t<C>, C>;
   using An = expr::node_t<S, A>;
   using Bn = expr::node_t<S, B>;
   constexpr int R = expr::max_rank<Cn, An, Bn>();
   return expr::Select<expr::lift_t<R, Cn>, expr::lift_t<R, An>, expr::lift_t<R, Bn>>{
-      {}, expr::lift<R>(expr::node<typename expr::value_of<C>::type>(c)), expr::lift<R>(expr::node<S>(a)),
-      expr::lift<R>(expr::node<S>(b))};
+      {}, expr::lift<R>(expr::node<expr::value_t<C>>(std::forward<C>(c))),
+      expr::lift<R>(expr::node<S>(std::forward<A>(a))), expr::lift<R>(expr::node<S>(std::forward<B>(b)))};
 }
 
+
+/// True where a and b are equal within tolerance (np.isclose): |a - b| <= atol + rtol * |b|,
+/// or equal (infinities of one sign); NaN is close to nothing. A bool expression.
+template <class A, class B, std::enable_if_t<expr::is_operand<A> || expr::is_operand<B>, int> = 0>
+auto isclose(A&& a, B&& b, double rtol = 1e-5, double atol = 1e-8) {
+  using S = expr::scalar_type_t<A, B>;
+  using R = math::real_t<S>;
+  const auto na = cast<R>(expr::node<S>(std::forward<A>(a)));  // the node (owning a temporary) copied below
+  const auto nb = cast<R>(expr::node<S>(std::forward<B>(b)));
+  return (abs(na - nb) <= R(atol) + R(rtol) * abs(nb)) || (na == nb);
+}
 
 // Expression nodes live in sim::expr: these make the operators and functions on them
 // findable by argument-dependent lookup from any namespace (x * x + y * y outside sim).

@@ -29,10 +29,26 @@ SIM_EXPR_BINARY_OP(Equal, x == y)
 SIM_EXPR_BINARY_OP(NotEqual, x != y)
 SIM_EXPR_BINARY_OP(Min, y < x ? y : x)
 SIM_EXPR_BINARY_OP(Max, x < y ? y : x)
-SIM_EXPR_BINARY_OP(Pow, math::pow(math::real_t<decltype(x + y)>(x), math::real_t<decltype(x + y)>(y)))
 SIM_EXPR_BINARY_OP(And, bool(x) && bool(y))
 SIM_EXPR_BINARY_OP(Or, bool(x) || bool(y))
 #undef SIM_EXPR_BINARY_OP
+/// x ** y. Small whole exponents (2, 3, 1, 0, -1; 0.5 is sqrt) multiply instead of calling
+/// pow, as NumPy does for its fast scalar powers: pow(x, 2) costs what x * x costs. The
+/// test is on the exponent's value, so a run-time 2.0 takes the fast path too.
+struct Pow {
+  template <class X, class Y>
+  SIM_INLINE auto operator()(X x, Y y) const {
+    using R = math::real_t<decltype(x + y)>;
+    const R a = R(x), b = R(y);
+    if (b == R(2)) return a * a;
+    if (b == R(3)) return a * a * a;
+    if (b == R(1)) return a;
+    if (b == R(0)) return R(1);
+    if (b == R(-1)) return R(1) / a;
+    if (b == R(0.5)) return math::sqrt(a);
+    return math::pow(a, b);
+  }
+};
 /// &, |, ^ and ~ as NumPy has them: logical on bool operands (a bool result), bitwise on
 /// integers; floating-point operands do not compile (NumPy raises TypeError).
 template <class X, class Y>

@@ -79,35 +79,35 @@ using expr_value_t = typename expr::value_of<E>::type;
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 acc_t<expr_value_t<E>> sum(const E& e, const Context* ctx = nullptr) {
   using Acc = acc_t<expr_value_t<E>>;
-  return expr::reduce_expr<Acc>(ctx, "sim::sum", expr::node<expr_value_t<E>>(e), expr::ToAcc<Acc>{}, ops::Plus{});
+  return expr::reduce_expr<Acc>(ctx, "sim::sum", expr::kernel_node<expr_value_t<E>>(e), expr::ToAcc<Acc>{}, ops::Plus{});
 }
 /// Smallest element.
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 expr_value_t<E> min(const E& e, const Context* ctx = nullptr) {
   using T = expr_value_t<E>;
-  return expr::reduce_expr<T>(ctx, "sim::min", expr::node<T>(e), expr::Identity{}, ops::Minimum{});
+  return expr::reduce_expr<T>(ctx, "sim::min", expr::kernel_node<T>(e), expr::Identity{}, ops::Minimum{});
 }
 /// Largest element.
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 expr_value_t<E> max(const E& e, const Context* ctx = nullptr) {
   using T = expr_value_t<E>;
-  return expr::reduce_expr<T>(ctx, "sim::max", expr::node<T>(e), expr::Identity{}, ops::Maximum{});
+  return expr::reduce_expr<T>(ctx, "sim::max", expr::kernel_node<T>(e), expr::Identity{}, ops::Maximum{});
 }
 /// Number of non-zero (true) elements.
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 std::int64_t count(const E& e, const Context* ctx = nullptr) {
-  return expr::reduce_expr<std::int64_t>(ctx, "sim::count", expr::node<expr_value_t<E>>(e), expr::NonZero{},
+  return expr::reduce_expr<std::int64_t>(ctx, "sim::count", expr::kernel_node<expr_value_t<E>>(e), expr::NonZero{},
                                          ops::Plus{});
 }
 /// True when any element is non-zero (a.any()); false for an empty array.
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 bool any(const E& e, const Context* ctx = nullptr) {
-  return expr::any_all<ops::AnyOf>(expr::node<expr_value_t<E>>(e), ctx, "sim::any");
+  return expr::any_all<ops::AnyOf>(expr::kernel_node<expr_value_t<E>>(e), ctx, "sim::any");
 }
 /// True when every element is non-zero (a.all()); true for an empty array.
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 bool all(const E& e, const Context* ctx = nullptr) {
-  return expr::any_all<ops::AllOf>(expr::node<expr_value_t<E>>(e), ctx, "sim::all");
+  return expr::any_all<ops::AllOf>(expr::kernel_node<expr_value_t<E>>(e), ctx, "sim::all");
 }
 /// Reductions over views, which carry no context: sum(ctx, view) and friends.
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
@@ -123,6 +123,12 @@ bool any(const Context& ctx, const E& e) { return any(e, &ctx); }
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 bool all(const Context& ctx, const E& e) { return all(e, &ctx); }
 
+/// True when every element of a is close to b's (np.allclose; the rule of isclose); waits.
+template <class A, class B, std::enable_if_t<expr::is_operand<A> || expr::is_operand<B>, int> = 0>
+bool allclose(const A& a, const B& b, double rtol = 1e-5, double atol = 1e-8, const Context* ctx = nullptr) {
+  return all(isclose(a, b, rtol, atol), ctx);
+}
+
 /// Dot product sum(a * b), products and sum in double for floating point.
 
 template <class A, class B, std::enable_if_t<expr::is_operand<A> && expr::is_operand<B>, int> = 0>
@@ -135,13 +141,13 @@ template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 double norm2(const E& e, const Context* ctx = nullptr) {
   using Acc = acc_t<expr_value_t<E>>;
   return std::sqrt(static_cast<double>(
-      expr::reduce_expr<Acc>(ctx, "sim::norm2", expr::node<expr_value_t<E>>(e), expr::SquareAcc<Acc>{}, ops::Plus{})));
+      expr::reduce_expr<Acc>(ctx, "sim::norm2", expr::kernel_node<expr_value_t<E>>(e), expr::SquareAcc<Acc>{}, ops::Plus{})));
 }
 /// Max norm: the largest |element|.
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 expr_value_t<E> norm_max(const E& e, const Context* ctx = nullptr) {
   using T = expr_value_t<E>;
-  return expr::reduce_expr<T>(ctx, "sim::norm_max", expr::node<T>(e), expr::AbsVal{}, ops::Maximum{});
+  return expr::reduce_expr<T>(ctx, "sim::norm_max", expr::kernel_node<T>(e), expr::AbsVal{}, ops::Maximum{});
 }
 
 }  // namespace SIM_TU_NS
