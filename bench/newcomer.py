@@ -17,7 +17,6 @@ import subprocess
 import sys
 import time
 
-# name: (size argument, NumPy/CuPy code of the timed section as a function of (xp, size, dtype))
 def batch_setup(xp, rows, dtype):
     rng = xp.random.default_rng(1) if hasattr(xp.random, "default_rng") else xp.random
     X = (rng.random((rows, 1000), dtype=dtype) * 2 - 1).astype(dtype)
@@ -41,9 +40,34 @@ def gram_run(xp, A):
     return float(G.mean()), float(G.std()), float(xp.trace(G)), float(G.sum(axis=1).max())
 
 
+def chain_setup(xp, n, dtype):
+    rng = xp.random.default_rng(1) if hasattr(xp.random, "default_rng") else xp.random
+    return (rng.random(n, dtype=dtype),)
+
+
+def chain_run(xp, x):
+    # in place, as the example's three statements (the values grow; only the time matters)
+    x *= 5
+    x *= x
+    x += x
+    return None
+
+
+def mcpi_setup(xp, n, dtype):
+    rng = xp.random.default_rng(1) if hasattr(xp.random, "default_rng") else xp.random
+    return rng.random(n, dtype=dtype), rng.random(n, dtype=dtype)
+
+
+def mcpi_run(xp, x, y):
+    return int(xp.count_nonzero(x * x + y * y < 1))
+
+
+# name: (size, setup, the timed section); the sizes are the --size given to the example
 EXAMPLES = {
     "batch": (20000, batch_setup, batch_run),
     "gram_stats": (4000, gram_setup, gram_run),
+    "chain": (10000000, chain_setup, chain_run),
+    "mcpi": (10000000, mcpi_setup, mcpi_run),
 }
 
 
