@@ -23,6 +23,12 @@ constexpr bool is_element_type =
     std::is_same<T, std::int64_t>::value || std::is_same<T, std::uint32_t>::value ||
     std::is_same<T, std::uint64_t>::value;
 
+/// An axis given by name: var(M, Axis{1}) is np.var(M, axis=1) (var(M, 1.0) is ddof 1);
+/// concatenate(Axis{1}, a, b) joins along axis 1.
+struct Axis {
+  int index;
+};
+
 namespace detail {
 /// Sets every element of v to value.
 template <class T, int Rank>
@@ -89,8 +95,13 @@ class Array {
 
   Array(Array&&) noexcept = default;
   Array& operator=(Array&&) noexcept = default;
-  Array(const Array&) = delete;
-  Array& operator=(const Array&) = delete;
+  Array(const Array&) = delete;             // Arrays are not copied implicitly: b = a.clone() copies, std::move(a) moves
+  Array& operator=(const Array&) = delete;  // Arrays are not copied implicitly: b.copy_from(a) or b = a.clone()
+
+  /// An array holding the value of an expression, evaluated now on the expression's context
+  /// (Array<double, 2> B = A + 1.0; as sim::eval). Defined in expr/evaluate.hpp.
+  template <class E, class = std::enable_if_t<E::is_sim_expression>>
+  Array(const E& expression);
 
   /// Evaluates a fused elementwise expression into this array in one pass (see expr.hpp).
   template <class E, class = std::enable_if_t<E::is_sim_expression>>
@@ -174,6 +185,12 @@ class Array {
     a.copy_from(*this);
     return a;
   }
+  /// A new uninitialised array with the same shape and context (np.empty_like).
+  Array empty_like() const { return Array(ctx_, shape()); }
+  /// A new array of zeros with the same shape and context (np.zeros_like).
+  Array zeros_like() const { return full(ctx_, shape(), T(0)); }
+  /// A new array with the same shape and context, every element value (np.full_like).
+  Array full_like(T value) const { return full(ctx_, shape(), value); }
 
  private:
   Context ctx_;

@@ -104,7 +104,7 @@ void copy(const Context& ctx, View<const T, Rank> src, View<T, Rank> dst) {
 // layout does not fit or its rows are shorter than min_row bytes.
 template <class T, int Rank>
 bool pitched_copy_async(View<const T, Rank> v, T* dense, bool to_host, cudaStream_t stream, std::size_t min_row) {
-  if (Rank < 2 || v.stride[Rank - 1] != 1) return false;
+  if (Rank < 2 || v.stride[Rank - 1] != 1 || v.stride[Rank - 2] < v.shape.n[Rank - 1]) return false;  // rows apart, ascending
   const std::size_t row = std::size_t(v.shape.n[Rank - 1]) * sizeof(T), pitch = std::size_t(v.stride[Rank - 2]) * sizeof(T);
   if (row < min_row) return false;
   const cudaMemcpyKind kind = to_host ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice;
@@ -114,7 +114,7 @@ bool pitched_copy_async(View<const T, Rank> v, T* dense, bool to_host, cudaStrea
     else
       SIM_CUDA_CHECK(cudaMemcpy2DAsync(const_cast<T*>(v.ptr), pitch, dense, row, row, std::size_t(v.shape.n[0]), kind, stream));
   } else {
-    if (v.stride[0] % v.stride[1] != 0) return false;
+    if (v.stride[0] < v.stride[1] * v.shape.n[1] || v.stride[0] % v.stride[1] != 0) return false;
     cudaMemcpy3DParms p = {};
     cudaPitchedPtr strided = make_cudaPitchedPtr(const_cast<T*>(v.ptr), pitch, row, std::size_t(v.stride[0] / v.stride[1]));
     cudaPitchedPtr packed = make_cudaPitchedPtr(dense, row, row, std::size_t(v.shape.n[Rank > 2 ? 1 : 0]));

@@ -21,7 +21,7 @@ namespace sim::cpu_libs {
 
 #if SIMKIT_HAS_CBLAS
 #define SIMKIT_CPU_BLAS_FUNCTIONS(X)                                                                                   \
-  X(cblas_sgemm) X(cblas_dgemm) X(cblas_sgemv) X(cblas_dgemv) X(cblas_strsm) X(cblas_dtrsm)                            \
+  X(cblas_sgemm) X(cblas_dgemm) X(cblas_ssyrk) X(cblas_dsyrk) X(cblas_sgemv) X(cblas_dgemv) X(cblas_strsm) X(cblas_dtrsm)                            \
   X(LAPACKE_sgetrf_work) X(LAPACKE_dgetrf_work) X(LAPACKE_sgetrf) X(LAPACKE_dgetrf) X(LAPACKE_sgetri) X(LAPACKE_dgetri)
 
 #define SIMKIT_LIBRARY_MEMBER(f) decltype(&::f) f = nullptr;

@@ -14,7 +14,7 @@ namespace sim::cuda_libs {
 #define SIMKIT_CUBLAS_FUNCTIONS(X)                                                                                     \
   X(cublasCreate) X(cublasDestroy) X(cublasSetStream) X(cublasSetWorkspace) X(cublasGetStatusName) X(cublasGetStatusString)                 \
   X(cublasSaxpy_64) X(cublasDaxpy_64) X(cublasSscal_64) X(cublasDscal_64) X(cublasSdot_64) X(cublasDdot_64)           \
-  X(cublasSnrm2_64) X(cublasDnrm2_64) X(cublasSgemm_64) X(cublasDgemm_64) X(cublasSgemv_64) X(cublasDgemv_64)         \
+  X(cublasSnrm2_64) X(cublasDnrm2_64) X(cublasSgemm_64) X(cublasDgemm_64) X(cublasSsyrk_64) X(cublasDsyrk_64) X(cublasSgemv_64) X(cublasDgemv_64)         \
   X(cublasStrsm_64) X(cublasDtrsm_64)
 #define SIMKIT_CUSOLVER_FUNCTIONS(X)                                                                                   \
   X(cusolverDnCreate) X(cusolverDnSetStream) X(cusolverDnCreateParams) X(cusolverDnXgetrf_bufferSize) X(cusolverDnXgetrf)

@@ -229,7 +229,7 @@ constexpr bool is_host_loop_array<Leaf<T, R>> = std::is_same<T, float>::value ||
 /// Runs one reduction along an axis of e into a new array of rank Rank - 1.
 template <class Out, class Acc, class E, class MakeMap, class Op, class Fin>
 Array<Out, E::rank - 1> along(const Context* ctx, const char* name, const E& e, int axis, MakeMap make_map, const Op& op,
-                              Acc init, const Fin& fin, bool empty_ok) {
+                              Acc init, const Fin& fin, bool empty_ok, Array<Out, E::rank - 1>* into = nullptr) {
   constexpr int Rank = E::rank;
   static_assert(Rank >= 2,
                 "a reduction along an axis needs a matrix or a 3-D array; for a vector, reduce the whole "
@@ -242,8 +242,18 @@ Array<Out, E::rank - 1> along(const Context* ctx, const char* name, const E& e, 
   const AxisSplit s = split_axis(o.shape, axis, name);
   if (s.len == 0 && !empty_ok && s.outer * s.inner > 0)
     throw ShapeError(std::string(name) + ": the axis has length 0, so there is no extreme (shape " + to_string(o.shape) + ")");
-  Array<Out, Rank - 1> out(*o.ctx, drop_axis(o.shape, axis));
-  if (out.size() == 0) return out;
+  // the result: a new array, or `into` (NumPy's out=), which must have the result's shape
+  Array<Out, Rank - 1> fresh;
+  if (into) {
+    if (into->context() != *o.ctx) throw BackendError(std::string(name) + ": out lives on another context");
+    if (into->shape() != drop_axis(o.shape, axis))
+      throw ShapeError(std::string(name) + ": out has shape " + to_string(into->shape()) + ", the result has shape " +
+                       to_string(drop_axis(o.shape, axis)));
+  } else {
+    fresh = Array<Out, Rank - 1>(*o.ctx, drop_axis(o.shape, axis));
+  }
+  Array<Out, Rank - 1>& out = into ? *into : fresh;
+  if (out.size() == 0) return fresh;
   const auto at = AxisAt<E>{e, axis < 0 ? axis + Rank : axis, Rank > 1 ? o.shape.n[1] : 1, Rank > 2 ? o.shape.n[Rank - 1] : 1};
   const auto map = make_map(at);
   if (o.ctx->is_cuda()) {
@@ -257,7 +267,7 @@ Array<Out, E::rank - 1> along(const Context* ctx, const char* name, const E& e, 
                                         : s.inner % V == 0 && (Rank == 2 || at.axis != 0 || o.shape.n[Rank - 1] % V == 0);
       if (rows_ok && e.template vec_ok<V>(false)) {
         gpu::reduce_along<V>(*o.ctx, name, s.outer, s.len, s.inner, map, op, init, fin, out.data());
-        return out;
+        return fresh;
       }
     }
     gpu::reduce_along(*o.ctx, name, s.outer, s.len, s.inner, map, op, init, fin, out.data());
@@ -270,7 +280,7 @@ Array<Out, E::rank - 1> along(const Context* ctx, const char* name, const E& e, 
       if (e.v.stride[1] == 1) {  // sum(M, 0) or sum(M, 1) of rows in memory: the compiled loops
         if (at.axis == 0) cpu::column_sums(e.v.ptr, s.len, s.inner, e.v.stride[0], out.data());
         else cpu::row_sums(e.v.ptr, s.outer, s.len, e.v.stride[0], out.data());
-        return out;
+        return fresh;
       }
     }
     if constexpr (Rank == 2) {
@@ -280,16 +290,16 @@ Array<Out, E::rank - 1> along(const Context* ctx, const char* name, const E& e, 
         if constexpr (has_vec<std::decay_t<decltype(rows)>>) {
           if (s.inner % V == 0 && e.template vec_ok<V>(false)) {
             cpu::reduce_along_vec<V>(s.outer, s.len, s.inner, rows, op, init, fin, out.data());
-            return out;
+            return fresh;
           }
         }
         cpu::reduce_along(s.outer, s.len, s.inner, rows, op, init, fin, out.data());
-        return out;
+        return fresh;
       }
     }
     cpu::reduce_along(s.outer, s.len, s.inner, map, op, init, fin, out.data());
   }
-  return out;
+  return fresh;
 }
 
 // ---- whole-array statistics: a map over the points of the expression's box
@@ -416,8 +426,46 @@ auto sum(const E& e, int axis, const Context* ctx = nullptr) {
   using T = expr_value_t<E>;
   using Acc = acc_t<T>;
   return expr::along<sum_t<T>>(
-      ctx, "sim::sum(axis)", expr::node<T>(e), axis, [](auto at) { return expr::AxisValue<Acc, decltype(at)>{at}; },
+      ctx, "sim::sum(axis)", expr::kernel_node<T>(e), axis, [](auto at) { return expr::AxisValue<Acc, decltype(at)>{at}; },
       ops::Plus{}, Acc(0), expr::AxisCast<sum_t<T>>{}, true);
+}
+/// Sum along an axis into an existing array (np.sum(M, axis, out=r)); queued, no allocation.
+template <class E, class Out, int R, std::enable_if_t<expr::is_operand<E>, int> = 0>
+void sum(const E& e, int axis, Array<Out, R>& out) {
+  using T = expr_value_t<E>;
+  using Acc = acc_t<T>;
+  static_assert(std::is_same<Out, sum_t<T>>::value, "sum(e, axis, out): out holds the sum's type (float for float, "
+                                                     "double for double, int64 for integers)");
+  expr::along<sum_t<T>>(
+      &out.context(), "sim::sum(axis, out)", expr::kernel_node<T>(e), axis,
+      [](auto at) { return expr::AxisValue<Acc, decltype(at)>{at}; }, ops::Plus{}, Acc(0), expr::AxisCast<sum_t<T>>{}, true,
+      &out);
+}
+/// Mean along an axis into an existing array (np.mean(M, axis, out=r)); queued.
+template <class E, class Out, int R, std::enable_if_t<expr::is_operand<E>, int> = 0>
+void mean(const E& e, int axis, Array<Out, R>& out) {
+  using T = expr_value_t<E>;
+  static_assert(std::is_same<Out, math::real_t<T>>::value, "mean(e, axis, out): out holds float for float, else double");
+  expr::along<Out>(&out.context(), "sim::mean(axis, out)", expr::kernel_node<T>(e), axis,
+                   [](auto at) { return expr::AxisValue<double, decltype(at)>{at}; }, ops::Plus{}, 0.0,
+                   expr::AxisMean<Out>{}, true, &out);
+}
+/// Smallest / largest element along an axis into an existing array (np.amin(M, axis, out=r)).
+template <class E, class Out, int R, std::enable_if_t<expr::is_operand<E>, int> = 0>
+void amin(const E& e, int axis, Array<Out, R>& out) {
+  using T = expr_value_t<E>;
+  static_assert(std::is_same<Out, T>::value, "amin(e, axis, out): out holds the element type");
+  expr::along<T>(&out.context(), "sim::amin(out)", expr::kernel_node<T>(e), axis,
+                 [](auto at) { return expr::AxisValue<T, decltype(at)>{at}; }, ops::Minimum{}, ops::Minimum::identity<T>(),
+                 expr::AxisCast<T>{}, false, &out);
+}
+template <class E, class Out, int R, std::enable_if_t<expr::is_operand<E>, int> = 0>
+void amax(const E& e, int axis, Array<Out, R>& out) {
+  using T = expr_value_t<E>;
+  static_assert(std::is_same<Out, T>::value, "amax(e, axis, out): out holds the element type");
+  expr::along<T>(&out.context(), "sim::amax(out)", expr::kernel_node<T>(e), axis,
+                 [](auto at) { return expr::AxisValue<T, decltype(at)>{at}; }, ops::Maximum{}, ops::Maximum::identity<T>(),
+                 expr::AxisCast<T>{}, false, &out);
 }
 /// Sum along an axis of a view (views carry no context).
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
@@ -427,7 +475,7 @@ auto sum(const Context& ctx, const E& e, int axis) { return sum(e, axis, &ctx); 
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 auto amin(const E& e, int axis, const Context* ctx = nullptr) {
   using T = expr_value_t<E>;
-  return expr::along<T>(ctx, "sim::amin", expr::node<T>(e), axis,
+  return expr::along<T>(ctx, "sim::amin", expr::kernel_node<T>(e), axis,
                         [](auto at) { return expr::AxisValue<T, decltype(at)>{at}; }, ops::Minimum{},
                         ops::Minimum::identity<T>(), expr::AxisCast<T>{}, false);
 }
@@ -435,7 +483,7 @@ auto amin(const E& e, int axis, const Context* ctx = nullptr) {
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 auto amax(const E& e, int axis, const Context* ctx = nullptr) {
   using T = expr_value_t<E>;
-  return expr::along<T>(ctx, "sim::amax", expr::node<T>(e), axis,
+  return expr::along<T>(ctx, "sim::amax", expr::kernel_node<T>(e), axis,
                         [](auto at) { return expr::AxisValue<T, decltype(at)>{at}; }, ops::Maximum{},
                         ops::Maximum::identity<T>(), expr::AxisCast<T>{}, false);
 }
@@ -444,33 +492,64 @@ template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 auto mean(const E& e, int axis, const Context* ctx = nullptr) {
   using T = expr_value_t<E>;
   using Out = math::real_t<T>;
-  return expr::along<Out>(ctx, "sim::mean(axis)", expr::node<T>(e), axis,
+  return expr::along<Out>(ctx, "sim::mean(axis)", expr::kernel_node<T>(e), axis,
                           [](auto at) { return expr::AxisValue<double, decltype(at)>{at}; }, ops::Plus{}, 0.0,
                           expr::AxisMean<Out>{}, true);
 }
-/// Variance along an axis, sum((x - mean)^2) / (n - ddof), in one pass.
+namespace expr {
+template <class E>
+constexpr bool ambiguous_axis = false;  // false for every E, but only once instantiated
+}  // namespace expr
+#define SIM_AMBIGUOUS_AXIS(NAME)                                                                          \
+  static_assert(expr::ambiguous_axis<E>, "sim::" NAME "(M, 1) is ambiguous (axis 1, or ddof 1 as NumPy users " \
+                                         "write it?): write sim::" NAME "(M, sim::Axis{1}) for axis 1, sim::" NAME \
+                                         "(M, 1.0) for ddof 1 over the whole array, sim::" NAME "(M, sim::Axis{1}, 1.0) for both")
+/// var(M, 1) and stddev(M, 1) do not compile (an int second argument reads both ways); the
+/// message names the explicit forms. (The "var(M, 1) is ambiguous" text is what tests look for.)
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
-auto var(const E& e, int axis, double ddof = 0, const Context* ctx = nullptr) {
+double var(const E&, int) {
+  SIM_AMBIGUOUS_AXIS("var");  // var(M, 1) is ambiguous
+  return 0;
+}
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+double stddev(const E&, int) {
+  SIM_AMBIGUOUS_AXIS("stddev");
+  return 0;
+}
+#undef SIM_AMBIGUOUS_AXIS
+/// Variance along an axis, sum((x - mean)^2) / (n - ddof), in one pass (axis and ddof both given).
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+auto var(const E& e, int axis, double ddof, const Context* ctx = nullptr) {
   using T = expr_value_t<E>;
   using Out = math::real_t<T>;
-  return expr::along<Out>(ctx, "sim::var(axis)", expr::node<T>(e), axis,
+  return expr::along<Out>(ctx, "sim::var(axis)", expr::kernel_node<T>(e), axis,
                           [](auto at) { return expr::AxisMoments<decltype(at)>{at}; }, expr::MomentsOp{},
                           expr::Moments{0, 0, 0, 0}, expr::MomentsFin<Out>{1, ddof}, true);
 }
 /// Standard deviation along an axis (NumPy's std(axis=..., ddof=...)), in one pass.
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
-auto stddev(const E& e, int axis, double ddof = 0, const Context* ctx = nullptr) {
+auto stddev(const E& e, int axis, double ddof, const Context* ctx = nullptr) {
   using T = expr_value_t<E>;
   using Out = math::real_t<T>;
-  return expr::along<Out>(ctx, "sim::stddev(axis)", expr::node<T>(e), axis,
+  return expr::along<Out>(ctx, "sim::stddev(axis)", expr::kernel_node<T>(e), axis,
                           [](auto at) { return expr::AxisMoments<decltype(at)>{at}; }, expr::MomentsOp{},
                           expr::Moments{0, 0, 0, 0}, expr::MomentsFin<Out>{2, ddof}, true);
+}
+/// Variance along a named axis: var(M, Axis{1}) is np.var(M, axis=1); ddof as NumPy's.
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+auto var(const E& e, Axis axis, double ddof = 0, const Context* ctx = nullptr) {
+  return var(e, axis.index, ddof, ctx);
+}
+/// Standard deviation along a named axis: stddev(M, Axis{0}, 1.0) is np.std(M, axis=0, ddof=1).
+template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
+auto stddev(const E& e, Axis axis, double ddof = 0, const Context* ctx = nullptr) {
+  return stddev(e, axis.index, ddof, ctx);
 }
 /// Number of non-zero (true) elements along an axis (np.count_nonzero(M, axis)), as int64.
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 auto count(const E& e, int axis, const Context* ctx = nullptr) {
   using T = expr_value_t<E>;
-  return expr::along<std::int64_t>(ctx, "sim::count(axis)", expr::node<T>(e), axis,
+  return expr::along<std::int64_t>(ctx, "sim::count(axis)", expr::kernel_node<T>(e), axis,
                                    [](auto at) { return expr::AxisNonZero<decltype(at)>{at}; }, ops::Plus{},
                                    std::int64_t(0), expr::AxisCast<std::int64_t>{}, true);
 }
@@ -478,7 +557,7 @@ namespace expr {
 /// any / all along an axis: op AnyOf or AllOf over the non-zero flags, a bool array.
 template <class Op, class E>
 auto any_all_along(const E& e, int axis, const Context* ctx, const char* name) {
-  return along<bool>(ctx, name, node<expr_value_t<E>>(e), axis, [](auto at) { return AxisNonZero<decltype(at)>{at}; },
+  return along<bool>(ctx, name, kernel_node<expr_value_t<E>>(e), axis, [](auto at) { return AxisNonZero<decltype(at)>{at}; },
                      Op{}, Op::template identity<std::int64_t>(), AxisCast<bool>{}, true);
 }
 }  // namespace expr
@@ -503,7 +582,7 @@ auto all(const Context& ctx, const E& e, int axis) { return all(e, axis, &ctx); 
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 auto argmin(const E& e, int axis, const Context* ctx = nullptr) {
   using T = expr_value_t<E>;
-  return expr::along<std::int64_t>(ctx, "sim::argmin(axis)", expr::node<T>(e), axis,
+  return expr::along<std::int64_t>(ctx, "sim::argmin(axis)", expr::kernel_node<T>(e), axis,
                                    [](auto at) { return expr::AxisArg<T, decltype(at)>{at}; }, expr::ArgOp<false>{},
                                    expr::ArgOp<false>::identity<T>(), expr::ArgIndex{}, false);
 }
@@ -511,7 +590,7 @@ auto argmin(const E& e, int axis, const Context* ctx = nullptr) {
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 auto argmax(const E& e, int axis, const Context* ctx = nullptr) {
   using T = expr_value_t<E>;
-  return expr::along<std::int64_t>(ctx, "sim::argmax(axis)", expr::node<T>(e), axis,
+  return expr::along<std::int64_t>(ctx, "sim::argmax(axis)", expr::kernel_node<T>(e), axis,
                                    [](auto at) { return expr::AxisArg<T, decltype(at)>{at}; }, expr::ArgOp<true>{},
                                    expr::ArgOp<true>::identity<T>(), expr::ArgIndex{}, false);
 }
@@ -521,33 +600,33 @@ auto argmax(const E& e, int axis, const Context* ctx = nullptr) {
 /// Mean of all elements, accumulated in double (NaN for an empty array).
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 double mean(const E& e, const Context* ctx = nullptr) {
-  return expr::moments_mean(expr::whole_moments(expr::node<expr_value_t<E>>(e), ctx, "sim::mean"));
+  return expr::moments_mean(expr::whole_moments(expr::kernel_node<expr_value_t<E>>(e), ctx, "sim::mean"));
 }
 /// Variance of all elements, sum((x - mean)^2) / (n - ddof), one pass in double.
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 double var(const E& e, double ddof = 0, const Context* ctx = nullptr) {
-  return expr::moments_var(expr::whole_moments(expr::node<expr_value_t<E>>(e), ctx, "sim::var"), ddof);
+  return expr::moments_var(expr::whole_moments(expr::kernel_node<expr_value_t<E>>(e), ctx, "sim::var"), ddof);
 }
 /// Standard deviation of all elements (NumPy's x.std(ddof=...)), one pass in double.
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 double stddev(const E& e, double ddof = 0, const Context* ctx = nullptr) {
-  return std::sqrt(expr::moments_var(expr::whole_moments(expr::node<expr_value_t<E>>(e), ctx, "sim::stddev"), ddof));
+  return std::sqrt(expr::moments_var(expr::whole_moments(expr::kernel_node<expr_value_t<E>>(e), ctx, "sim::stddev"), ddof));
 }
 /// Mean and standard deviation together from one pass: {mean, std}.
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 std::pair<double, double> mean_std(const E& e, double ddof = 0, const Context* ctx = nullptr) {
-  const auto m = expr::whole_moments(expr::node<expr_value_t<E>>(e), ctx, "sim::mean_std");
+  const auto m = expr::whole_moments(expr::kernel_node<expr_value_t<E>>(e), ctx, "sim::mean_std");
   return {expr::moments_mean(m), std::sqrt(expr::moments_var(m, ddof))};
 }
 /// Flat (row-major) index of the first smallest element (np.argmin); throws when empty.
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 std::int64_t argmin(const E& e, const Context* ctx = nullptr) {
-  return expr::whole_arg<false>(expr::node<expr_value_t<E>>(e), ctx, "sim::argmin");
+  return expr::whole_arg<false>(expr::kernel_node<expr_value_t<E>>(e), ctx, "sim::argmin");
 }
 /// Flat (row-major) index of the first largest element (np.argmax); throws when empty.
 template <class E, std::enable_if_t<expr::is_operand<E>, int> = 0>
 std::int64_t argmax(const E& e, const Context* ctx = nullptr) {
-  return expr::whole_arg<true>(expr::node<expr_value_t<E>>(e), ctx, "sim::argmax");
+  return expr::whole_arg<true>(expr::kernel_node<expr_value_t<E>>(e), ctx, "sim::argmax");
 }
 
 /// The whole-array statistics of a view (views carry no context).

@@ -136,6 +136,20 @@ void gemm_gpu(const Context& c, cublasOperation_t ta, cublasOperation_t tb, inde
               const double* a, index_t lda, const double* b, index_t ldb, double beta, double* cp, index_t ldc) {
   cublas_check(cuda_libs::cublas().cublasDgemm_64(blas(c), ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, cp, ldc), "Dgemm");
 }
+// The upper triangle (row-major) of C = op(A) op(A)^T for a row-major C (n x n): cuBLAS's
+// column-major lower triangle. op(A) is the row-major operand, ta says it is transposed.
+void syrk_gpu(const Context& c, bool ta, index_t n, index_t k, float alpha, const float* a, index_t lda, float* cp, index_t ldc) {
+  const float beta = 0;
+  cublas_check(cuda_libs::cublas().cublasSsyrk_64(blas(c), CUBLAS_FILL_MODE_LOWER, ta ? CUBLAS_OP_N : CUBLAS_OP_T, n, k, &alpha, a,
+                                                  lda, &beta, cp, ldc),
+               "Ssyrk");
+}
+void syrk_gpu(const Context& c, bool ta, index_t n, index_t k, double alpha, const double* a, index_t lda, double* cp, index_t ldc) {
+  const double beta = 0;
+  cublas_check(cuda_libs::cublas().cublasDsyrk_64(blas(c), CUBLAS_FILL_MODE_LOWER, ta ? CUBLAS_OP_N : CUBLAS_OP_T, n, k, &alpha, a,
+                                                  lda, &beta, cp, ldc),
+               "Dsyrk");
+}
 void gemv_gpu(const Context& c, cublasOperation_t t, index_t m, index_t n, float alpha, const float* a, index_t lda,
               const float* x, index_t incx, float beta, float* y, index_t incy) {
   cublas_check(cuda_libs::cublas().cublasSgemv_64(blas(c), t, m, n, &alpha, a, lda, x, incx, &beta, y, incy), "Sgemv");
@@ -177,6 +191,13 @@ void gemm_cpu(const Blas& L, bool ta, bool tb, int m, int n, int k, float alpha,
 void gemm_cpu(const Blas& L, bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b, int ldb,
               double beta, double* c, int ldc) {
   L.cblas_dgemm(CblasRowMajor, cop(ta), cop(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+// The upper triangle of the row-major C (n x n) = alpha op(A) op(A)^T.
+void syrk_cpu(const Blas& L, bool ta, int n, int k, float alpha, const float* a, int lda, float* c, int ldc) {
+  L.cblas_ssyrk(CblasRowMajor, CblasUpper, cop(ta), n, k, alpha, a, lda, 0.0f, c, ldc);
+}
+void syrk_cpu(const Blas& L, bool ta, int n, int k, double alpha, const double* a, int lda, double* c, int ldc) {
+  L.cblas_dsyrk(CblasRowMajor, CblasUpper, cop(ta), n, k, alpha, a, lda, 0.0, c, ldc);
 }
 void gemv_cpu(const Blas& L, bool t, int m, int n, float alpha, const float* a, int lda, const float* x, int incx, float beta, float* y,
               int incy) {
@@ -446,6 +467,24 @@ void matmul(const Context& ctx, View<const T, 2> A, View<const T, 2> B, View<T, 
     c = kc.view();
   }
   const index_t ldc = m <= 1 ? std::max<index_t>(n, 1) : c.stride[0];
+  // A @ A.T (B the transpose of A in the same memory, C overwritten): the symmetric product,
+  // half the work of a general one, then its upper triangle copied onto the lower.
+  const bool symmetric = beta == T(0) && m == n && m > 1 && a.p == b.p && a.ld == b.ld && a.trans != b.trans;
+  if (symmetric && (ctx.is_cuda() || cpu_libs::blas())) {
+    if (ctx.is_cuda()) {
+#if SIMKIT_HAS_CUDA
+      syrk_gpu(ctx, a.trans, m, k, alpha, a.p, a.ld, c.ptr, ldc);
+#endif
+    } else {
+#if SIMKIT_HAS_CBLAS
+      check_int("matmul", std::max({m, k, a.ld, ldc}));
+      syrk_cpu(*cpu_libs::blas(), a.trans, int(m), int(k), alpha, a.p, int(a.ld), c.ptr, int(ldc));
+#endif
+    }
+    detail::mirror_upper_triangle<T>(ctx, c);
+    if (packed_c) detail::copy<T, 2>(ctx, View<const T, 2>(kc.view()), C);
+    return;
+  }
   if (ctx.is_cuda()) {
 #if SIMKIT_HAS_CUDA
     // C^T (n x m, column-major) = op(B)^T op(A)^T

@@ -10,6 +10,7 @@
 // waiting; solve and inv wait (they read the factorisation's status) and throw
 // LinAlgError for a singular matrix.
 #include <string>
+#include <type_traits>
 
 #include "core/array/array.hpp"
 #include "core/runtime/error.hpp"
@@ -38,6 +39,20 @@ void matmul(const Context& ctx, View<const T, 2> A, View<const T, 2> B, View<T, 
 /// The matrix product A B as a new array (A @ B).
 template <class T>
 Array<T, 2> matmul(const Array<T, 2>& A, const Array<T, 2>& B);
+/// The matrix product of an array and a view (or two views) as a new array on the array's
+/// context: matmul(A, transposed(A)) is A @ A.T, computed as the symmetric product (SYRK).
+template <class T, class U, std::enable_if_t<std::is_same<std::remove_const_t<U>, T>::value, int> = 0>
+Array<T, 2> matmul(const Array<T, 2>& A, const View<U, 2>& B) {
+  Array<T, 2> C(A.context(), extents(A.extent(0), B.shape.n[1]));
+  matmul<T>(A.context(), A.view(), View<const T, 2>(B), C.view());
+  return C;
+}
+template <class T, class U, std::enable_if_t<std::is_same<std::remove_const_t<U>, T>::value, int> = 0>
+Array<T, 2> matmul(const View<U, 2>& A, const Array<T, 2>& B) {
+  Array<T, 2> C(B.context(), extents(A.shape.n[0], B.extent(1)));
+  matmul<T>(B.context(), View<const T, 2>(A), B.view(), C.view());
+  return C;
+}
 
 /// y = alpha * A x + beta * y for views: A (m, n), x (n), y (m). Queued.
 template <class T>

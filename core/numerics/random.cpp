@@ -91,6 +91,38 @@ struct FillFn {
   bool aligned = false;  // out is aligned for Words
 };
 
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && defined(__x86_64__)
+// The cpu backend's normal fill, compiled for AVX-512, AVX2 + FMA and baseline x86-64 (GCC's
+// target_clones picks one when the program loads) with every call inlined (flatten), so the
+// Philox rounds and the deterministic log / sincos use the widest instructions. The values are
+// the same bits in every clone: no fused multiply-add is formed (-ffp-contract=off), and the
+// explicit ones in det_math.hpp are correctly rounded whether an instruction or a call. (The
+// uniform and bits fills gain nothing from it: they keep the generic loop.)
+#define SIM_CPU_FILL_LOOPS 1
+#define SIM_FILL_CHUNK(T, D)                                                                       \
+  __attribute__((target_clones("avx512f", "avx2,fma", "default"), flatten, noinline)) void fill_chunk( \
+      const FillFn<T, D>& fn, index_t b0, index_t b1) {                                            \
+    for (index_t b = b0; b < b1; ++b) fn(b);                                                       \
+  }
+SIM_FILL_CHUNK(float, Dist::normal)
+SIM_FILL_CHUNK(double, Dist::normal)
+#undef SIM_FILL_CHUNK
+
+/// Chunk c of the fill's blocks, for the cpu threads.
+template <class Fn>
+struct FillChunkFn {
+  static constexpr index_t chunk = 1024;  // blocks per call
+  Fn fn;
+  index_t blocks;
+  void operator()(index_t c) const {
+    const index_t b0 = c * chunk, b1 = b0 + chunk < blocks ? b0 + chunk : blocks;
+    fill_chunk(fn, b0, b1);
+  }
+};
+#else
+#define SIM_CPU_FILL_LOOPS 0
+#endif
+
 template <Dist D, class T, int Rank>
 void fill_random(Array<T, Rank>& x, T a, T b, const char* name) {
   using Fn = FillFn<T, D>;
@@ -99,6 +131,15 @@ void fill_random(Array<T, Rank>& x, T a, T b, const char* name) {
   const std::uint64_t first = ctx.reserve_rng_blocks(std::uint64_t(blocks));
   Fn fn{x.data(), x.size(), ctx.rng_seed(), ctx.rng_stream(), first, a, b};
   fn.aligned = reinterpret_cast<std::uintptr_t>(x.data()) % alignof(typename Fn::Words) == 0;
+#if SIM_CPU_FILL_LOOPS
+  if constexpr (D == Dist::normal) {
+    if (!ctx.is_cuda()) {
+      using C = FillChunkFn<Fn>;
+      for_each(ctx, name, Box<1>{{0}, {(blocks + C::chunk - 1) / C::chunk}}, C{fn, blocks});
+      return;
+    }
+  }
+#endif
   for_each(ctx, name, Box<1>{{0}, {blocks}}, fn);
 }
 }  // namespace

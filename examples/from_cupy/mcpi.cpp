@@ -25,6 +25,7 @@ bool run(const sim::Context& ctx, long long n) {
   const double se = 4.0 * std::sqrt(M_PI / 4 * (1 - M_PI / 4) / double(n));
   std::printf("%s n=%lld: pi ~ %.8f (error %.2e, 5 standard errors %.2e), count %.4f s; host count %lld, device %lld\n",
               sizeof(T) == 4 ? "float32" : "float64", n, pi, pi - M_PI, 5 * se, s, ref, inside);
+  std::printf("timed %s %.6f\n", sizeof(T) == 4 ? "float32" : "float64", s);  // the count, for bench/newcomer.py
   return ref == inside && std::fabs(pi - M_PI) < 5 * se;
 }
 

@@ -33,6 +33,44 @@ cmake --build "$tmp/tour" >/dev/null
 "$tmp/tour/array_tour" auto 100000 | tee "$tmp/tour.txt"
 grep -q "x\[0\] = 50" "$tmp/tour.txt"
 
+# A standalone program as docs/cupy-users.md ("Building your own program") writes it: with
+# simkit_add_executable, and, for a CPU-only simkit, a plain add_executable + simkit::core.
+mkdir -p "$tmp/standalone"
+cat > "$tmp/standalone/main.cpp" <<'CPP'
+#include <cstdio>
+#include "core/array/expr.hpp"
+#include "core/array/slicing.hpp"
+int main() {
+  auto ctx = sim::Context::create("auto");
+  auto a = sim::Array<double, 1>::from_host(ctx, sim::extents(5), {1, 2, 3, 4, 5});
+  sim::assign(ctx, sim::slice(a, sim::Range{1, sim::none}), sim::slice(a, sim::Range{0, -1}));  // a[1:] = a[:-1]
+  auto y = sim::eval(a * 2);
+  std::printf("sum %g %g\n", sim::sum(a), sim::sum(y));  // 1 1 2 3 4 -> 11, 22
+}
+CPP
+plain=0
+config=$(find "$tmp/simkit" -name simkitConfig.cmake | head -1)
+grep -Eq 'set\(SIMKIT_HAS_CUDA (OFF|0|FALSE)\)' "$config" && plain=1
+cat > "$tmp/standalone/CMakeLists.txt" <<CMK
+cmake_minimum_required(VERSION 3.25)
+project(standalone LANGUAGES CXX)
+find_package(simkit REQUIRED)
+simkit_add_executable(with_function SOURCES main.cpp)
+if($plain)
+  add_executable(plain main.cpp)
+  target_link_libraries(plain PRIVATE simkit::core)
+  set_target_properties(plain PROPERTIES CXX_STANDARD 17)
+endif()
+CMK
+cmake -S "$tmp/standalone" -B "$tmp/standalone/build" -DCMAKE_PREFIX_PATH="$tmp/simkit" >/dev/null
+cmake --build "$tmp/standalone/build" >/dev/null
+"$tmp/standalone/build/with_function" | tee "$tmp/standalone.txt"
+grep -q "sum 11 22" "$tmp/standalone.txt"
+if [ "$plain" = 1 ]; then
+  "$tmp/standalone/build/plain" | grep -q "sum 11 22"
+  echo "plain add_executable + simkit::core: OK"
+fi
+
 # The tutorial's way (docs/writing-a-model.md): from the example's folder, the plugin built
 # into build/ there and named by the config's [run] plugins.
 ex="$work/examples/gray_scott"

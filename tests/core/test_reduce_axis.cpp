@@ -46,7 +46,7 @@ TYPED_TEST(ReduceAxisTest, AllReductionsOddShapesAgainstHost) {
       const index_t cols = c;  // (a lambda may not capture a structured binding in C++17)
       auto at = [&](index_t o, index_t m) { return axis == 0 ? h[m * cols + o] : h[o * cols + m]; };
       auto s = sim::sum(M, axis).to_host(), mn = amin(M, axis).to_host(), mx = amax(M, axis).to_host();
-      auto me = mean(M, axis).to_host(), va = var(M, axis).to_host(), sd = stddev(M, axis, 1.0).to_host();
+      auto me = mean(M, axis).to_host(), va = var(M, Axis{axis}).to_host(), sd = stddev(M, axis, 1.0).to_host();
       auto am = argmin(M, axis).to_host(), ax = argmax(M, axis).to_host();
       ASSERT_EQ(index_t(s.size()), outer);
       for (index_t o = 0; o < outer; ++o) {

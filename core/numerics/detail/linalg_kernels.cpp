@@ -3,6 +3,7 @@
 #include "core/numerics/detail/linalg_kernels.hpp"
 
 #include "core/detail/dispatch.hpp"
+#include "core/kernels/for_each.hpp"
 #if SIM_TU_HAS_CUDA
 #include "core/cuda/matvec.cuh"
 #endif
@@ -30,10 +31,24 @@ void gather_rows_gpu(const Context& ctx, index_t rows, index_t cols, const std::
 #endif
 }
 
+template <class T>
+struct MirrorUpperFn {
+  View<T, 2> c;
+  SIM_INLINE void operator()(index_t i, index_t j) const {
+    if (j < i) c(i, j) = c(j, i);
+  }
+};
+
+template <class T>
+void mirror_upper_triangle(const Context& ctx, View<T, 2> c) {
+  for_each(ctx, "sim::matmul(mirror upper triangle)", c.box(), MirrorUpperFn<T>{c});
+}
+
 #define SIM_INSTANTIATE_LINALG_KERNELS(T)                                                                        \
   template void matvec_rows_gpu<T>(const Context&, index_t, index_t, T, const T*, index_t, const T*, index_t, T, \
                                    T*, index_t);                                                                 \
-  template void gather_rows_gpu<T>(const Context&, index_t, index_t, const std::int64_t*, const T*, T*);
+  template void gather_rows_gpu<T>(const Context&, index_t, index_t, const std::int64_t*, const T*, T*);        \
+  template void mirror_upper_triangle<T>(const Context&, View<T, 2>);
 SIM_INSTANTIATE_LINALG_KERNELS(float)
 SIM_INSTANTIATE_LINALG_KERNELS(double)
 

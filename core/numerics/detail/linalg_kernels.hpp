@@ -5,6 +5,7 @@
 
 #include "core/runtime/context.hpp"
 #include "core/runtime/types.hpp"
+#include "core/array/view.hpp"
 
 namespace sim::detail {
 
@@ -17,5 +18,10 @@ void matvec_rows_gpu(const Context& ctx, index_t m, index_t n, T alpha, const T*
 /// dst row r = src row perm[r] on the GPU, for row-major rows x cols matrices (perm on the device).
 template <class T>
 void gather_rows_gpu(const Context& ctx, index_t rows, index_t cols, const std::int64_t* perm, const T* src, T* dst);
+
+/// Copies the upper triangle of the square matrix c onto its lower one (c(i, j) = c(j, i) for
+/// j < i): the other half of a symmetric product that SYRK computes. Queued, on either backend.
+template <class T>
+void mirror_upper_triangle(const Context& ctx, View<T, 2> c);
 
 }  // namespace sim::detail

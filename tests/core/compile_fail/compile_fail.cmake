@@ -8,7 +8,11 @@ set(expect
   "2|a reduction along an axis needs a matrix or a 3-D array"
   "3|expression rank is larger than the destination's rank"
   "4|~ takes a bool or integer operand"
-  "5|and ^ take bool or integer operands")
+  "5|and ^ take bool or integer operands"
+  "6|b = a.clone() copies"
+  "7|a view of a temporary array would read freed memory"
+  "8|a view carries no context"
+  "9|sim::var(M, 1) is ambiguous")
 set(failures 0)
 foreach(entry IN LISTS expect)
   string(REPLACE "|" ";" parts "${entry}")
