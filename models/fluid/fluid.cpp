@@ -717,7 +717,7 @@ class FluidModel final : public Model {
   }
 
   /// The fused 2D transform solve when the pressure solver has one (one rank, walls or periodic all round).
-  const fft::SpectralMultiplier<T>* fused_solver() const {  // (the transform solver exists on one rank only)
+  const fft::SpectralMultiplier<T>* fused_solver() const {  // (several ranks: the distributed solve, never fused)
     const solvers::TransformPoisson<T>* t = solver_->transform();
     return t ? t->fused() : nullptr;
   }
