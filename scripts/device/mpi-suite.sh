@@ -16,7 +16,10 @@
 #   7. (fluid-scaling) bench_fluid_scaling on 2 and N GPUs: the distributed transform solve, the
 #      cavity 4096^2 step and the 3D periodic 512^3 solve (strong, and weak per GPU), 1 GPU against
 #      N, with the transposes' bandwidth against an NCCL all-to-all of the same bytes.
-#   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [weak3d] [halo] [orders] [nsys] [diagnose] [fluid] [fluid-variants] [fluid-scaling]
+#   8. (heat-repeat) heat 2D 16384^2 per GPU, float64 and float32, 1 GPU and N, three rounds in
+#      alternating order, with each GPU's SM clock, temperature and throttle reasons after each
+#      run: whether a low weak-scaling figure repeats, and whether the clocks explain it.
+#   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [weak3d] [halo] [orders] [nsys] [diagnose] [fluid] [fluid-variants] [fluid-scaling] [heat-repeat]
 set -u
 n=$1; shift
 parts=("$@"); [ ${#parts[@]} -gt 0 ] || parts=(checks scaling halo)
@@ -188,6 +191,20 @@ PY
         mpi "$np" "$bin/bench/bench_fluid_scaling" --backend cuda --json "$out/fluid_scaling_np$np.json" 2>&1 | grep -v '^wrote'
         [ "$n" = 2 ] && break
       done ;;
+    heat-repeat)  # does heat 2D 16384^2 float64's weak scaling repeat? (the clocks after each run)
+      for rep in 1 2 3; do
+        order="1 $n"; [ $((rep % 2)) = 0 ] && order="$n 1"
+        for prec in float64 float32; do
+          for np in $order; do
+            f=$out/heat_repeat_${prec}_np${np}_$rep.json
+            mpi "$np" "$sim" bench/configs/heat2d_16384.toml --quiet --backend cuda run.precision=\"$prec\" \
+              grid.cells=[$((16384 * np)),16384] run.steps=200 --output "$out/scratch" --stats "$f" > /dev/null 2>&1
+            echo "heat 2D 16384^2 per GPU $prec np$np round $rep: $(grep -o '"ms_per_step": [0-9.]*' "$f");" \
+                 "$(nvidia-smi --query-gpu=index,clocks.sm,temperature.gpu,clocks_throttle_reasons.active --format=csv,noheader | tr '\n' ' ')"
+          done
+        done
+      done
+      rm -rf "$out/scratch" ;;
     halo)  # exchange bandwidth alone, host-staged and NCCL, on 2 and N GPUs
       for np in 2 "$n"; do
         for halo in host nccl; do
