@@ -125,11 +125,7 @@ struct Solve {
   /// Seconds per solve and per pair of slab transposes (A to B and back), the slowest rank's.
   std::pair<double, double> time(const Comm& comm, const Context& ctx, int repeat) {
     const double solve = timed(comm, ctx, repeat, [&] { solver.solve(b.view(), x.view()); });
-    View<T, Rank> a = solver.slabs_a_view(), s = solver.slabs_b_view();
-    const double transposes = timed(comm, ctx, repeat, [&] {
-      solver.a_to_b()(a, s);
-      solver.b_to_a()(s, a);
-    });
+    const double transposes = timed(comm, ctx, repeat, [&] { solver.transposes_alone(); });
     return {solve, transposes};
   }
 };
@@ -156,7 +152,7 @@ void cavity_case(const Comm& comm, const Context& ctx, index_t n, int steps, int
   Solve<T, 2> s(comm, ctx, cells, false);
   const auto [solve, transposes] = s.time(comm, ctx, steps);
   (void)solve;
-  const double bytes = comm.max(double(s.solver.a_to_b().bytes_sent() + s.solver.b_to_a().bytes_sent()));
+  const double bytes = comm.max(double(s.solver.transpose_bytes()));
   rows.push_back(scaling_row("cavity 2D " + std::to_string(n) + "^2 " + prec + " step, strong", comm.size(), false, ms1,
                              msn, transposes * 1e3, bytes, bus));
 }
@@ -175,7 +171,7 @@ void poisson3_case(const Comm& comm, const Context& ctx, index_t n, bool weak, i
   const index_t many[3] = {weak ? n * comm.size() : n, n, n};
   Solve<T, 3> s(comm, ctx, many, true);
   const auto [solve, transposes] = s.time(comm, ctx, steps);
-  const double bytes = comm.max(double(s.solver.a_to_b().bytes_sent() + s.solver.b_to_a().bytes_sent()));
+  const double bytes = comm.max(double(s.solver.transpose_bytes()));
   rows.push_back(scaling_row("poisson 3D periodic " + std::to_string(n) + "^3" + (weak ? " per rank" : "") + " " + prec +
                                  (weak ? " solve, weak" : " solve, strong"),
                              comm.size(), weak, ms1, solve * 1e3, transposes * 1e3, bytes, bus));

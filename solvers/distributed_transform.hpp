@@ -12,8 +12,12 @@
 // over a few ranks), so that the first and last moves are local copies, and are skipped. Per
 // axis the transform pair and eigenvalues are TransformAxis's (the one-rank solver's). The
 // solution equals the one-rank solve to rounding: the same separable transforms, in another
-// order. When no side is Dirichlet the constant mode is dropped (zero mean).
+// order. When no side is Dirichlet the constant mode is dropped (zero mean). Cut into pieces
+// along a (SIMKIT_TRANSPOSE_CHUNKS), the transposes between GPUs overlap the transforms: each
+// piece's move to slabs B runs beside the next piece's transforms, and on the way back each
+// piece's inverse transforms beside the next piece's move.
 #include <array>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -92,6 +96,14 @@ std::string distributed_transform_unsupported(const TransformProblem<Rank>& prob
   return "";
 }
 
+/// Pieces the slab transposes are cut into (SIMKIT_TRANSPOSE_CHUNKS, default 1): with k > 1
+/// the transpose of each piece of slabs A runs beside the transforms of the next.
+inline int transpose_chunks_from_env() {
+  const char* e = std::getenv("SIMKIT_TRANSPOSE_CHUNKS");
+  const int k = e ? std::atoi(e) : 1;
+  return k >= 1 ? k : 1;
+}
+
 template <class T, int Rank>
 class DistributedTransformPoisson {
   static_assert(Rank == 2 || Rank == 3, "the distributed transform solver is 2D or 3D");
@@ -99,13 +111,16 @@ class DistributedTransformPoisson {
  public:
   DistributedTransformPoisson() = default;
   /// The solver of problem on comm's ranks, rank r holding boxes[r] (global indices), on ctx
-  /// (collective). Throws Error when distributed_transform_unsupported(problem) is not "".
+  /// (collective). chunks: pieces of slabs A whose transposes overlap the next piece's
+  /// transforms (0: SIMKIT_TRANSPOSE_CHUNKS, default 1). Throws Error when
+  /// distributed_transform_unsupported(problem) is not "".
   DistributedTransformPoisson(const Comm& comm, const Context& ctx, const TransformProblem<Rank>& problem,
-                              const std::vector<Box<Rank>>& boxes)
+                              const std::vector<Box<Rank>>& boxes, int chunks = 0)
       : ctx_(ctx) {
     const std::string why = distributed_transform_unsupported(problem);
     if (!why.empty()) throw Error("transform solver: " + why);
     const int ranks = comm.size();
+    ranks_ = ranks;
     index_t cells[Rank];
     for (int d = 0; d < Rank; ++d) cells[d] = problem.cells[d];
     a_ = slab_axis(boxes, cells);
@@ -114,79 +129,108 @@ class DistributedTransformPoisson {
     for (int r = 0; r < ranks; ++r)
       slabs_a.push_back(slab_box<Rank>(cells, a_, ranks, r)), slabs_b.push_back(slab_box<Rank>(cells, b_, ranks, r));
     to_a_ = Redistribution<T, Rank>(comm, ctx, boxes, slabs_a);
-    a_to_b_ = Redistribution<T, Rank>(comm, ctx, slabs_a, slabs_b);
-    b_to_a_ = Redistribution<T, Rank>(comm, ctx, slabs_b, slabs_a);
     from_a_ = Redistribution<T, Rank>(comm, ctx, slabs_a, boxes);
-    const Box<Rank> mine_a = slabs_a[std::size_t(comm.rank())], mine_b = slabs_b[std::size_t(comm.rank())];
-    work_a_ = Array<T, Rank>(ctx, nonempty(mine_a.shape()));
-    work_b_ = a_to_b_.identity() ? Array<T, Rank>() : Array<T, Rank>(ctx, nonempty(mine_b.shape()));
+    mine_a_ = slabs_a[std::size_t(comm.rank())], mine_b_ = slabs_b[std::size_t(comm.rank())];
+    transposed_ = ranks > 1;
+    chunks_ = transposed_ ? (chunks > 0 ? chunks : transpose_chunks_from_env()) : 1;
+    work_a_ = Array<T, Rank>(ctx, nonempty(mine_a_.shape()));
+    if (transposed_) work_b_ = Array<T, Rank>(ctx, nonempty(mine_b_.shape()));
     double norm = 1;
     for (int d = 0; d < Rank; ++d) {
       axes_.emplace_back(problem.sides[2 * d], problem.sides[2 * d + 1], cells[d]);
       norm *= double(fft::normalisation(axes_[std::size_t(d)].forward, cells[d]));
       // the eigenvalues of this rank's part of slabs B along d, over h^2
-      std::vector<T> l(std::size_t(mine_b.extent(d) > 0 ? mine_b.extent(d) : 1), T(0));
-      for (index_t i = 0; i < mine_b.extent(d); ++i)
-        l[std::size_t(i)] = T(axes_[std::size_t(d)].eigenvalues[std::size_t(mine_b.lo[d] + i)] * problem.inv_h2[d]);
+      std::vector<T> l(std::size_t(mine_b_.extent(d) > 0 ? mine_b_.extent(d) : 1), T(0));
+      for (index_t i = 0; i < mine_b_.extent(d); ++i)
+        l[std::size_t(i)] = T(axes_[std::size_t(d)].eigenvalues[std::size_t(mine_b_.lo[d] + i)] * problem.inv_h2[d]);
       eigen_[d] = Array<T, 1>::from_host(ctx, extents(index_t(l.size())), l);
     }
     inv_norm_ = T(1.0 / norm);
-    if (mine_a.size() > 0)
-      for (int d = 0; d < Rank; ++d)
-        if (d != a_) {
-          forward_a_.emplace_back(ctx, axes_[std::size_t(d)].forward, mine_a.shape(), d);
-          backward_a_.emplace_back(ctx, axes_[std::size_t(d)].backward, mine_a.shape(), d);
-        }
-    if (mine_b.size() > 0) {
-      forward_b_ = fft::Transform<T, Rank>(ctx, axes_[std::size_t(a_)].forward, mine_b.shape(), a_);
-      backward_b_ = fft::Transform<T, Rank>(ctx, axes_[std::size_t(a_)].backward, mine_b.shape(), a_);
+    // chunk k of every rank's slab A: its share k of the slab's cells along a
+    for (int k = 0; k < chunks_; ++k) {
+      std::vector<Box<Rank>> chunk;
+      for (const Box<Rank>& slab : slabs_a) chunk.push_back(chunk_of(slab, k));
+      const Box<Rank> mine = chunk[std::size_t(comm.rank())];
+      chunk_.push_back(relative(mine, mine_a_));
+      forward_a_.emplace_back(), backward_a_.emplace_back();
+      if (mine.size() > 0)
+        for (int d = 0; d < Rank; ++d)
+          if (d != a_) {
+            forward_a_.back().emplace_back(ctx, axes_[std::size_t(d)].forward, mine.shape(), d);
+            backward_a_.back().emplace_back(ctx, axes_[std::size_t(d)].backward, mine.shape(), d);
+          }
+      if (transposed_) {
+        a_to_b_.emplace_back(comm, ctx, chunk, slabs_b);
+        b_to_a_.emplace_back(comm, ctx, slabs_b, chunk);
+      }
     }
-    mine_b_ = mine_b;
-    ranks_ = ranks;
+    if (mine_b_.size() > 0) {
+      forward_b_ = fft::Transform<T, Rank>(ctx, axes_[std::size_t(a_)].forward, mine_b_.shape(), a_);
+      backward_b_ = fft::Transform<T, Rank>(ctx, axes_[std::size_t(a_)].backward, mine_b_.shape(), a_);
+    }
   }
 
   /// x = the solution of A x = b on this rank's box (b and x: views of its shape, e.g. a
   /// Field's interior); collective, asynchronous where the transport is.
   void solve(View<const T, Rank> b, View<T, Rank> x) {
-    View<T, Rank> a = work_a_.view().sub(to_a_.to_box().size() > 0 ? whole(to_a_.to_box()) : Box<Rank>{});
+    View<T, Rank> a = slabs_a_view(), s = slabs_b_view();
     View<const T, Rank> in = b;
     if (!to_a_.identity()) to_a_(b, a), in = a;
-    // forward along every axis but a, in slabs A (the first from b when b is slabs A already;
-    // none on a rank whose slab is empty)
-    for (std::size_t t = 0; t < forward_a_.size(); ++t) forward_a_[t](t == 0 ? in : View<const T, Rank>(a), a);
-    View<T, Rank> s = a;
-    if (!a_to_b_.identity()) s = work_b_.view().sub(whole(mine_b_)), a_to_b_(a, s);
+    // forward along every axis but a in slabs A, piece by piece (the first transform from b
+    // when b is slabs A already), each piece's transpose to slabs B started behind it
+    for (int k = 0; k < chunks_; ++k) {
+      const View<T, Rank> ak = a.sub(chunk_[std::size_t(k)]);
+      const std::vector<fft::Transform<T, Rank>>& f = forward_a_[std::size_t(k)];
+      for (std::size_t t = 0; t < f.size(); ++t) f[t](t == 0 ? in.sub(chunk_[std::size_t(k)]) : View<const T, Rank>(ak), ak);
+      if (transposed_) a_to_b_[std::size_t(k)].start(ak, s);
+    }
+    if (transposed_)
+      for (int k = 0; k < chunks_; ++k) a_to_b_[std::size_t(k)].finish(s);
     if (mine_b_.size() > 0) {
       forward_b_(s, s);
       divide(s);
       backward_b_(s, s);
     }
-    if (!b_to_a_.identity()) b_to_a_(s, a);
-    // inverse along the other axes, in reverse order; the last straight into x when x is slabs A
-    const std::size_t n = backward_a_.size();
-    for (std::size_t t = 0; t < n; ++t) {
-      const bool last = t + 1 == n;
-      backward_a_[n - 1 - t](a, last && from_a_.identity() ? x : a);
+    // back to slabs A piece by piece, each piece's inverse transforms beside the next piece's
+    // transpose; the last transform straight into x when x is slabs A
+    const View<T, Rank> out = from_a_.identity() ? x : a;
+    if (transposed_) b_to_a_[0].start(s, a.sub(chunk_[0]));
+    for (int k = 0; k < chunks_; ++k) {
+      const View<T, Rank> ak = a.sub(chunk_[std::size_t(k)]);
+      if (transposed_) b_to_a_[std::size_t(k)].finish(ak);
+      if (transposed_ && k + 1 < chunks_) b_to_a_[std::size_t(k + 1)].start(s, a.sub(chunk_[std::size_t(k + 1)]));
+      const std::vector<fft::Transform<T, Rank>>& g = backward_a_[std::size_t(k)];
+      const std::size_t n = g.size();
+      for (std::size_t t = 0; t < n; ++t) g[n - 1 - t](ak, t + 1 == n ? out.sub(chunk_[std::size_t(k)]) : ak);
     }
     if (!from_a_.identity()) from_a_(a, x);
   }
 
-  /// The transforms and the layout, e.g. "DCT-II/III x real DFT, slabs along x then y over 2 ranks (NCCL)".
+  /// The transforms and the layout, e.g. "DCT-II/III x real DFT, slabs along x then y over 2 ranks (NCCL all-to-all)".
   std::string description() const {
     static const char* names[3] = {"x", "y", "z"};
     std::string s;
     for (int d = 0; d < Rank; ++d) s += (d ? " x " : "") + std::string(axes_[std::size_t(d)].label());
+    if (!transposed_) return s;
     return s + ", slabs along " + names[a_] + " then " + names[b_] + " over " + std::to_string(ranks_) + " ranks (" +
-           a_to_b_.transport() + " all-to-all)";
+           a_to_b_[0].transport() + " all-to-all" + (chunks_ > 1 ? ", " + std::to_string(chunks_) + " pieces" : "") + ")";
   }
-  /// The transposes of one solve: box/slab moves that are not local copies, and slabs A <-> B.
-  int transposes() const { return 2 + (to_a_.identity() ? 0 : 1) + (from_a_.identity() ? 0 : 1); }
-  /// The slab transposes (for benchmarks: run them alone to time them).
-  const Redistribution<T, Rank>& a_to_b() const { return a_to_b_; }
-  const Redistribution<T, Rank>& b_to_a() const { return b_to_a_; }
-  /// This rank's part of slabs A and B as arrays of their shapes (benchmark data for a_to_b / b_to_a).
-  View<T, Rank> slabs_a_view() { return work_a_.view().sub(whole(a_to_b_.from_box())); }
-  View<T, Rank> slabs_b_view() { return a_to_b_.identity() ? slabs_a_view() : work_b_.view().sub(whole(mine_b_)); }
+  /// The slab transposes of one solve alone (A to B and back, every piece; no transforms), on
+  /// the solver's work arrays: what a benchmark times as the solve's transposes.
+  void transposes_alone() {
+    if (!transposed_) return;
+    View<T, Rank> a = slabs_a_view(), s = slabs_b_view();
+    for (int k = 0; k < chunks_; ++k) a_to_b_[std::size_t(k)](a.sub(chunk_[std::size_t(k)]), s);
+    for (int k = 0; k < chunks_; ++k) b_to_a_[std::size_t(k)](s, a.sub(chunk_[std::size_t(k)]));
+  }
+  /// Bytes this rank sends to other ranks in the slab transposes of one solve.
+  std::size_t transpose_bytes() const {
+    std::size_t bytes = 0;
+    for (std::size_t k = 0; k < a_to_b_.size(); ++k) bytes += a_to_b_[k].bytes_sent() + b_to_a_[k].bytes_sent();
+    return bytes;
+  }
+  /// True when the boxes are not slabs A, so that a solve also moves the data between them (two more transposes).
+  bool moves_boxes() const { return !to_a_.identity(); }
 
  private:
   /// The axis the boxes are split along when every box spans the whole grid in the others (else 0).
@@ -200,6 +244,20 @@ class DistributedTransformPoisson {
         }
     return axis < 0 ? 0 : axis;
   }
+  /// Piece k of chunks_ of slab along a.
+  Box<Rank> chunk_of(const Box<Rank>& slab, int k) const {
+    Box<Rank> c = slab;
+    const index_t n = slab.extent(a_);
+    c.lo[a_] = slab.lo[a_] + n * k / chunks_, c.hi[a_] = slab.lo[a_] + n * (k + 1) / chunks_;
+    return c;
+  }
+  /// box moved so that origin's first cell is index 0.
+  static Box<Rank> relative(const Box<Rank>& box, const Box<Rank>& origin) {
+    Box<Rank> b = box;
+    for (int d = 0; d < Rank; ++d) b.lo[d] -= origin.lo[d], b.hi[d] -= origin.lo[d];
+    if (box.size() == 0) b = Box<Rank>{};
+    return b;
+  }
   /// The box of shape box.shape() at the origin.
   static Box<Rank> whole(const Box<Rank>& box) {
     Box<Rank> b;
@@ -212,6 +270,8 @@ class DistributedTransformPoisson {
       for (int d = 0; d < Rank; ++d) e.n[d] = 1;
     return e;
   }
+  View<T, Rank> slabs_a_view() { return work_a_.view().sub(whole(mine_a_)); }
+  View<T, Rank> slabs_b_view() { return transposed_ ? work_b_.view().sub(whole(mine_b_)) : slabs_a_view(); }
   void divide(View<T, Rank> s) {
     if constexpr (Rank == 2)
       for_each(ctx_, "poisson::slab_divide", whole(mine_b_), SlabDivide2<T>{s, eigen_[0].view(), eigen_[1].view(), inv_norm_});
@@ -221,15 +281,18 @@ class DistributedTransformPoisson {
   }
 
   Context ctx_;
-  int a_ = 0, b_ = 1, ranks_ = 1;
+  int a_ = 0, b_ = 1, ranks_ = 1, chunks_ = 1;
+  bool transposed_ = false;  // several ranks: slabs A and B differ
   std::vector<TransformAxis> axes_;
-  Redistribution<T, Rank> to_a_, a_to_b_, b_to_a_, from_a_;
+  Redistribution<T, Rank> to_a_, from_a_;
+  std::vector<Redistribution<T, Rank>> a_to_b_, b_to_a_;  // per piece of slabs A
   Array<T, Rank> work_a_, work_b_;
-  Box<Rank> mine_b_{};
+  Box<Rank> mine_a_{}, mine_b_{};
+  std::vector<Box<Rank>> chunk_;  // this rank's pieces of slabs A, relative to its slab
   std::array<Array<T, 1>, Rank> eigen_;
   T inv_norm_ = 1;
-  std::vector<fft::Transform<T, Rank>> forward_a_, backward_a_;  // along every axis but a
-  fft::Transform<T, Rank> forward_b_, backward_b_;               // along a
+  std::vector<std::vector<fft::Transform<T, Rank>>> forward_a_, backward_a_;  // per piece: along every axis but a
+  fft::Transform<T, Rank> forward_b_, backward_b_;                            // along a
 };
 
 }  // namespace sim::solvers

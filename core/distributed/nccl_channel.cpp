@@ -109,7 +109,7 @@ void NcclChannel::finish(const Context& ctx) {
 void NcclChannel::all_to_all_v(const Context& ctx, const void* send, const std::vector<std::size_t>& send_counts,
                                 const std::vector<std::size_t>& send_offsets, void* recv,
                                 const std::vector<std::size_t>& recv_counts, const std::vector<std::size_t>& recv_offsets,
-                                bool is_double) {
+                                bool is_double, bool wait) {
   auto compute = static_cast<cudaStream_t>(ctx.stream());
   SIM_CUDA_CHECK(cudaEventRecord(impl_->queued, compute));  // the packed send buffer
   SIM_CUDA_CHECK(cudaStreamWaitEvent(impl_->stream, impl_->queued, 0));
@@ -128,7 +128,11 @@ void NcclChannel::all_to_all_v(const Context& ctx, const void* send, const std::
                  "ncclRecv");
   check_nccl(ncclGroupEnd(), "ncclGroupEnd");
   SIM_CUDA_CHECK(cudaEventRecord(impl_->done, impl_->stream));
-  SIM_CUDA_CHECK(cudaStreamWaitEvent(compute, impl_->done, 0));
+  if (wait) SIM_CUDA_CHECK(cudaStreamWaitEvent(compute, impl_->done, 0));
+}
+
+void NcclChannel::join(const Context& ctx) {
+  SIM_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(ctx.stream()), impl_->done, 0));
 }
 
 void NcclChannel::all_reduce_sum(const Context& ctx, void* data, std::size_t count, bool is_double) {

@@ -100,13 +100,22 @@ Redistribution<T, Rank>::Redistribution(const Comm& comm, const Context& ctx, co
   p.recv_buf = Array<T, 1>(ctx, Extents<1>{{index_t(in > 0 ? in : 1)}});
   if (!comm.parallel()) return;
 #if SIMKIT_HAS_NCCL
-  if (ctx.is_cuda()) p.channel = NcclChannel::get(comm, ctx);  // (collective on its first use)
+  if (ctx.is_cuda()) {
+    p.channel = NcclChannel::get(comm, ctx);  // (collective on its first use)
+    // NCCL connects a pair of ranks on their first transfer (a fraction of a second): one
+    // element to and from every peer now, so that it is not the first solve that pays
+    std::vector<std::size_t> one_out(ranks, 0), one_in(ranks, 0);
+    for (std::size_t r = 0; r < ranks; ++r) one_out[r] = p.send_counts[r] > 0, one_in[r] = p.recv_counts[r] > 0;
+    p.channel->all_to_all_v(ctx, p.send_buf.data(), one_out, p.send_offsets, p.recv_buf.data(), one_in, p.recv_offsets,
+                            sizeof(T) == 8);
+    ctx.synchronize();
+  }
 #endif
   if (ctx.is_cuda() && !p.through_nccl()) p.host_send.resize(out), p.host_recv.resize(in);
 }
 
 template <class T, int Rank>
-void Redistribution<T, Rank>::operator()(View<const T, Rank> in, View<T, Rank> out) const {
+void Redistribution<T, Rank>::start(View<const T, Rank> in, View<T, Rank> out) const {
   if (!plan_) throw Error("redistribution: not planned");
   const Plan& p = *plan_;
   auto fits = [](const Extents<Rank>& e, const Box<Rank>& b) { return e == b.shape() || (e.size() == 0 && b.size() == 0); };
@@ -125,7 +134,8 @@ void Redistribution<T, Rank>::operator()(View<const T, Rank> in, View<T, Rank> o
   };
   if (p.through_nccl()) {
 #if SIMKIT_HAS_NCCL
-    p.channel->all_to_all_v(p.ctx, send, p.send_counts, p.send_offsets, recv, p.recv_counts, p.recv_offsets, sizeof(T) == 8);
+    p.channel->all_to_all_v(p.ctx, send, p.send_counts, p.send_offsets, recv, p.recv_counts, p.recv_offsets, sizeof(T) == 8,
+                            false);
 #endif
   } else if (p.ctx.is_cuda()) {  // download (waits), MPI, upload
     const std::size_t ns = p.host_send.size(), nr = p.host_recv.size();
@@ -137,8 +147,19 @@ void Redistribution<T, Rank>::operator()(View<const T, Rank> in, View<T, Rank> o
     p.ctx.synchronize();  // the packing threads are done
     p.comm.alltoallv(send, bytes(p.send_counts), bytes(p.send_offsets), recv, bytes(p.recv_counts), bytes(p.recv_offsets));
   }
+}
+
+template <class T, int Rank>
+void Redistribution<T, Rank>::finish(View<T, Rank> out) const {
+  if (!plan_) throw Error("redistribution: not planned");
+  const Plan& p = *plan_;
+  if (!p.comm.parallel()) return;
+#if SIMKIT_HAS_NCCL
+  if (p.through_nccl()) p.channel->join(p.ctx);
+#endif
+  const T* recv = p.recv_buf.data();
   for (const Piece<Rank>& r : p.recvs)
-    detail::copy<T, Rank>(p.ctx, View<const T, Rank>(dense_view(recv + r.offset, r.local.shape())), out.sub(r.local));
+    detail::copy<T, Rank>(p.ctx, dense_view(recv + r.offset, r.local.shape()), out.sub(r.local));
 }
 
 template <class T, int Rank>

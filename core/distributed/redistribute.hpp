@@ -33,7 +33,16 @@ class Redistribution {
   Redistribution(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from, const std::vector<Box<Rank>>& to);
   /// out (this rank's to-box, its shape) = the values of in (this rank's from-box, its shape)
   /// gathered from every rank. Collective; asynchronous on GPUs with NCCL (stream ordered).
-  void operator()(View<const T, Rank> in, View<T, Rank> out) const;
+  void operator()(View<const T, Rank> in, View<T, Rank> out) const {
+    start(in, out);
+    finish(out);
+  }
+  /// The first half of operator(): packs in, copies this rank's own piece into out and starts
+  /// the exchange. Between GPUs with NCCL the exchange runs beside the work queued after it,
+  /// until finish(out); elsewhere it is complete on return.
+  void start(View<const T, Rank> in, View<T, Rank> out) const;
+  /// The second half: waits for the exchange (stream ordered) and unpacks into out.
+  void finish(View<T, Rank> out) const;
   /// True when every rank's from-box equals its to-box (the move is a copy).
   bool identity() const { return identity_; }
   /// Bytes this rank sends to other ranks in one call.

@@ -5,7 +5,8 @@
 // for 2D and 3D grids with uneven sizes, every side combination per axis (periodic, Neumann,
 // Dirichlet, Neumann-Dirichlet, Dirichlet-Neumann), every arrangement of the ranks (slabs
 // along each axis, and blocks, which move through both slab layouts; slabs left empty where an
-// axis has fewer cells than ranks), float64 and float32. The one-rank reference is the
+// axis has fewer cells than ranks), the transposes whole or in 2 or 3 pieces (overlapped with
+// the transforms on GPUs), float64 and float32. The one-rank reference is the
 // one-rank solver of transform_poisson.hpp in 2D and this solver on one process in 3D; both
 // must satisfy A p = b - mean(b) (singular problems) to rounding, evaluated in double on the
 // host. Prints the worst ratio; exit 1 on any rank's failure.
@@ -130,7 +131,7 @@ struct Tally {
 /// One case: the split procs of the grid, sides given per axis by pair indices.
 template <class T, int Rank>
 void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], const int (&procs)[Rank],
-           const int (&pairs)[Rank], Tally& tally) {
+           const int (&pairs)[Rank], int chunks, Tally& tally) {
   solvers::TransformProblem<Rank> pr;
   index_t cells3[3] = {1, 1, 1};
   int procs3[3] = {1, 1, 1};
@@ -156,7 +157,7 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
   for (int r = 0; r < comm.size(); ++r) subs.push_back(dec.subdomain(r, periodic));
   const std::vector<Box<Rank>> boxes = solvers::boxes_of<Rank>(subs);
   const Box<Rank> mine = boxes[std::size_t(comm.rank())];
-  solvers::DistributedTransformPoisson<T, Rank> solver(comm, ctx, pr, boxes);
+  solvers::DistributedTransformPoisson<T, Rank> solver(comm, ctx, pr, boxes, chunks);
   const std::vector<double> bm = on_box<Rank>(mine, [](const index_t* g) { return rhs_at(g, Rank); });
   Array<T, Rank> bl = Array<T, Rank>::from_host(ctx, mine.shape(), std::vector<T>(bm.begin(), bm.end()));
   Array<T, Rank> xl(ctx, mine.shape());
@@ -180,6 +181,7 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
     if (comm.rank() == 0) {
       std::string s;
       for (int d = 0; d < Rank; ++d) s += (d ? " x " : "") + std::to_string(cells[d]) + "(" + std::to_string(procs[d]) + " ranks, sides " + std::to_string(pairs[d]) + ")";
+      s += ", " + std::to_string(chunks) + " pieces";
       std::printf("FAIL %dD %s %s: max |p_N - p_1| = %.3g eps max|p_1| (bound %g), one-rank residual %.3g (bound 100)\n",
                   Rank, sizeof(T) == 8 ? "float64" : "float32", s.c_str(), ratio, kBound, res);
     }
@@ -214,7 +216,7 @@ void run_all(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank],
       int pairs[Rank], rest = c;
       for (int d = 0; d < Rank; ++d) pairs[d] = rest % 5, rest /= 5;
       if (!every_side && c % 7 != 0 && c != count - 1) continue;  // a spread of the combinations
-      check<T, Rank>(comm, ctx, cells, procs, pairs, tally);
+      check<T, Rank>(comm, ctx, cells, procs, pairs, 1 + c % 3, tally);  // transposes in 1, 2 or 3 pieces
     }
   }
 }
