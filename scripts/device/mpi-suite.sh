@@ -15,7 +15,8 @@
 #   6. (weak3d) 3D weak scaling alone, 1 GPU against N under each halo path, repeated.
 #   7. (fluid-scaling) bench_fluid_scaling on 2 and N GPUs: the distributed transform solve, the
 #      cavity 4096^2 step and the 3D periodic 512^3 solve (strong, and weak per GPU), 1 GPU against
-#      N, with the transposes' bandwidth against an NCCL all-to-all of the same bytes.
+#      N, with the transposes' bandwidth against an NCCL all-to-all of the same bytes; the
+#      transposes whole and in 4 pieces overlapping the transforms (SIMKIT_TRANSPOSE_CHUNKS).
 #   8. (heat-repeat) heat 2D 16384^2 per GPU, float64 and float32, 1 GPU and N, three rounds in
 #      alternating order, with each GPU's SM clock, temperature and throttle reasons after each
 #      run: whether a low weak-scaling figure repeats, and whether the clocks explain it.
@@ -187,8 +188,12 @@ PY
       done
       rm -rf "$out/scratch" ;;
     fluid-scaling)  # the distributed transform solve: 1 GPU against 2 and N, transposes against the all-to-all
-      for np in 2 "$n"; do
-        mpi "$np" "$bin/bench/bench_fluid_scaling" --backend cuda --json "$out/fluid_scaling_np$np.json" 2>&1 | grep -v '^wrote'
+      for np in 2 "$n"; do  # the transposes whole, and in 4 pieces overlapping the transforms
+        for chunks in 1 4; do
+          echo "SIMKIT_TRANSPOSE_CHUNKS=$chunks"
+          SIMKIT_TRANSPOSE_CHUNKS=$chunks mpi "$np" -x SIMKIT_TRANSPOSE_CHUNKS "$bin/bench/bench_fluid_scaling" --backend cuda \
+            --json "$out/fluid_scaling_np${np}_chunks$chunks.json" 2>&1 | grep -v '^wrote'
+        done
         [ "$n" = 2 ] && break
       done ;;
     heat-repeat)  # does heat 2D 16384^2 float64's weak scaling repeat? (the clocks after each run)
