@@ -9,6 +9,11 @@
 //                   scaling of n^2 cells: ms per step, ms in the two slab transposes of its
 //                   solve, their bandwidth and its fraction of the all-to-all's, speedup and
 //                   efficiency t1 / (N tN);
+//   mg_cg 2D        the cavity's pressure solve by mg_cg (for obstacle flows) from zero to
+//                   the tolerance: ms per solve on 1 and N ranks, its iterations, the ghost
+//                   exchanges a solve makes (every level split over the ranks), the time of one
+//                   exchange of each such level alone, and their product: the time a solve
+//                   spends in exchanges (an estimate: latency-bound exchanges do not overlap);
 //   poisson 3D      the 3D periodic pressure solve (the Taylor-Green box's), strong (n^3 in
 //                   all) and weak (n^3 per rank) scaling: ms per solve, transposes as above,
 //                   efficiency t1 / (N tN) strong, t1 / tN weak.
@@ -29,6 +34,7 @@
 #include "models/model.hpp"
 #include "models/runner.hpp"
 #include "solvers/distributed_transform.hpp"
+#include "solvers/pressure_solver.hpp"
 #if SIMKIT_HAS_NCCL
 #include "core/distributed/nccl_channel.hpp"
 #endif
@@ -157,6 +163,74 @@ void cavity_case(const Comm& comm, const Context& ctx, index_t n, int steps, int
                              msn, transposes * 1e3, bytes, bus));
 }
 
+/// A consistent right-hand side of the walled cavity on box (global indices): cosine modes, zero mean.
+template <class T>
+std::vector<T> cavity_rhs(const Subdomain& box, index_t n) {
+  const double pi = 3.14159265358979323846;
+  std::vector<T> v;
+  for (index_t i = 0; i < box.cells[0]; ++i)
+    for (index_t j = 0; j < box.cells[1]; ++j) {
+      const double x = (double(box.offset[0] + i) + 0.5) / double(n), y = (double(box.offset[1] + j) + 0.5) / double(n);
+      v.push_back(T(std::cos(3 * pi * x) * std::cos(2 * pi * y) + std::cos(pi * x) + 0.5 * std::cos(7 * pi * y)));
+    }
+  return v;
+}
+
+/// mg_cg on the cavity's pressure problem (n^2, walls) on comm's ranks: ms per solve from zero,
+/// iterations, exchanges per solve and the estimated ms in them.
+template <class T>
+std::vector<double> mg_cg_solve(const Comm& comm, const Context& ctx, index_t n, int repeat) {
+  const solvers::PressureSide walls[4] = {solvers::PressureSide::neumann, solvers::PressureSide::neumann,
+                                          solvers::PressureSide::neumann, solvers::PressureSide::neumann};
+  const auto grid = solvers::make_poisson_grid<T>(n, n, 1.0 / double(n), 1.0 / double(n), walls);
+  solvers::PoissonPartition part = solvers::PoissonPartition::whole(n, n);
+  part.comm = comm;
+  if (comm.parallel()) {
+    const index_t cells[3] = {n, n, 1};
+    const Decomposition dec = Decomposition::automatic(2, cells, comm.size(), 2);
+    const bool periodic[3] = {false, false, false};
+    part.boxes.clear();
+    for (int r = 0; r < comm.size(); ++r) part.boxes.push_back(dec.subdomain(r, periodic));
+  }
+  solvers::PoissonSolver<T> solver(ctx, grid, part, solvers::PoissonMethod::mg_cg);
+  solvers::PoissonLevel<T>& fine = solver.level();
+  Field<T, 2> b = fine.make_field(), x = fine.make_field();
+  detail::copy_from_host<T, 2>(ctx, cavity_rhs<T>(part.mine(), n).data(), b.view());
+  const double tol = sizeof(T) == 8 ? 1e-8 : 1e-4;
+  std::vector<solvers::PoissonLevel<T>>& levels = solver.multigrid()->split_levels();
+  for (auto& L : levels) L.exchanges = 0;
+  x.fill(T(0));
+  const solvers::SolveStats st = solver.solve(b, x, tol, 500);
+  std::vector<double> counts;
+  for (auto& L : levels) counts.push_back(double(L.exchanges));
+  comm.barrier();
+  const double ms = timed(comm, ctx, repeat, [&] {
+    x.fill(T(0));
+    solver.solve(b, x, tol, 500);
+  }) * 1e3;
+  double exchanges = 0, exchange_ms = 0, finest_us = 0;
+  for (std::size_t l = 0; l < levels.size(); ++l) {  // one exchange of each split level alone
+    Field<T, 2> f = levels[l].make_field();
+    const double us = timed(comm, ctx, repeat, [&] { levels[l].exchange_faces(f); }) * 1e6;
+    if (l == 0) finest_us = us;
+    exchanges += counts[l], exchange_ms += counts[l] * us * 1e-3;
+  }
+  return {ms, double(st.iterations), comm.max(exchanges), comm.max(exchange_ms), finest_us};
+}
+
+template <class T>
+void mg_cg_case(const Comm& comm, const Context& ctx, index_t n, int repeat, std::vector<bench::Row>& rows) {
+  const char* prec = sizeof(T) == 8 ? "float64" : "float32";
+  double ms1 = 0;
+  if (comm.rank() == 0) ms1 = mg_cg_solve<T>(Comm(), ctx, n, repeat)[0];
+  ms1 = comm.max(ms1);
+  const std::vector<double> r = mg_cg_solve<T>(comm, ctx, n, repeat);
+  rows.push_back({"mg_cg 2D " + std::to_string(n) + "^2 " + prec + " cavity solve, strong",
+                  {{"ranks", double(comm.size())}, {"ms_1_rank", ms1}, {"ms", r[0]}, {"speedup", ms1 / r[0]},
+                   {"iterations", r[1]}, {"exchanges", r[2]}, {"ms_exchanges_est", r[3]},
+                   {"fraction_in_exchanges", r[0] > 0 ? r[3] / r[0] : 0}, {"us_per_exchange_finest", r[4]}}});
+}
+
 template <class T>
 void poisson3_case(const Comm& comm, const Context& ctx, index_t n, bool weak, int steps, double bus,
                    std::vector<bench::Row>& rows) {
@@ -184,13 +258,14 @@ int main(int argc, char** argv) {
   bench::CommonOptions opts;
   index_t cells2 = 4096, cells3 = 512;
   int steps = 10, batch = 10;
-  bool weak = true;
+  bool weak = true, mg = true;
   opts.add_to(app);
   app.add_option("--cells2", cells2, "cavity: n (n x n cells in all)");
   app.add_option("--cells3", cells3, "3D box: n (n^3 in all for strong scaling, per rank for weak; 0: none)");
   app.add_option("--steps", steps, "timed samples (median reported)");
   app.add_option("--batch", batch, "cavity steps per sample");
   app.add_flag("!--no-weak", weak, "skip the 3D weak-scaling rows");
+  app.add_flag("!--no-mg", mg, "skip the mg_cg rows");
   CLI11_PARSE(app, argc, argv);
   try {
     const Comm comm = Comm::world();
@@ -204,6 +279,10 @@ int main(int argc, char** argv) {
     if (cells2 > 0) {
       cavity_case<double>(comm, ctx, cells2, steps, batch, bus, rows);
       cavity_case<float>(comm, ctx, cells2, steps, batch, bus, rows);
+      if (mg) {
+        mg_cg_case<double>(comm, ctx, cells2, steps, rows);
+        mg_cg_case<float>(comm, ctx, cells2, steps, rows);
+      }
     }
     if (cells3 > 0)
       for (bool w : {false, true}) {

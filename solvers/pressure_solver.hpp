@@ -94,6 +94,8 @@ class PoissonSolver {
   PoissonLevel<T>& level() { return *fine_; }
   /// Multigrid levels (0 for jacobi and cg).
   int multigrid_levels() const { return mg_ ? mg_->levels() : 0; }
+  /// The multigrid hierarchy (null for the other methods).
+  Multigrid<T>* multigrid() { return mg_.get(); }
 
   /// The one-rank exact transform solver (null for the iterative methods and on several ranks).
   const TransformPoisson<T>* transform() const { return transform_.get(); }
