@@ -48,6 +48,17 @@ std::unique_ptr<Model> build_model(const ModelRegistry& registry, const Context&
   return info->create(setup);
 }
 
+std::unique_ptr<Model> build_model(const ModelRegistry& registry, const Context& ctx, io::Config& config, const Comm& comm) {
+  io::check_model_name(config, registry.names());
+  const ModelInfo* info = registry.find(*config.raw_string("run", "model"));
+  config.validate(schemas_of(*info));
+  io::check_framework_rules(config);
+  ModelSetup setup{ctx, &config, grid_from_config(config), config.string("run", "precision") == "float64"};
+  setup.comm = comm;
+  if (comm.parallel()) setup.decomposition = run::decompose(config, setup.grid, comm.size());
+  return info->create(setup);
+}
+
 namespace {
 
 /// Input checks end here on every rank: returns the exit code when any rank failed (-1 when

@@ -31,6 +31,9 @@ GridSpec grid_from_config(const io::Config& config);
 /// Validates config (framework and model sections) and builds its model on ctx: what
 /// simulate does before the first step, for tests and tools. Throws io::ConfigError or Error.
 std::unique_ptr<Model> build_model(const ModelRegistry& registry, const Context& ctx, io::Config& config);
+/// The same on comm's ranks, the grid split as simulate splits it (grid.decomposition or the
+/// automatic split); collective.
+std::unique_ptr<Model> build_model(const ModelRegistry& registry, const Context& ctx, io::Config& config, const Comm& comm);
 
 /// Runs a simulation as options say; returns the exit code (0, 1, 2, 130, 143).
 int run_simulation(const RunOptions& options, ModelRegistry registry);

@@ -201,6 +201,8 @@ class Multigrid {
 
   /// Number of levels, finest included (those of the gathered coarse grid too).
   int levels() const { return int(levels_.size()) + (whole_ ? whole_->levels() - 1 : 0); }
+  /// The levels split over the ranks, finest first (those below are gathered onto every rank).
+  std::vector<PoissonLevel<T>>& split_levels() { return levels_; }
   /// The finest level.
   const PoissonLevel<T>& finest() const { return levels_.front(); }
   PoissonLevel<T>& finest() { return levels_.front(); }

@@ -9,6 +9,7 @@
 // On several ranks each holds its box of every level as Fields (one ghost layer): a side
 // shared with another rank reads that rank's cells from the ghosts, which the level's Halo
 // fills (PoissonLevel::exchange) before every kernel that reads neighbours.
+#include <cstdint>
 #include <vector>
 
 #include "core/distributed/comm.hpp"
@@ -242,6 +243,7 @@ struct PoissonLevel {
   index_t fluid_cells = 0;     ///< over the whole grid
   Comm comm;                   ///< the ranks (dot products add over them)
   Halo<T, 2> halo;             ///< ghost exchange of this level's fields (inactive on one rank)
+  std::uint64_t exchanges = 0;  ///< ghost exchanges made so far (with corners or faces only; for profiles)
 
   /// The cells of this rank's box as a box.
   Box<2> box() const { return Box<2>{{0, 0}, {stencil.nx, stencil.ny}}; }
@@ -259,11 +261,12 @@ struct PoissonLevel {
   }
   /// Fills f's ghosts on sides shared with other ranks, corners included (no-op on one rank).
   void exchange(Field<T, 2>& f) {
-    if (halo.active()) halo.exchange(f);
+    if (halo.active()) halo.exchange(f), ++exchanges;
   }
   /// The same without corners, in one round of messages: enough for the 5-point stencil.
   void exchange_faces(Field<T, 2>& f) {
     if (!halo.active()) return;
+    ++exchanges;
     halo.start_faces(f);
     halo.finish_faces(f);
   }

@@ -1,8 +1,8 @@
 #pragma once
 // Solvers for the pressure Poisson equation A p = b of poisson.hpp, chosen by name: damped
 // Jacobi (the reference), conjugate gradients, multigrid V-cycles, CG preconditioned by
-// one multigrid V-cycle, and the exact fast-transform solve (transform_poisson.hpp; a
-// rectangle without obstacles on one rank). Vectors are Fields of this rank's box (poisson.hpp); CG's updates
+// one multigrid V-cycle, and the exact fast-transform solve of a rectangle without obstacles
+// (transform_poisson.hpp on one rank, distributed_transform.hpp on several). Vectors are Fields of this rank's box (poisson.hpp); CG's updates
 // are fused expressions and its dot products are summed in double (float32 CG summed in
 // float stalls near a 1e-5 residual on 1024^2 grids) and then over the ranks, in rank order,
 // so every rank takes the same steps.
@@ -14,6 +14,7 @@
 #include "core/mesh/boundary.hpp"
 #include "core/array/expr.hpp"
 #include "solvers/cg.hpp"
+#include "solvers/distributed_transform.hpp"
 #include "solvers/multigrid.hpp"
 #include "solvers/poisson.hpp"
 #include "solvers/transform_poisson.hpp"
@@ -52,9 +53,17 @@ class PoissonSolver {
       throw Error("pressure solver 'multigrid' alone does not converge around obstacles (its coarse operators are "
                   "rediscretised, not Galerkin); use \"mg_cg\", which keeps the V-cycle as CG's preconditioner");
     if (method == PoissonMethod::transform) {
-      const std::string why = transform_unsupported(grid, int(part.boxes.size()));
+      const std::string why = transform_unsupported(grid, 1);  // (any rank count: several take the distributed solver)
       if (!why.empty()) throw Error("pressure solver 'transform' does not apply here: " + why + "; use \"mg_cg\" (or \"auto\")");
-      transform_ = std::make_unique<TransformPoisson<T>>(ctx, grid);
+      if (part.boxes.size() > 1) {
+        TransformProblem<2> problem;
+        problem.cells[0] = grid.nx, problem.cells[1] = grid.ny;
+        problem.inv_h2[0] = double(grid.inv_hx2), problem.inv_h2[1] = double(grid.inv_hy2);
+        for (int k = 0; k < 4; ++k) problem.sides[k] = grid.sides[k];
+        distributed_ = std::make_unique<DistributedTransformPoisson<T, 2>>(part.comm, ctx, problem, boxes_of<2>(part.boxes));
+      } else {
+        transform_ = std::make_unique<TransformPoisson<T>>(ctx, grid);
+      }
     }
     if (method == PoissonMethod::multigrid || method == PoissonMethod::mg_cg) {
       mg_ = std::make_unique<Multigrid<T>>(ctx, grid, part, mg);
@@ -85,9 +94,17 @@ class PoissonSolver {
   PoissonLevel<T>& level() { return *fine_; }
   /// Multigrid levels (0 for jacobi and cg).
   int multigrid_levels() const { return mg_ ? mg_->levels() : 0; }
+  /// The multigrid hierarchy (null for the other methods).
+  Multigrid<T>* multigrid() { return mg_.get(); }
 
-  /// The exact transform solver (null for the iterative methods).
+  /// The one-rank exact transform solver (null for the iterative methods and on several ranks).
   const TransformPoisson<T>* transform() const { return transform_.get(); }
+  /// True for the exact transform solve, on one rank or several.
+  bool exact() const { return transform_ || distributed_; }
+  /// The transforms (and, on several ranks, the transposes) of the exact solve; "" for the iterative methods.
+  std::string transform_description() const {
+    return transform_ ? transform_->description() : distributed_ ? distributed_->description() : std::string();
+  }
 
   /// Solves A x = b from the guess in x to ||b - A x|| <= rel_tol ||b||, at most max_iterations
   /// iterations (sweeps for jacobi, V-cycles for multigrid). b must be consistent when A is
@@ -97,7 +114,8 @@ class PoissonSolver {
   SolveStats solve(const Field<T, 2>& b, Field<T, 2>& x, double rel_tol, int max_iterations) {
     switch (method_) {
       case PoissonMethod::transform: {
-        transform_->solve(b, x);
+        if (distributed_) distributed_->solve(b.view(), x.view());
+        else transform_->solve(b, x);
         SolveStats st;
         st.converged = true;
         st.residual = std::nan("");
@@ -163,6 +181,7 @@ class PoissonSolver {
   PoissonMethod method_;
   std::unique_ptr<Multigrid<T>> mg_;
   std::unique_ptr<TransformPoisson<T>> transform_;
+  std::unique_ptr<DistributedTransformPoisson<T, 2>> distributed_;
   std::unique_ptr<PoissonLevel<T>> own_;
   PoissonLevel<T>* fine_ = nullptr;
   Field<T, 2> r_, p_, ap_, z_;

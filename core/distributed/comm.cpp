@@ -5,6 +5,7 @@
 #include "core/distributed/comm.hpp"
 
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -17,6 +18,22 @@
 namespace sim {
 
 namespace {
+/// Throws unless every count and offset list of an all-to-all has one entry per rank.
+void check_alltoallv_lists(int ranks, const std::vector<std::size_t>& send_bytes, const std::vector<std::size_t>& send_offsets,
+                           const std::vector<std::size_t>& recv_bytes, const std::vector<std::size_t>& recv_offsets) {
+  for (const auto* list : {&send_bytes, &send_offsets, &recv_bytes, &recv_offsets})
+    if (list->size() != std::size_t(ranks))
+      throw Error("Comm::alltoallv: a count or offset list of " + std::to_string(list->size()) + " entries for " +
+                  std::to_string(ranks) + " ranks");
+}
+
+/// One process's all-to-all: its part to itself.
+void copy_own_part(const void* send, const std::vector<std::size_t>& send_bytes, const std::vector<std::size_t>& send_offsets,
+                   void* recv, const std::vector<std::size_t>& recv_offsets) {
+  if (send_bytes[0] > 0)
+    std::memcpy(static_cast<char*>(recv) + recv_offsets[0], static_cast<const char*>(send) + send_offsets[0], send_bytes[0]);
+}
+
 /// The number of processes an MPI launcher started (its environment variables), 0 when none did.
 int launched_size() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
@@ -143,6 +160,32 @@ void Comm::barrier() const {
   if (mpi_) check(MPI_Barrier(native_mpi_comm(*this)), "MPI_Barrier");
 }
 
+void Comm::alltoallv(const void* send, const std::vector<std::size_t>& send_bytes, const std::vector<std::size_t>& send_offsets,
+                     void* recv, const std::vector<std::size_t>& recv_bytes, const std::vector<std::size_t>& recv_offsets) const {
+  check_alltoallv_lists(size_, send_bytes, send_offsets, recv_bytes, recv_offsets);
+  if (!mpi_) return copy_own_part(send, send_bytes, send_offsets, recv, recv_offsets);
+  // counts in the widest unit (8, 4 or 1 bytes) that divides every count and offset, so that
+  // MPI's int counts reach as far as they can
+  std::size_t unit = 8;
+  for (const auto* list : {&send_bytes, &send_offsets, &recv_bytes, &recv_offsets})
+    for (std::size_t v : *list)
+      while (v % unit) unit /= 2;
+  const MPI_Datatype type = unit == 8 ? MPI_UINT64_T : unit == 4 ? MPI_UINT32_T : unit == 2 ? MPI_UINT16_T : MPI_BYTE;
+  auto ints = [unit](const std::vector<std::size_t>& bytes) {
+    std::vector<int> out(bytes.size());
+    for (std::size_t r = 0; r < bytes.size(); ++r) {
+      if (bytes[r] / unit > std::size_t(std::numeric_limits<int>::max()))
+        throw Error("Comm::alltoallv: " + std::to_string(bytes[r]) + " bytes are beyond MPI's int count of " +
+                    std::to_string(unit) + "-byte elements; use more ranks so that each rank holds less");
+      out[r] = int(bytes[r] / unit);
+    }
+    return out;
+  };
+  const std::vector<int> sc = ints(send_bytes), sd = ints(send_offsets), rc = ints(recv_bytes), rd = ints(recv_offsets);
+  check(MPI_Alltoallv(send, sc.data(), sd.data(), type, recv, rc.data(), rd.data(), type, native_mpi_comm(*this)),
+        "MPI_Alltoallv");
+}
+
 Pending Comm::start(const std::vector<Transfer>& transfers) const {
   Pending p;
   if (transfers.empty()) return p;
@@ -201,6 +244,11 @@ std::string Comm::broadcast(const std::string& text) const { return text; }
 std::vector<double> Comm::allgather(double v) const { return {v}; }
 std::vector<double> Comm::allgather(const std::vector<double>& mine) const { return mine; }
 void Comm::barrier() const {}
+void Comm::alltoallv(const void* send, const std::vector<std::size_t>& send_bytes, const std::vector<std::size_t>& send_offsets,
+                     void* recv, const std::vector<std::size_t>& recv_bytes, const std::vector<std::size_t>& recv_offsets) const {
+  check_alltoallv_lists(1, send_bytes, send_offsets, recv_bytes, recv_offsets);
+  copy_own_part(send, send_bytes, send_offsets, recv, recv_offsets);
+}
 Pending Comm::start(const std::vector<Transfer>& transfers) const {
   if (!transfers.empty()) throw Error("Comm::start: this simkit was built without MPI (SIMKIT_MPI=OFF)");
   return Pending();

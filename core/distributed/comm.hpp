@@ -79,6 +79,11 @@ class Comm {
   std::vector<double> allgather(const std::vector<double>& mine) const;
   /// Waits until every rank has arrived.
   void barrier() const;
+  /// Every rank sends send_bytes[r] bytes from send + send_offsets[r] to rank r and receives
+  /// recv_bytes[r] bytes from rank r into recv + recv_offsets[r] (MPI_Alltoallv; host memory).
+  /// Blocking and collective. One process: its own part is copied.
+  void alltoallv(const void* send, const std::vector<std::size_t>& send_bytes, const std::vector<std::size_t>& send_offsets,
+                 void* recv, const std::vector<std::size_t>& recv_bytes, const std::vector<std::size_t>& recv_offsets) const;
   /// Starts the transfers (receives first, then sends); complete them with Pending::wait().
   Pending start(const std::vector<Transfer>& transfers) const;
   /// The same ranks on a communicator of their own, for collective I/O on a background

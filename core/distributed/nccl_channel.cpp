@@ -106,6 +106,35 @@ void NcclChannel::finish(const Context& ctx) {
   SIM_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(ctx.stream()), impl_->done, 0));
 }
 
+void NcclChannel::all_to_all_v(const Context& ctx, const void* send, const std::vector<std::size_t>& send_counts,
+                                const std::vector<std::size_t>& send_offsets, void* recv,
+                                const std::vector<std::size_t>& recv_counts, const std::vector<std::size_t>& recv_offsets,
+                                bool is_double, bool wait) {
+  auto compute = static_cast<cudaStream_t>(ctx.stream());
+  SIM_CUDA_CHECK(cudaEventRecord(impl_->queued, compute));  // the packed send buffer
+  SIM_CUDA_CHECK(cudaStreamWaitEvent(impl_->stream, impl_->queued, 0));
+  const ncclDataType_t type = is_double ? ncclFloat64 : ncclFloat32;
+  const std::size_t element = is_double ? 8 : 4;
+  check_nccl(ncclGroupStart(), "ncclGroupStart");
+  for (std::size_t r = 0; r < send_counts.size(); ++r)
+    if (send_counts[r] > 0)
+      check_nccl(ncclSend(static_cast<const char*>(send) + send_offsets[r] * element, send_counts[r], type, int(r),
+                          impl_->comm, impl_->stream),
+                 "ncclSend");
+  for (std::size_t r = 0; r < recv_counts.size(); ++r)
+    if (recv_counts[r] > 0)
+      check_nccl(ncclRecv(static_cast<char*>(recv) + recv_offsets[r] * element, recv_counts[r], type, int(r), impl_->comm,
+                          impl_->stream),
+                 "ncclRecv");
+  check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+  SIM_CUDA_CHECK(cudaEventRecord(impl_->done, impl_->stream));
+  if (wait) SIM_CUDA_CHECK(cudaStreamWaitEvent(compute, impl_->done, 0));
+}
+
+void NcclChannel::join(const Context& ctx) {
+  SIM_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(ctx.stream()), impl_->done, 0));
+}
+
 void NcclChannel::all_reduce_sum(const Context& ctx, void* data, std::size_t count, bool is_double) {
   auto compute = static_cast<cudaStream_t>(ctx.stream());
   SIM_CUDA_CHECK(cudaEventRecord(impl_->queued, compute));

@@ -32,6 +32,14 @@ class NcclChannel {
              bool is_double);
   /// Makes ctx's stream wait for the transfers of the last start().
   void finish(const Context& ctx);
+  /// After the work queued on ctx's stream: send_counts[r] elements from send + send_offsets[r]
+  /// to rank r and recv_counts[r] from rank r into recv + recv_offsets[r] (offsets in elements),
+  /// as one group of sends and receives; ctx's stream waits for it when wait, else join() does.
+  void all_to_all_v(const Context& ctx, const void* send, const std::vector<std::size_t>& send_counts,
+                    const std::vector<std::size_t>& send_offsets, void* recv, const std::vector<std::size_t>& recv_counts,
+                    const std::vector<std::size_t>& recv_offsets, bool is_double, bool wait = true);
+  /// Makes ctx's stream wait for every transfer issued so far on the channel's stream.
+  void join(const Context& ctx);
   /// Sums count elements of a device buffer over all ranks, in place, after the work queued
   /// on ctx's stream; ctx's stream waits for the result (the bus bandwidth's reference).
   void all_reduce_sum(const Context& ctx, void* data, std::size_t count, bool is_double);

@@ -205,11 +205,13 @@ class FluidModel final : public Model {
                                                 " x " + std::to_string(box.cells[1]) + "; use fewer ranks or more cells");
     }
     method_ = c.string("model", "pressure_solver");
-    const std::string no_transform = solvers::transform_unsupported(pgrid, int(part.boxes.size()));
+    const std::string no_transform = solvers::transform_unsupported(pgrid, 1);  // (several ranks: the distributed solve)
     if (method_ == "auto") {
       method_ = no_transform.empty() ? "transform" : "mg_cg";
-      solver_note_ = method_ == "transform" ? "auto: a rectangle without obstacles on one rank, solved exactly by fast transforms"
-                                            : "auto: mg_cg, since " + no_transform;
+      solver_note_ = method_ != "transform" ? "auto: mg_cg, since " + no_transform
+                     : part.boxes.size() > 1 ? "auto: a rectangle without obstacles, solved exactly by fast transforms "
+                                               "distributed over the ranks by all-to-all transposes"
+                                             : "auto: a rectangle without obstacles on one rank, solved exactly by fast transforms";
     }
     try {
       solver_ = std::make_unique<solvers::PoissonSolver<T>>(ctx_, pgrid, part, solvers::poisson_method(method_));
@@ -217,7 +219,7 @@ class FluidModel final : public Model {
       throw c.error_at("model", "pressure_solver", e.what());
     }
     links_ = solver_->level().stencil;  // views into the solver's coefficient arrays
-    if (const solvers::TransformPoisson<T>* t = solver_->transform()) solver_note_ += " (" + t->description() + ")";
+    if (solver_->exact()) solver_note_ += " (" + solver_->transform_description() + ")";
 
     for (Field<T, 2>* f : {&u_, &v_, &d_, &u1_, &v1_, &d1_, &u2_, &v2_, &d2_, &uc_, &vc_, &vort_})
       *f = Field<T, 2>(ctx_, grid_), f->fill(T(0));
@@ -228,7 +230,7 @@ class FluidModel final : public Model {
     const solvers::PoissonLevel<T>& level = solver_->level();
     p_ = level.make_field(), rhs_ = level.make_field(), div_ = level.make_field();
     if (implicit_) phi_ = level.make_field();
-    extrapolate_ = extrapolate_ && !solver_->transform();  // (the transform solves exactly: it takes no guess)
+    extrapolate_ = extrapolate_ && !solver_->exact();  // (the transform solves exactly: it takes no guess)
     if (extrapolate_)
       for (int k = 0; k < guess_order_; ++k) p_history_[k] = level.make_field(), p_history_[k].fill(T(0));
     speeds_ = AsyncReduction<SpeedPair>(ctx_);
@@ -295,7 +297,7 @@ class FluidModel final : public Model {
     last_iterations_ = last_viscous_iterations_ = 0;
     last_dt_ = dt;
     dt_.set(dt);
-    const bool recordable = !implicit_ && solver_->transform();  // (one rank: the transform solver refuses several)
+    const bool recordable = !implicit_ && solver_->transform();  // (one rank: on several, the transposes and halos go through the host)
     if (recordable) {
       // with an adaptive dt (next_dt() was called) the recording ends with what the next
       // next_dt() needs, so that one launch and one wait make a step
@@ -435,7 +437,7 @@ class FluidModel final : public Model {
             {"max_divergence", "1/s", comm_.max(double(norm_max(div_)))},
             {"cfl", "", last_dt_ * (um / hx_ + vm / hy_)},
             {"pressure_iterations", "", double(last_iterations_)},
-            {"pressure_residual", "", solver_->transform() ? transform_residual() : last_residual_}};
+            {"pressure_residual", "", solver_->exact() ? transform_residual() : last_residual_}};
     if (implicit_) diag.push_back({"viscous_iterations", "", double(last_viscous_iterations_)});
     return diag;
   }
@@ -596,7 +598,7 @@ class FluidModel final : public Model {
   /// (cylinder float32 with mg_cg on the CPU, iterations a step: 1024 x 256 over its first 155
   /// steps 9-10 unscaled, 5 scaled; 512 x 128 shedding, t = 4 to 8: 10 unscaled, 6-8 scaled).
   void scale_pressure_guess(double f) {
-    if (scale_guess_ && !solver_->transform() && f != guess_weight_) p_ = p_ * T(f / guess_weight_);
+    if (scale_guess_ && !solver_->exact() && f != guess_weight_) p_ = p_ * T(f / guess_weight_);
     guess_weight_ = f;
   }
 
@@ -682,7 +684,7 @@ class FluidModel final : public Model {
   void solve_pressure(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& q, bool plus_old_pressure) {
     for_each(ctx_, "fluid::pressure_rhs", box(),
              PressureRhs<T>{u.view(), v.view(), rhs_.view(), links_, T(1 / hx_), T(1 / hy_), dt_source_});
-    if (singular_ && !solver_->transform()) {  // the Neumann problem needs a mean-free right-hand side (the transform drops the mean itself)
+    if (singular_ && !solver_->exact()) {  // the Neumann problem needs a mean-free right-hand side (the transform drops the mean itself)
       const double* sum = sum_over_ranks("fluid::rhs_sum", Value<T>{rhs_.view()});
       for_each(ctx_, "fluid::remove_mean", box(), RemoveMean<T>{rhs_.view(), links_, sum, double(solver_->level().fluid_cells)});
     }
@@ -715,7 +717,7 @@ class FluidModel final : public Model {
   }
 
   /// The fused 2D transform solve when the pressure solver has one (one rank, walls or periodic all round).
-  const fft::SpectralMultiplier<T>* fused_solver() const {  // (the transform solver exists on one rank only)
+  const fft::SpectralMultiplier<T>* fused_solver() const {  // (several ranks: the distributed solve, never fused)
     const solvers::TransformPoisson<T>* t = solver_->transform();
     return t ? t->fused() : nullptr;
   }
@@ -820,7 +822,7 @@ ModelInfo fluid_model_info() {
   p(Param::integer("viscous_max_iterations", 1000).range(1, 1e9).says("implicit viscous solve iteration cap"));
   p(Param::string("pressure_solver", "auto").one_of({"auto", "transform", "jacobi", "cg", "multigrid", "mg_cg"})
      .says("pressure Poisson solver: auto (transform where it applies, else mg_cg; --dry-run says which), "
-         "transform (exact, by fast cosine/sine/Fourier transforms: no obstacle, one rank), jacobi, cg, multigrid "
+         "transform (exact, by fast cosine/sine/Fourier transforms: no obstacle; on several ranks distributed by all-to-all transposes), jacobi, cg, multigrid "
          "(V-cycles) or mg_cg (CG preconditioned by a V-cycle)"));
   p(Param::real("pressure_tol", 1e-8).positive().at_most(1).says("relative residual the pressure solve reaches"));
   p(Param::integer("pressure_max_iterations", 20000).range(1, 1e9).says("pressure solver iteration cap"));

@@ -13,7 +13,14 @@
 #      at 4096^2 (FLUID_SCALING=0 leaves it out).
 #      (fluid-variants) the same scaling under each halo path and multigrid gather threshold.
 #   6. (weak3d) 3D weak scaling alone, 1 GPU against N under each halo path, repeated.
-#   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [weak3d] [halo] [orders] [nsys] [diagnose] [fluid] [fluid-variants]
+#   7. (fluid-scaling) bench_fluid_scaling on 2 and N GPUs: the distributed transform solve, the
+#      cavity 4096^2 step and the 3D periodic 512^3 solve (strong, and weak per GPU), 1 GPU against
+#      N, with the transposes' bandwidth against an NCCL all-to-all of the same bytes; the
+#      transposes whole and in 4 pieces overlapping the transforms (SIMKIT_TRANSPOSE_CHUNKS).
+#   8. (heat-repeat) heat 2D 16384^2 per GPU, float64 and float32, 1 GPU and N, three rounds in
+#      alternating order, with each GPU's SM clock, temperature and throttle reasons after each
+#      run: whether a low weak-scaling figure repeats, and whether the clocks explain it.
+#   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [weak3d] [halo] [orders] [nsys] [diagnose] [fluid] [fluid-variants] [fluid-scaling] [heat-repeat]
 set -u
 n=$1; shift
 parts=("$@"); [ ${#parts[@]} -gt 0 ] || parts=(checks scaling halo)
@@ -36,6 +43,8 @@ for part in "${parts[@]}"; do
       for halo in nccl host; do
         SIMKIT_HALO=$halo mpi "$n" "$bin/tests/mpi/halo_check" cuda 2>&1 | tail -2 | sed "s/^/[$halo] /"
       done
+      # the distributed transform solve against the one-rank solve (every side combination, every split)
+      mpi "$n" "$bin/tests/mpi/transform_check" cuda 2>&1 | tail -3
       w=$out/runs; mkdir -p "$w"
       run() { local np=$1 name=$2; shift 2; rm -rf "$w/$name"
         mpi "$np" "$sim" --quiet --backend cuda --output "$w/$name" "$@" > "$w/$name.log" 2>&1 || { echo "FAILED $name"; tail -3 "$w/$name.log"; }; }
@@ -109,8 +118,8 @@ PY
       for prec in ${precs-float64 float32}; do  # strong scaling (FLUID_SCALING=0: none): the 4096^2 cavity on 1, 2 and N GPUs
         tol=1e-8; [ $prec = float32 ] && tol=1e-4
         nps="1 2"; [ "$n" -gt 2 ] && nps="$nps $n"
-        # mg_cg on every count (the transform solver runs on one rank only), and auto on one GPU
-        for run in "1 auto" $(for np in $nps; do echo "$np mg_cg"; done | tr ' ' :); do
+        # auto (the transform solver, distributed on several GPUs) and mg_cg on every count
+        for run in $(for np in $nps; do echo "$np auto"; echo "$np mg_cg"; done | tr ' ' :); do
           read -r np solver <<<"${run/:/ }"
           tag=${prec}_${solver}_np$np
           mpi "$np" "$sim" configs/cavity_re1000.toml --backend cuda --output "$w/scratch" grid.cells=[4096,4096] \
@@ -174,6 +183,29 @@ PY
             SIMKIT_HALO=$halo mpi "$np" "$sim" bench/configs/heat3d_512.toml --quiet --backend cuda run.precision=\"$prec\" \
               grid.cells=[$((512 * np)),512,512] run.steps=200 --output "$out/scratch" --stats "$f" >/dev/null 2>&1
             echo "weak3d $prec halo=$halo np$np rep$rep: $(grep -o '"ms_per_step": [0-9.]*' "$f")"
+          done
+        done
+      done
+      rm -rf "$out/scratch" ;;
+    fluid-scaling)  # the distributed transform solve: 1 GPU against 2 and N, transposes against the all-to-all
+      for np in 2 "$n"; do  # the transposes whole, and in 4 pieces overlapping the transforms
+        for chunks in 1 4; do
+          echo "SIMKIT_TRANSPOSE_CHUNKS=$chunks"
+          SIMKIT_TRANSPOSE_CHUNKS=$chunks mpi "$np" -x SIMKIT_TRANSPOSE_CHUNKS "$bin/bench/bench_fluid_scaling" --backend cuda \
+            --json "$out/fluid_scaling_np${np}_chunks$chunks.json" 2>&1 | grep -v '^wrote'
+        done
+        [ "$n" = 2 ] && break
+      done ;;
+    heat-repeat)  # does heat 2D 16384^2 float64's weak scaling repeat? (the clocks after each run)
+      for rep in 1 2 3; do
+        order="1 $n"; [ $((rep % 2)) = 0 ] && order="$n 1"
+        for prec in float64 float32; do
+          for np in $order; do
+            f=$out/heat_repeat_${prec}_np${np}_$rep.json
+            mpi "$np" "$sim" bench/configs/heat2d_16384.toml --quiet --backend cuda run.precision=\"$prec\" \
+              grid.cells=[$((16384 * np)),16384] run.steps=200 --output "$out/scratch" --stats "$f" > /dev/null 2>&1
+            echo "heat 2D 16384^2 per GPU $prec np$np round $rep: $(grep -o '"ms_per_step": [0-9.]*' "$f");" \
+                 "$(nvidia-smi --query-gpu=index,clocks.sm,temperature.gpu,clocks_throttle_reasons.active --format=csv,noheader | tr '\n' ' ')"
           done
         done
       done

@@ -1,0 +1,299 @@
+// Scaling of the fluid's exact pressure solve over ranks (run under mpirun, one GPU per rank,
+// or alone): per case, the one-rank figure (rank 0 alone, in the same run) and the N-rank one.
+//   bench_fluid_scaling [--backend B] [--cells2 4096] [--cells3 512] [--steps 10] [--json FILE]
+// Rows:
+//   all-to-all      a plain all-to-all of the bytes one slab transpose moves (NCCL on GPUs,
+//                   MPI on CPUs): its bus bandwidth (bytes leaving a rank per second), the
+//                   reference for the transposes;
+//   cavity 2D       the lid-driven cavity step (explicit Euler, transform solver), strong
+//                   scaling of n^2 cells: ms per step, ms in the two slab transposes of its
+//                   solve, their bandwidth and its fraction of the all-to-all's, speedup and
+//                   efficiency t1 / (N tN);
+//   mg_cg 2D        the cavity's pressure solve by mg_cg (for obstacle flows) from zero to
+//                   the tolerance: ms per solve on 1 and N ranks, its iterations, the ghost
+//                   exchanges a solve makes (every level split over the ranks), the time of one
+//                   exchange of each such level alone, and their product: the time a solve
+//                   spends in exchanges (an estimate: latency-bound exchanges do not overlap);
+//   poisson 3D      the 3D periodic pressure solve (the Taylor-Green box's), strong (n^3 in
+//                   all) and weak (n^3 per rank) scaling: ms per solve, transposes as above,
+//                   efficiency t1 / (N tN) strong, t1 / tN weak.
+// Times are medians of --steps samples, the slowest rank's.
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/bench_util.hpp"
+#include "core/distributed/comm.hpp"
+#include "core/distributed/decomposition.hpp"
+#include "io/config.hpp"
+#include "models/model.hpp"
+#include "models/runner.hpp"
+#include "solvers/distributed_transform.hpp"
+#include "solvers/pressure_solver.hpp"
+#if SIMKIT_HAS_NCCL
+#include "core/distributed/nccl_channel.hpp"
+#endif
+
+using namespace sim;
+
+namespace {
+
+/// Seconds of the slowest rank for the median of repeat calls of fn (comm: the ranks taking part).
+double timed(const Comm& comm, const Context& ctx, int repeat, const std::function<void()>& fn) {
+  comm.barrier();
+  return comm.max(bench::time_it(ctx, repeat, fn).median);
+}
+
+/// A plain all-to-all of `bytes` per rank (an equal share to every rank): the bus bandwidth
+/// in GB/s, counting the bytes that leave a rank.
+double all_to_all_gbs(const Comm& comm, const Context& ctx, double bytes, int repeat, std::vector<bench::Row>& rows) {
+  const std::size_t n = std::size_t(comm.size());
+  const std::size_t share = std::size_t(bytes / 8 / double(n));  // float64 elements to each rank
+  Array<double, 1> send(ctx, extents(index_t(share * n))), recv(ctx, extents(index_t(share * n)));
+  send.fill(1.0 + comm.rank());
+  std::vector<std::size_t> counts(n, share), offsets(n);
+  for (std::size_t r = 0; r < n; ++r) offsets[r] = r * share;
+  std::function<void()> exchange;
+#if SIMKIT_HAS_NCCL
+  std::shared_ptr<NcclChannel> channel;
+  if (ctx.is_cuda()) {
+    channel = NcclChannel::get(comm, ctx);
+    exchange = [&] { channel->all_to_all_v(ctx, send.data(), counts, offsets, recv.data(), counts, offsets, true); };
+  }
+#endif
+  std::vector<std::size_t> byte_counts(n, share * 8), byte_offsets(n);
+  for (std::size_t r = 0; r < n; ++r) byte_offsets[r] = offsets[r] * 8;
+  if (!exchange) {
+    if (ctx.is_cuda()) throw Error("bench_fluid_scaling: GPUs without NCCL have no device all-to-all to compare with");
+    exchange = [&] { comm.alltoallv(send.data(), byte_counts, byte_offsets, recv.data(), byte_counts, byte_offsets); };
+  }
+  const double s = timed(comm, ctx, repeat, exchange);
+  const double leaving = double(share * 8 * (n - 1));
+  const double gbs = leaving / s / 1e9;
+  char name[96];
+  std::snprintf(name, sizeof name, "all-to-all float64, %.4g MB per rank", bytes / 1e6);
+  rows.push_back({name,
+                  {{"ms", s * 1e3}, {"MB_leaving_per_rank", leaving / 1e6}, {"GB/s_bus", gbs}}});
+  return gbs;
+}
+
+/// The cavity config: n^2 cells, explicit Euler, the transform solver.
+std::string cavity_text(index_t n, bool f64) {
+  return "[run]\nmodel = \"fluid\"\nsteps = 1\nprecision = \"" + std::string(f64 ? "float64" : "float32") +
+         "\"\n[grid]\ncells = [" + std::to_string(n) + ", " + std::to_string(n) +
+         "]\nlength = [1.0, 1.0]\n[model]\nviscosity = 0.001\ntime_scheme = \"euler\"\npressure_solver = \"transform\"\n"
+         "[boundary]\ny_hi_value = 1.0\n";
+}
+
+/// ms per cavity step on comm's ranks (after a spin-up).
+template <class T>
+double cavity_ms(const Comm& comm, const Context& ctx, index_t n, int steps, int batch) {
+  static const ModelRegistry registry = builtin_models();
+  io::Config config = io::Config::parse(cavity_text(n, sizeof(T) == 8), "bench_fluid_scaling.toml");
+  std::unique_ptr<Model> model = build_model(registry, ctx, config, comm);
+  model->initialize();
+  const double dt = comm.min(model->next_dt(0.5));
+  for (int k = 0; k < 5; ++k) model->step(dt);
+  return timed(comm, ctx, steps, [&] {
+    for (int k = 0; k < batch; ++k) model->step(dt);
+  }) / batch * 1e3;
+}
+
+/// A transform solver of a box of `cells` (periodic all round when periodic, else the
+/// cavity's walls) on comm's ranks, split automatically as simulate splits it.
+template <class T, int Rank>
+struct Solve {
+  solvers::DistributedTransformPoisson<T, Rank> solver;
+  Array<T, Rank> b, x;
+
+  Solve(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], bool periodic) {
+    solvers::TransformProblem<Rank> pr;
+    index_t c3[3] = {1, 1, 1};
+    for (int d = 0; d < Rank; ++d) {
+      pr.cells[d] = c3[d] = cells[d], pr.inv_h2[d] = double(cells[d]) * double(cells[d]);
+      pr.sides[2 * d] = pr.sides[2 * d + 1] = periodic ? solvers::PressureSide::periodic : solvers::PressureSide::neumann;
+    }
+    const Decomposition dec = Decomposition::automatic(Rank, c3, comm.size(), 2);
+    const bool wrap[3] = {periodic, periodic, periodic};
+    std::vector<Subdomain> subs;
+    for (int r = 0; r < comm.size(); ++r) subs.push_back(dec.subdomain(r, wrap));
+    const std::vector<Box<Rank>> boxes = solvers::boxes_of<Rank>(subs);
+    solver = solvers::DistributedTransformPoisson<T, Rank>(comm, ctx, pr, boxes);
+    const Box<Rank> mine = boxes[std::size_t(comm.rank())];
+    b = Array<T, Rank>(ctx, mine.shape()), x = Array<T, Rank>(ctx, mine.shape());
+    b.fill(T(0.5)), x.fill(T(0));
+  }
+  /// Seconds per solve and per pair of slab transposes (A to B and back), the slowest rank's.
+  std::pair<double, double> time(const Comm& comm, const Context& ctx, int repeat) {
+    const double solve = timed(comm, ctx, repeat, [&] { solver.solve(b.view(), x.view()); });
+    const double transposes = timed(comm, ctx, repeat, [&] { solver.transposes_alone(); });
+    return {solve, transposes};
+  }
+};
+
+/// The row of one case: N-rank ms against one rank's, transposes and their bandwidth.
+bench::Row scaling_row(const std::string& name, int ranks, bool weak, double ms1, double msn, double transposes_ms,
+                       double transpose_bytes, double bus_gbs) {
+  const double gbs = transposes_ms > 0 ? transpose_bytes / (transposes_ms * 1e-3) / 1e9 : 0;
+  const double efficiency = weak ? ms1 / msn : ms1 / (ranks * msn);
+  return {name, {{"ranks", double(ranks)}, {"ms_1_rank", ms1}, {"ms", msn}, {"speedup", ms1 / msn},
+                 {"efficiency", efficiency}, {"ms_transposes", transposes_ms}, {"GB/s_transposes", gbs},
+                 {"fraction_of_all_to_all", bus_gbs > 0 ? gbs / bus_gbs : 0}}};
+}
+
+template <class T>
+void cavity_case(const Comm& comm, const Context& ctx, index_t n, int steps, int batch, double bus,
+                 std::vector<bench::Row>& rows) {
+  const char* prec = sizeof(T) == 8 ? "float64" : "float32";
+  double ms1 = 0;
+  if (comm.rank() == 0) ms1 = cavity_ms<T>(Comm(), ctx, n, steps, batch);
+  ms1 = comm.max(ms1);
+  const double msn = cavity_ms<T>(comm, ctx, n, steps, batch);
+  const index_t cells[2] = {n, n};
+  Solve<T, 2> s(comm, ctx, cells, false);
+  const auto [solve, transposes] = s.time(comm, ctx, steps);
+  (void)solve;
+  const double bytes = comm.max(double(s.solver.transpose_bytes()));
+  rows.push_back(scaling_row("cavity 2D " + std::to_string(n) + "^2 " + prec + " step, strong", comm.size(), false, ms1,
+                             msn, transposes * 1e3, bytes, bus));
+}
+
+/// A consistent right-hand side of the walled cavity on box (global indices): cosine modes, zero mean.
+template <class T>
+std::vector<T> cavity_rhs(const Subdomain& box, index_t n) {
+  const double pi = 3.14159265358979323846;
+  std::vector<T> v;
+  for (index_t i = 0; i < box.cells[0]; ++i)
+    for (index_t j = 0; j < box.cells[1]; ++j) {
+      const double x = (double(box.offset[0] + i) + 0.5) / double(n), y = (double(box.offset[1] + j) + 0.5) / double(n);
+      v.push_back(T(std::cos(3 * pi * x) * std::cos(2 * pi * y) + std::cos(pi * x) + 0.5 * std::cos(7 * pi * y)));
+    }
+  return v;
+}
+
+/// mg_cg on the cavity's pressure problem (n^2, walls) on comm's ranks: ms per solve from zero,
+/// iterations, exchanges per solve and the estimated ms in them.
+template <class T>
+std::vector<double> mg_cg_solve(const Comm& comm, const Context& ctx, index_t n, int repeat) {
+  const solvers::PressureSide walls[4] = {solvers::PressureSide::neumann, solvers::PressureSide::neumann,
+                                          solvers::PressureSide::neumann, solvers::PressureSide::neumann};
+  const auto grid = solvers::make_poisson_grid<T>(n, n, 1.0 / double(n), 1.0 / double(n), walls);
+  solvers::PoissonPartition part = solvers::PoissonPartition::whole(n, n);
+  part.comm = comm;
+  if (comm.parallel()) {
+    const index_t cells[3] = {n, n, 1};
+    const Decomposition dec = Decomposition::automatic(2, cells, comm.size(), 2);
+    const bool periodic[3] = {false, false, false};
+    part.boxes.clear();
+    for (int r = 0; r < comm.size(); ++r) part.boxes.push_back(dec.subdomain(r, periodic));
+  }
+  solvers::PoissonSolver<T> solver(ctx, grid, part, solvers::PoissonMethod::mg_cg);
+  solvers::PoissonLevel<T>& fine = solver.level();
+  Field<T, 2> b = fine.make_field(), x = fine.make_field();
+  detail::copy_from_host<T, 2>(ctx, cavity_rhs<T>(part.mine(), n).data(), b.view());
+  const double tol = sizeof(T) == 8 ? 1e-8 : 1e-4;
+  std::vector<solvers::PoissonLevel<T>>& levels = solver.multigrid()->split_levels();
+  for (auto& L : levels) L.exchanges = 0;
+  x.fill(T(0));
+  const solvers::SolveStats st = solver.solve(b, x, tol, 500);
+  std::vector<double> counts;
+  for (auto& L : levels) counts.push_back(double(L.exchanges));
+  comm.barrier();
+  const double ms = timed(comm, ctx, repeat, [&] {
+    x.fill(T(0));
+    solver.solve(b, x, tol, 500);
+  }) * 1e3;
+  double exchanges = 0, exchange_ms = 0, finest_us = 0;
+  for (std::size_t l = 0; l < levels.size(); ++l) {  // one exchange of each split level alone
+    Field<T, 2> f = levels[l].make_field();
+    const double us = timed(comm, ctx, repeat, [&] { levels[l].exchange_faces(f); }) * 1e6;
+    if (l == 0) finest_us = us;
+    exchanges += counts[l], exchange_ms += counts[l] * us * 1e-3;
+  }
+  return {ms, double(st.iterations), comm.max(exchanges), comm.max(exchange_ms), finest_us};
+}
+
+template <class T>
+void mg_cg_case(const Comm& comm, const Context& ctx, index_t n, int repeat, std::vector<bench::Row>& rows) {
+  const char* prec = sizeof(T) == 8 ? "float64" : "float32";
+  double ms1 = 0;
+  if (comm.rank() == 0) ms1 = mg_cg_solve<T>(Comm(), ctx, n, repeat)[0];
+  ms1 = comm.max(ms1);
+  const std::vector<double> r = mg_cg_solve<T>(comm, ctx, n, repeat);
+  rows.push_back({"mg_cg 2D " + std::to_string(n) + "^2 " + prec + " cavity solve, strong",
+                  {{"ranks", double(comm.size())}, {"ms_1_rank", ms1}, {"ms", r[0]}, {"speedup", ms1 / r[0]},
+                   {"iterations", r[1]}, {"exchanges", r[2]}, {"ms_exchanges_est", r[3]},
+                   {"fraction_in_exchanges", r[0] > 0 ? r[3] / r[0] : 0}, {"us_per_exchange_finest", r[4]}}});
+}
+
+template <class T>
+void poisson3_case(const Comm& comm, const Context& ctx, index_t n, bool weak, int steps, double bus,
+                   std::vector<bench::Row>& rows) {
+  const char* prec = sizeof(T) == 8 ? "float64" : "float32";
+  const index_t one[3] = {n, n, n};
+  double ms1 = 0;
+  if (comm.rank() == 0) {
+    Solve<T, 3> s(Comm(), ctx, one, true);
+    ms1 = s.time(Comm(), ctx, steps).first * 1e3;
+  }
+  ms1 = comm.max(ms1);
+  const index_t many[3] = {weak ? n * comm.size() : n, n, n};
+  Solve<T, 3> s(comm, ctx, many, true);
+  const auto [solve, transposes] = s.time(comm, ctx, steps);
+  const double bytes = comm.max(double(s.solver.transpose_bytes()));
+  rows.push_back(scaling_row("poisson 3D periodic " + std::to_string(n) + "^3" + (weak ? " per rank" : "") + " " + prec +
+                                 (weak ? " solve, weak" : " solve, strong"),
+                             comm.size(), weak, ms1, solve * 1e3, transposes * 1e3, bytes, bus));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"simkit fluid scaling benchmark: the distributed transform solve (run under mpirun)"};
+  bench::CommonOptions opts;
+  index_t cells2 = 4096, cells3 = 512;
+  int steps = 10, batch = 10;
+  bool weak = true, mg = true;
+  opts.add_to(app);
+  app.add_option("--cells2", cells2, "cavity: n (n x n cells in all)");
+  app.add_option("--cells3", cells3, "3D box: n (n^3 in all for strong scaling, per rank for weak; 0: none)");
+  app.add_option("--steps", steps, "timed samples (median reported)");
+  app.add_option("--batch", batch, "cavity steps per sample");
+  app.add_flag("!--no-weak", weak, "skip the 3D weak-scaling rows");
+  app.add_flag("!--no-mg", mg, "skip the mg_cg rows");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    const Comm comm = Comm::world();
+    ContextOptions options;
+    if (const int gpus = cuda_device_count(); gpus > 0) options.device = comm.local_rank() % gpus;
+    const Context ctx = Context::create(opts.backend, options);
+    std::vector<bench::Row> rows;
+    // the reference: an all-to-all of one 3D float64 slab's bytes (the largest transpose here)
+    const double slab_bytes = double(cells3 > 0 ? cells3 * cells3 * cells3 : cells2 * cells2) * 8;
+    const double bus = comm.parallel() ? all_to_all_gbs(comm, ctx, slab_bytes, steps, rows) : 0;
+    if (cells2 > 0) {
+      cavity_case<double>(comm, ctx, cells2, steps, batch, bus, rows);
+      cavity_case<float>(comm, ctx, cells2, steps, batch, bus, rows);
+      if (mg) {
+        mg_cg_case<double>(comm, ctx, cells2, steps, rows);
+        mg_cg_case<float>(comm, ctx, cells2, steps, rows);
+      }
+    }
+    if (cells3 > 0)
+      for (bool w : {false, true}) {
+        if (w && !weak) continue;
+        poisson3_case<double>(comm, ctx, cells3, w, steps, bus, rows);
+        poisson3_case<float>(comm, ctx, cells3, w, steps, bus, rows);
+      }
+    if (comm.rank() == 0)
+      bench::report("bench_fluid_scaling, " + std::to_string(comm.size()) + " ranks", ctx, opts.commit, rows, opts.json);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_fluid_scaling: %s\n", e.what());
+    return 1;
+  }
+}

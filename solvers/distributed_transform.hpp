@@ -1,0 +1,298 @@
+#pragma once
+// The exact transform solve of the pressure Poisson equation (transform_poisson.hpp) on a 2D
+// or 3D rectangle without obstacles split over any number of ranks, one box per rank (any
+// split, uneven or empty boxes included). The data moves between the boxes and two slab
+// layouts by all-to-all transposes (core/distributed/redistribute.hpp):
+//   boxes -> slabs A (split along axis a, whole along the others): batched 1D transforms
+//            along every axis but a;
+//   slabs A -> slabs B (split along axis b != a, whole along a): the transform along a,
+//            division by the eigenvalues, the inverse along a;
+//   slabs B -> slabs A: the inverses along the other axes; slabs A -> boxes.
+// Axis a is the axis the boxes are split along when they form slabs already (the usual split
+// over a few ranks), so that the first and last moves are local copies, and are skipped. Per
+// axis the transform pair and eigenvalues are TransformAxis's (the one-rank solver's). The
+// solution equals the one-rank solve to rounding: the same separable transforms, in another
+// order. When no side is Dirichlet the constant mode is dropped (zero mean). Cut into pieces
+// along a (SIMKIT_TRANSPOSE_CHUNKS), the transposes between GPUs overlap the transforms: each
+// piece's move to slabs B runs beside the next piece's transforms, and on the way back each
+// piece's inverse transforms beside the next piece's move.
+#include <array>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/array/expr.hpp"
+#include "core/distributed/decomposition.hpp"
+#include "core/distributed/redistribute.hpp"
+#include "core/kernels/for_each.hpp"
+#include "core/numerics/fft.hpp"
+#include "solvers/transform_poisson.hpp"
+
+namespace sim::solvers {
+
+/// s *= 1 / (sum over axes of l_d) * inv_norm (0 for the null mode), 2D.
+template <class T>
+struct SlabDivide2 {
+  View<T, 2> s;
+  View<const T, 1> l0, l1;
+  T inv_norm;
+  SIM_INLINE void operator()(index_t i, index_t j) const {
+    const T lambda = l0(i) + l1(j);
+    s(i, j) = lambda > T(0) ? s(i, j) * (inv_norm / lambda) : T(0);
+  }
+};
+
+/// The same in 3D.
+template <class T>
+struct SlabDivide3 {
+  View<T, 3> s;
+  View<const T, 1> l0, l1, l2;
+  T inv_norm;
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
+    const T lambda = l0(i) + l1(j) + l2(k);
+    s(i, j, k) = lambda > T(0) ? s(i, j, k) * (inv_norm / lambda) : T(0);
+  }
+};
+
+/// Rank r's slab of a grid of `cells` split over `ranks` along `axis` (balanced: the first
+/// cells % ranks slabs get one cell more; empty when there are more ranks than cells).
+template <int Rank>
+Box<Rank> slab_box(const index_t (&cells)[Rank], int axis, int ranks, int r) {
+  Box<Rank> b;
+  for (int d = 0; d < Rank; ++d) b.lo[d] = 0, b.hi[d] = cells[d];
+  const index_t n = cells[axis], base = n / ranks, extra = n % ranks;
+  auto start = [&](int c) { return index_t(c) * base + (index_t(c) < extra ? index_t(c) : extra); };
+  b.lo[axis] = start(r), b.hi[axis] = start(r + 1);
+  return b;
+}
+
+/// The boxes of a decomposition's ranks, as global index boxes.
+template <int Rank>
+std::vector<Box<Rank>> boxes_of(const std::vector<Subdomain>& subs) {
+  std::vector<Box<Rank>> boxes;
+  for (const Subdomain& s : subs) {
+    Box<Rank> b;
+    for (int d = 0; d < Rank; ++d) b.lo[d] = s.offset[d], b.hi[d] = s.offset[d] + s.cells[d];
+    boxes.push_back(b);
+  }
+  return boxes;
+}
+
+/// The problem a DistributedTransformPoisson solves: cells, spacing and sides per axis.
+template <int Rank>
+struct TransformProblem {
+  index_t cells[Rank] = {};
+  double inv_h2[Rank] = {};         ///< 1 / h^2 per axis
+  PressureSide sides[2 * Rank] = {};  ///< low, high side per axis
+};
+
+/// Why the problem cannot be solved by the distributed transform ("" when it can).
+template <int Rank>
+std::string distributed_transform_unsupported(const TransformProblem<Rank>& problem) {
+  for (int d = 0; d < Rank; ++d)
+    if ((problem.sides[2 * d] == PressureSide::periodic) != (problem.sides[2 * d + 1] == PressureSide::periodic))
+      return "a dimension is periodic on one side only";
+  return "";
+}
+
+/// Pieces the slab transposes are cut into (SIMKIT_TRANSPOSE_CHUNKS, default 1): with k > 1
+/// the transpose of each piece of slabs A runs beside the transforms of the next.
+inline int transpose_chunks_from_env() {
+  const char* e = std::getenv("SIMKIT_TRANSPOSE_CHUNKS");
+  const int k = e ? std::atoi(e) : 1;
+  return k >= 1 ? k : 1;
+}
+
+template <class T, int Rank>
+class DistributedTransformPoisson {
+  static_assert(Rank == 2 || Rank == 3, "the distributed transform solver is 2D or 3D");
+
+ public:
+  DistributedTransformPoisson() = default;
+  /// The solver of problem on comm's ranks, rank r holding boxes[r] (global indices), on ctx
+  /// (collective). chunks: pieces of slabs A whose transposes overlap the next piece's
+  /// transforms (0: SIMKIT_TRANSPOSE_CHUNKS, default 1). Throws Error when
+  /// distributed_transform_unsupported(problem) is not "".
+  DistributedTransformPoisson(const Comm& comm, const Context& ctx, const TransformProblem<Rank>& problem,
+                              const std::vector<Box<Rank>>& boxes, int chunks = 0)
+      : ctx_(ctx) {
+    const std::string why = distributed_transform_unsupported(problem);
+    if (!why.empty()) throw Error("transform solver: " + why);
+    const int ranks = comm.size();
+    ranks_ = ranks;
+    index_t cells[Rank];
+    for (int d = 0; d < Rank; ++d) cells[d] = problem.cells[d];
+    a_ = slab_axis(boxes, cells);
+    b_ = a_ == 0 ? 1 : 0;
+    std::vector<Box<Rank>> slabs_a, slabs_b;
+    for (int r = 0; r < ranks; ++r)
+      slabs_a.push_back(slab_box<Rank>(cells, a_, ranks, r)), slabs_b.push_back(slab_box<Rank>(cells, b_, ranks, r));
+    to_a_ = Redistribution<T, Rank>(comm, ctx, boxes, slabs_a);
+    from_a_ = Redistribution<T, Rank>(comm, ctx, slabs_a, boxes);
+    mine_a_ = slabs_a[std::size_t(comm.rank())], mine_b_ = slabs_b[std::size_t(comm.rank())];
+    transposed_ = ranks > 1;
+    chunks_ = transposed_ ? (chunks > 0 ? chunks : transpose_chunks_from_env()) : 1;
+    work_a_ = Array<T, Rank>(ctx, nonempty(mine_a_.shape()));
+    if (transposed_) work_b_ = Array<T, Rank>(ctx, nonempty(mine_b_.shape()));
+    double norm = 1;
+    for (int d = 0; d < Rank; ++d) {
+      axes_.emplace_back(problem.sides[2 * d], problem.sides[2 * d + 1], cells[d]);
+      norm *= double(fft::normalisation(axes_[std::size_t(d)].forward, cells[d]));
+      // the eigenvalues of this rank's part of slabs B along d, over h^2
+      std::vector<T> l(std::size_t(mine_b_.extent(d) > 0 ? mine_b_.extent(d) : 1), T(0));
+      for (index_t i = 0; i < mine_b_.extent(d); ++i)
+        l[std::size_t(i)] = T(axes_[std::size_t(d)].eigenvalues[std::size_t(mine_b_.lo[d] + i)] * problem.inv_h2[d]);
+      eigen_[d] = Array<T, 1>::from_host(ctx, extents(index_t(l.size())), l);
+    }
+    inv_norm_ = T(1.0 / norm);
+    // chunk k of every rank's slab A: its share k of the slab's cells along a
+    for (int k = 0; k < chunks_; ++k) {
+      std::vector<Box<Rank>> chunk;
+      for (const Box<Rank>& slab : slabs_a) chunk.push_back(chunk_of(slab, k));
+      const Box<Rank> mine = chunk[std::size_t(comm.rank())];
+      chunk_.push_back(relative(mine, mine_a_));
+      forward_a_.emplace_back(), backward_a_.emplace_back();
+      if (mine.size() > 0)
+        for (int d = 0; d < Rank; ++d)
+          if (d != a_) {
+            forward_a_.back().emplace_back(ctx, axes_[std::size_t(d)].forward, mine.shape(), d);
+            backward_a_.back().emplace_back(ctx, axes_[std::size_t(d)].backward, mine.shape(), d);
+          }
+      if (transposed_) {
+        a_to_b_.emplace_back(comm, ctx, chunk, slabs_b);
+        b_to_a_.emplace_back(comm, ctx, slabs_b, chunk);
+      }
+    }
+    if (mine_b_.size() > 0) {
+      forward_b_ = fft::Transform<T, Rank>(ctx, axes_[std::size_t(a_)].forward, mine_b_.shape(), a_);
+      backward_b_ = fft::Transform<T, Rank>(ctx, axes_[std::size_t(a_)].backward, mine_b_.shape(), a_);
+    }
+  }
+
+  /// x = the solution of A x = b on this rank's box (b and x: views of its shape, e.g. a
+  /// Field's interior); collective, asynchronous where the transport is.
+  void solve(View<const T, Rank> b, View<T, Rank> x) {
+    View<T, Rank> a = slabs_a_view(), s = slabs_b_view();
+    View<const T, Rank> in = b;
+    if (!to_a_.identity()) to_a_(b, a), in = a;
+    // forward along every axis but a in slabs A, piece by piece (the first transform from b
+    // when b is slabs A already), each piece's transpose to slabs B started behind it
+    for (int k = 0; k < chunks_; ++k) {
+      const View<T, Rank> ak = a.sub(chunk_[std::size_t(k)]);
+      const std::vector<fft::Transform<T, Rank>>& f = forward_a_[std::size_t(k)];
+      for (std::size_t t = 0; t < f.size(); ++t) f[t](t == 0 ? in.sub(chunk_[std::size_t(k)]) : View<const T, Rank>(ak), ak);
+      if (transposed_) a_to_b_[std::size_t(k)].start(ak, s);
+    }
+    if (transposed_)
+      for (int k = 0; k < chunks_; ++k) a_to_b_[std::size_t(k)].finish(s);
+    if (mine_b_.size() > 0) {
+      forward_b_(s, s);
+      divide(s);
+      backward_b_(s, s);
+    }
+    // back to slabs A piece by piece, each piece's inverse transforms beside the next piece's
+    // transpose; the last transform straight into x when x is slabs A
+    const View<T, Rank> out = from_a_.identity() ? x : a;
+    if (transposed_) b_to_a_[0].start(s, a.sub(chunk_[0]));
+    for (int k = 0; k < chunks_; ++k) {
+      const View<T, Rank> ak = a.sub(chunk_[std::size_t(k)]);
+      if (transposed_) b_to_a_[std::size_t(k)].finish(ak);
+      if (transposed_ && k + 1 < chunks_) b_to_a_[std::size_t(k + 1)].start(s, a.sub(chunk_[std::size_t(k + 1)]));
+      const std::vector<fft::Transform<T, Rank>>& g = backward_a_[std::size_t(k)];
+      const std::size_t n = g.size();
+      for (std::size_t t = 0; t < n; ++t) g[n - 1 - t](ak, t + 1 == n ? out.sub(chunk_[std::size_t(k)]) : ak);
+    }
+    if (!from_a_.identity()) from_a_(a, x);
+  }
+
+  /// The transforms and the layout, e.g. "DCT-II/III x real DFT, slabs along x then y over 2 ranks (NCCL all-to-all)".
+  std::string description() const {
+    static const char* names[3] = {"x", "y", "z"};
+    std::string s;
+    for (int d = 0; d < Rank; ++d) s += (d ? " x " : "") + std::string(axes_[std::size_t(d)].label());
+    if (!transposed_) return s;
+    return s + ", slabs along " + names[a_] + " then " + names[b_] + " over " + std::to_string(ranks_) + " ranks (" +
+           a_to_b_[0].transport() + " all-to-all" + (chunks_ > 1 ? ", " + std::to_string(chunks_) + " pieces" : "") + ")";
+  }
+  /// The slab transposes of one solve alone (A to B and back, every piece; no transforms), on
+  /// the solver's work arrays: what a benchmark times as the solve's transposes.
+  void transposes_alone() {
+    if (!transposed_) return;
+    View<T, Rank> a = slabs_a_view(), s = slabs_b_view();
+    for (int k = 0; k < chunks_; ++k) a_to_b_[std::size_t(k)](a.sub(chunk_[std::size_t(k)]), s);
+    for (int k = 0; k < chunks_; ++k) b_to_a_[std::size_t(k)](s, a.sub(chunk_[std::size_t(k)]));
+  }
+  /// Bytes this rank sends to other ranks in the slab transposes of one solve.
+  std::size_t transpose_bytes() const {
+    std::size_t bytes = 0;
+    for (std::size_t k = 0; k < a_to_b_.size(); ++k) bytes += a_to_b_[k].bytes_sent() + b_to_a_[k].bytes_sent();
+    return bytes;
+  }
+  /// True when the boxes are not slabs A, so that a solve also moves the data between them (two more transposes).
+  bool moves_boxes() const { return !to_a_.identity(); }
+
+ private:
+  /// The axis the boxes are split along when every box spans the whole grid in the others (else 0).
+  static int slab_axis(const std::vector<Box<Rank>>& boxes, const index_t (&cells)[Rank]) {
+    int axis = -1;
+    for (const Box<Rank>& b : boxes)
+      for (int d = 0; d < Rank; ++d)
+        if (b.size() > 0 && (b.lo[d] != 0 || b.hi[d] != cells[d])) {
+          if (axis >= 0 && axis != d) return 0;
+          axis = d;
+        }
+    return axis < 0 ? 0 : axis;
+  }
+  /// Piece k of chunks_ of slab along a.
+  Box<Rank> chunk_of(const Box<Rank>& slab, int k) const {
+    Box<Rank> c = slab;
+    const index_t n = slab.extent(a_);
+    c.lo[a_] = slab.lo[a_] + n * k / chunks_, c.hi[a_] = slab.lo[a_] + n * (k + 1) / chunks_;
+    return c;
+  }
+  /// box moved so that origin's first cell is index 0.
+  static Box<Rank> relative(const Box<Rank>& box, const Box<Rank>& origin) {
+    Box<Rank> b = box;
+    for (int d = 0; d < Rank; ++d) b.lo[d] -= origin.lo[d], b.hi[d] -= origin.lo[d];
+    if (box.size() == 0) b = Box<Rank>{};
+    return b;
+  }
+  /// The box of shape box.shape() at the origin.
+  static Box<Rank> whole(const Box<Rank>& box) {
+    Box<Rank> b;
+    for (int d = 0; d < Rank; ++d) b.lo[d] = 0, b.hi[d] = box.extent(d);
+    return b;
+  }
+  /// shape, with at least one element (arrays for empty slabs).
+  static Extents<Rank> nonempty(Extents<Rank> e) {
+    if (e.size() == 0)
+      for (int d = 0; d < Rank; ++d) e.n[d] = 1;
+    return e;
+  }
+  View<T, Rank> slabs_a_view() { return work_a_.view().sub(whole(mine_a_)); }
+  View<T, Rank> slabs_b_view() { return transposed_ ? work_b_.view().sub(whole(mine_b_)) : slabs_a_view(); }
+  void divide(View<T, Rank> s) {
+    if constexpr (Rank == 2)
+      for_each(ctx_, "poisson::slab_divide", whole(mine_b_), SlabDivide2<T>{s, eigen_[0].view(), eigen_[1].view(), inv_norm_});
+    else
+      for_each(ctx_, "poisson::slab_divide", whole(mine_b_),
+               SlabDivide3<T>{s, eigen_[0].view(), eigen_[1].view(), eigen_[2].view(), inv_norm_});
+  }
+
+  Context ctx_;
+  int a_ = 0, b_ = 1, ranks_ = 1, chunks_ = 1;
+  bool transposed_ = false;  // several ranks: slabs A and B differ
+  std::vector<TransformAxis> axes_;
+  Redistribution<T, Rank> to_a_, from_a_;
+  std::vector<Redistribution<T, Rank>> a_to_b_, b_to_a_;  // per piece of slabs A
+  Array<T, Rank> work_a_, work_b_;
+  Box<Rank> mine_a_{}, mine_b_{};
+  std::vector<Box<Rank>> chunk_;  // this rank's pieces of slabs A, relative to its slab
+  std::array<Array<T, 1>, Rank> eigen_;
+  T inv_norm_ = 1;
+  std::vector<std::vector<fft::Transform<T, Rank>>> forward_a_, backward_a_;  // per piece: along every axis but a
+  fft::Transform<T, Rank> forward_b_, backward_b_;                            // along a
+};
+
+}  // namespace sim::solvers

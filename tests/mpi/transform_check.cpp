@@ -1,0 +1,253 @@
+// Run under mpirun (or alone): the distributed transform Poisson solve
+// (solvers/distributed_transform.hpp) on this run's ranks must equal the one-rank solve of
+// the whole grid to rounding,
+//     max |p_N - p_1| <= 50 eps max |p_1|      (eps of the element type),
+// for 2D and 3D grids with uneven sizes, every side combination per axis (periodic, Neumann,
+// Dirichlet, Neumann-Dirichlet, Dirichlet-Neumann), every arrangement of the ranks (slabs
+// along each axis, and blocks, which move through both slab layouts; slabs left empty where an
+// axis has fewer cells than ranks), the transposes whole or in 2 or 3 pieces (overlapped with
+// the transforms on GPUs), float64 and float32. The one-rank reference is the
+// one-rank solver of transform_poisson.hpp in 2D and this solver on one process in 3D; both
+// must satisfy A p = b - mean(b) (singular problems) to rounding, evaluated in double on the
+// host. Prints the worst ratio; exit 1 on any rank's failure.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/distributed/comm.hpp"
+#include "core/distributed/decomposition.hpp"
+#include "solvers/distributed_transform.hpp"
+
+namespace {
+
+using namespace sim;
+using solvers::PressureSide;
+
+constexpr double kBound = 50;  // eps times max |p_1|
+
+/// The five side pairs of an axis.
+const PressureSide kPairs[5][2] = {{PressureSide::periodic, PressureSide::periodic},
+                                   {PressureSide::neumann, PressureSide::neumann},
+                                   {PressureSide::dirichlet, PressureSide::dirichlet},
+                                   {PressureSide::neumann, PressureSide::dirichlet},
+                                   {PressureSide::dirichlet, PressureSide::neumann}};
+
+/// A right-hand side that differs at every cell (the same on every rank).
+double rhs_at(const index_t* g, int rank) {
+  double v = 0.3;
+  for (int d = 0; d < rank; ++d) v += std::sin(1.7 * double(g[d] + 1) * double(d + 2)) * (1.0 + 0.1 * d);
+  return v;
+}
+
+/// Row-major values of box (global indices) given by f(index).
+template <int Rank, class F>
+std::vector<double> on_box(const Box<Rank>& box, const F& f) {
+  std::vector<double> v;
+  index_t p[3] = {0, 0, 0};
+  for (p[0] = box.lo[0]; p[0] < box.hi[0]; ++p[0])
+    for (p[1] = box.lo[1]; p[1] < box.hi[1]; ++p[1])
+      for (p[2] = Rank > 2 ? box.lo[2] : 0; p[2] < (Rank > 2 ? box.hi[2] : 1); ++p[2]) v.push_back(f(p));
+  return v;
+}
+
+template <int Rank>
+Box<Rank> whole_box(const index_t (&cells)[Rank]) {
+  Box<Rank> b;
+  for (int d = 0; d < Rank; ++d) b.lo[d] = 0, b.hi[d] = cells[d];
+  return b;
+}
+
+/// max |A p - (b - mean b when singular)| over the grid, in double, row-major p and b of the whole grid.
+template <int Rank>
+double residual(const solvers::TransformProblem<Rank>& pr, const std::vector<double>& p, const std::vector<double>& b) {
+  bool singular = true;
+  for (PressureSide s : pr.sides) singular = singular && s != PressureSide::dirichlet;
+  double mean = 0;
+  for (double x : b) mean += x;
+  mean = singular ? mean / double(b.size()) : 0;
+  index_t n[3] = {1, 1, 1}, stride[3] = {0, 0, 1};
+  for (int d = 0; d < Rank; ++d) n[d] = pr.cells[d];
+  stride[1] = n[2], stride[0] = n[1] * n[2];
+  double worst = 0;
+  index_t i[3];
+  for (i[0] = 0; i[0] < n[0]; ++i[0])
+    for (i[1] = 0; i[1] < n[1]; ++i[1])
+      for (i[2] = 0; i[2] < n[2]; ++i[2]) {
+        const index_t at = i[0] * stride[0] + i[1] * stride[1] + i[2] * stride[2];
+        double ap = 0;
+        for (int d = 0; d < Rank; ++d)
+          for (int side = 0; side < 2; ++side) {
+            const index_t j = i[d] + (side ? 1 : -1);
+            const PressureSide kind = pr.sides[2 * d + side];
+            double c = 1, nb = 0;
+            if (j >= 0 && j < n[d]) nb = p[std::size_t(at + (j - i[d]) * stride[d])];
+            else if (kind == PressureSide::periodic) nb = p[std::size_t(at + (j < 0 ? n[d] - 1 : -(n[d] - 1)) * stride[d])];
+            else c = kind == PressureSide::dirichlet ? 2 : 0;
+            ap += pr.inv_h2[d] * c * (p[std::size_t(at)] - nb);
+          }
+        worst = std::max(worst, std::abs(ap - (b[std::size_t(at)] - mean)));
+      }
+  return worst;
+}
+
+/// The one-rank solution of the whole grid, row-major, on ctx.
+template <class T, int Rank>
+std::vector<double> one_rank(const Context& ctx, const solvers::TransformProblem<Rank>& pr, const std::vector<double>& b) {
+  std::vector<T> bt(b.begin(), b.end());
+  Extents<Rank> e;
+  for (int d = 0; d < Rank; ++d) e.n[d] = pr.cells[d];
+  Array<T, Rank> bb = Array<T, Rank>::from_host(ctx, e, bt);
+  std::vector<T> x;
+  if constexpr (Rank == 2) {  // the one-rank solver of transform_poisson.hpp
+    const PressureSide sides[4] = {pr.sides[0], pr.sides[1], pr.sides[2], pr.sides[3]};
+    const auto grid = solvers::make_poisson_grid<T>(pr.cells[0], pr.cells[1], 1 / std::sqrt(pr.inv_h2[0]),
+                                                    1 / std::sqrt(pr.inv_h2[1]), sides);
+    const Grid<2> g = Grid<2>::uniform(e, {1.0, 1.0});
+    Field<T, 2> fb(ctx, g), fx(ctx, g);
+    detail::copy<T, 2>(ctx, View<const T, 2>(bb.view()), fb.view());
+    solvers::TransformPoisson<T>(ctx, grid).solve(fb, fx);
+    Array<T, 2> out(ctx, e);
+    detail::copy<T, 2>(ctx, View<const T, 2>(fx.view()), out.view());
+    x = out.to_host();
+  } else {
+    const Box<Rank> all = whole_box<Rank>(pr.cells);
+    solvers::DistributedTransformPoisson<T, Rank> solver(Comm(), ctx, pr, {all});
+    Array<T, Rank> out(ctx, e);
+    solver.solve(bb.view(), out.view());
+    x = out.to_host();
+  }
+  return std::vector<double>(x.begin(), x.end());
+}
+
+struct Tally {
+  int cases = 0, failures = 0;
+  double worst = 0, worst_residual = 0;
+};
+
+/// One case: the split procs of the grid, sides given per axis by pair indices.
+template <class T, int Rank>
+void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], const int (&procs)[Rank],
+           const int (&pairs)[Rank], int chunks, Tally& tally) {
+  solvers::TransformProblem<Rank> pr;
+  index_t cells3[3] = {1, 1, 1};
+  int procs3[3] = {1, 1, 1};
+  for (int d = 0; d < Rank; ++d) {
+    pr.cells[d] = cells3[d] = cells[d], procs3[d] = procs[d];
+    pr.inv_h2[d] = double((d + 2) * (d + 2)) * 1.5;  // unequal spacings
+    pr.sides[2 * d] = kPairs[pairs[d]][0], pr.sides[2 * d + 1] = kPairs[pairs[d]][1];
+  }
+  const std::vector<double> b = on_box<Rank>(whole_box<Rank>(cells), [](const index_t* g) { return rhs_at(g, Rank); });
+  const std::vector<double> p1 = one_rank<T, Rank>(ctx, pr, b);
+  double pmax = 0;
+  for (double v : p1) pmax = std::max(pmax, std::abs(v));
+  const double eps = std::numeric_limits<T>::epsilon();
+  // the reference solves the problem (the bound of a backward-stable solve: 100 eps max|p| times A's norm)
+  double anorm = 0;
+  for (int d = 0; d < Rank; ++d) anorm += 4 * pr.inv_h2[d];
+  const double res = residual<Rank>(pr, p1, b) / (eps * pmax * anorm);
+
+  const bool periodic[3] = {pr.sides[0] == PressureSide::periodic, pr.sides[2] == PressureSide::periodic,
+                            Rank > 2 && pr.sides[4] == PressureSide::periodic};
+  const Decomposition dec(Rank, cells3, procs3, 1);
+  std::vector<Subdomain> subs;
+  for (int r = 0; r < comm.size(); ++r) subs.push_back(dec.subdomain(r, periodic));
+  const std::vector<Box<Rank>> boxes = solvers::boxes_of<Rank>(subs);
+  const Box<Rank> mine = boxes[std::size_t(comm.rank())];
+  solvers::DistributedTransformPoisson<T, Rank> solver(comm, ctx, pr, boxes, chunks);
+  const std::vector<double> bm = on_box<Rank>(mine, [](const index_t* g) { return rhs_at(g, Rank); });
+  Array<T, Rank> bl = Array<T, Rank>::from_host(ctx, mine.shape(), std::vector<T>(bm.begin(), bm.end()));
+  Array<T, Rank> xl(ctx, mine.shape());
+  solver.solve(bl.view(), xl.view());
+  const std::vector<T> xs = xl.to_host();
+  index_t n[3] = {1, 1, 1};
+  for (int d = 0; d < Rank; ++d) n[d] = cells[d];
+  std::size_t k = 0;
+  double diff = 0;
+  on_box<Rank>(mine, [&](const index_t* g) {
+    const double want = p1[std::size_t((g[0] * n[1] + g[1]) * n[2] + (Rank > 2 ? g[2] : 0))];
+    diff = std::max(diff, std::abs(double(xs[k++]) - want));
+    return 0.0;
+  });
+  const double ratio = comm.max(diff / (eps * pmax));
+  ++tally.cases;
+  tally.worst = std::max(tally.worst, ratio);
+  tally.worst_residual = std::max(tally.worst_residual, res);
+  if (ratio > kBound || res > 100 || !(pmax > 0)) {
+    ++tally.failures;
+    if (comm.rank() == 0) {
+      std::string s;
+      for (int d = 0; d < Rank; ++d) s += (d ? " x " : "") + std::to_string(cells[d]) + "(" + std::to_string(procs[d]) + " ranks, sides " + std::to_string(pairs[d]) + ")";
+      s += ", " + std::to_string(chunks) + " pieces";
+      std::printf("FAIL %dD %s %s: max |p_N - p_1| = %.3g eps max|p_1| (bound %g), one-rank residual %.3g (bound 100)\n",
+                  Rank, sizeof(T) == 8 ? "float64" : "float32", s.c_str(), ratio, kBound, res);
+    }
+  }
+}
+
+/// Every arrangement procs of comm's ranks over Rank axes with at least one cell per rank.
+template <int Rank>
+std::vector<std::array<int, Rank>> arrangements(int ranks, const index_t (&cells)[Rank]) {
+  std::vector<std::array<int, Rank>> out;
+  for (int p0 = 1; p0 <= ranks; ++p0)
+    for (int p1 = 1; p1 <= ranks; ++p1) {
+      std::array<int, Rank> p{};
+      p[0] = p0, p[1] = p1;
+      if constexpr (Rank == 3) p[2] = ranks % (p0 * p1) ? 0 : ranks / (p0 * p1);
+      int product = 1;
+      bool fits = true;
+      for (int d = 0; d < Rank; ++d) product *= p[d], fits = fits && p[d] >= 1 && cells[d] / std::max(p[d], 1) >= 1;
+      if (product == ranks && fits) out.push_back(p);
+    }
+  return out;
+}
+
+template <class T, int Rank>
+void run_all(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], bool every_side, Tally& tally) {
+  for (const auto& p : arrangements<Rank>(comm.size(), cells)) {
+    int procs[Rank];
+    for (int d = 0; d < Rank; ++d) procs[d] = p[std::size_t(d)];
+    int count = 1;
+    for (int d = 0; d < Rank; ++d) count *= 5;
+    for (int c = 0; c < count; ++c) {
+      int pairs[Rank], rest = c;
+      for (int d = 0; d < Rank; ++d) pairs[d] = rest % 5, rest /= 5;
+      if (!every_side && c % 7 != 0 && c != count - 1) continue;  // a spread of the combinations
+      check<T, Rank>(comm, ctx, cells, procs, pairs, 1 + c % 3, tally);  // transposes in 1, 2 or 3 pieces
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // usage: transform_check [cpu|cuda]   (cuda: one GPU per rank, transposes through NCCL when built with it)
+  try {
+    const Comm comm = Comm::world();
+    const std::string backend = argc > 1 ? argv[1] : "cpu";
+    ContextOptions options;
+    if (const int gpus = cuda_device_count(); gpus > 0) options.device = comm.local_rank() % gpus;
+    const Context ctx = Context::create(backend == "cuda" ? BackendRequest::cuda : BackendRequest::cpu, options);
+    Tally t64, t32;
+    const index_t c2[2] = {13, 10}, thin[2] = {3, 11}, c3[3] = {7, 6, 5}, flat[3] = {9, 2, 3};
+    run_all<double, 2>(comm, ctx, c2, true, t64);
+    run_all<double, 2>(comm, ctx, thin, true, t64);
+    run_all<float, 2>(comm, ctx, c2, true, t32);
+    run_all<double, 3>(comm, ctx, c3, true, t64);
+    run_all<double, 3>(comm, ctx, flat, false, t64);
+    run_all<float, 3>(comm, ctx, c3, false, t32);
+    const int failures = t64.failures + t32.failures;
+    if (comm.rank() == 0)
+      std::printf("distributed transform on %d ranks: %d cases, max |p_N - p_1| / (eps max|p_1|) = %.3g float64, %.3g "
+                  "float32 (bound %g); one-rank residual / (eps max|p| |A|) <= %.3g; %s\n",
+                  comm.size(), t64.cases + t32.cases, t64.worst, t32.worst, kBound,
+                  std::max(t64.worst_residual, t32.worst_residual), failures ? "FAILED" : "OK");
+    return failures ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "transform_check: %s\n", e.what());
+    return 1;
+  }
+}
