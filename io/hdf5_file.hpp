@@ -77,11 +77,13 @@ struct FileSummary {
   std::map<std::string, std::string> strings;
 };
 
-/// Reads the attributes and field list of a snapshot or checkpoint (FileError if it is neither).
+/// Reads the attributes and field list of a snapshot or checkpoint (FileError if it is neither,
+/// or has no checksum trailer: such a file is refused before HDF5 reads it, as by read_field and read_checkpoint).
 FileSummary read_summary(const std::string& path);
-/// One field of a snapshot or checkpoint (checksums verified when present).
+/// One field of a snapshot or checkpoint (whole-file checksum verified first; refused without one).
 FieldData read_field(const std::string& path, const std::string& name);
 /// Human-readable description for `simulate info FILE`: kind, run, grid, fields, counters, config.
+/// A file without a checksum trailer is read in a child process (a crash there is a FileError).
 std::string describe(const std::string& path);
 
 /// Writes a checkpoint atomically and durably (PATH.tmp, H5Fclose, fsync, rename, fsync dir), Fletcher32 on every
