@@ -581,12 +581,24 @@ void write_timeseries_file(const std::string& path, const RunInfo& info, const s
 // opens it, except by `simulate info`, which reads it in a child process (describe).
 enum class Unverified { refuse, allow };
 
+// True when the file begins with HDF5's 8-byte signature (where simkit's files have it).
+bool starts_with_hdf5_signature(const std::string& path) {
+  static const unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  unsigned char head[8] = {};
+  std::FILE* in = std::fopen(path.c_str(), "rb");
+  const bool ok = in && std::fread(head, 1, 8, in) == 8 && std::memcmp(head, signature, 8) == 0;
+  if (in) std::fclose(in);
+  return ok;
+}
+
 File open_file(const std::string& path, Unverified unverified = Unverified::refuse) {
   File f{path, {}, false, true, {}};
   std::error_code ec;
   if (!fs::exists(path, ec)) f.bad("no such file");
   if (!fs::is_regular_file(path, ec)) f.bad("not a regular file");
   f.verified = check_trailer(path) == Trailer::verified;  // before HDF5 reads a byte of it
+  if (!f.verified && unverified == Unverified::refuse && !starts_with_hdf5_signature(path))
+    f.bad("not an HDF5 file (empty, truncated at the start, or written by something else)");
   if (!f.verified && unverified == Unverified::refuse)
     f.bad("no whole-file checksum at its end (cut short, changed since it was written, or not written by simulate): "
           "its bytes cannot be verified, so it is not read; use a file written whole by simulate "
@@ -1049,9 +1061,16 @@ std::vector<std::string> list_checkpoints(const std::string& dir, const std::str
   return paths;
 }
 
-void prune_checkpoints(const std::string& dir, const std::string& prefix, int keep) {
+void prune_checkpoints(const std::string& dir, const std::string& prefix, int keep, std::int64_t up_to_step) {
   SIM_REQUIRE(keep >= 0, sim::Error, "checkpoints to keep must be >= 0, not " + std::to_string(keep));
-  const std::vector<std::string> all = list_checkpoints(dir, prefix);
+  std::vector<std::string> all = list_checkpoints(dir, prefix);
+  const std::size_t digits = prefix.size() + 1;
+  all.erase(std::remove_if(all.begin(), all.end(),
+                           [&](const std::string& p) {  // later than up_to_step: not pruned
+                             const std::string name = fs::path(p).filename().string();
+                             return std::stoll(name.substr(digits, name.size() - digits - 3)) > up_to_step;
+                           }),
+            all.end());
   for (std::size_t i = std::size_t(keep); i < all.size(); ++i) {
     std::error_code ec;
     fs::remove(all[i], ec);

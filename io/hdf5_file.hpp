@@ -4,6 +4,7 @@
 // this; the HDF5 C API stays in hdf5_file.cpp. All functions are safe to call from several
 // threads (one lock serialises the HDF5 library, which Debian builds without thread safety).
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -115,8 +116,10 @@ Checkpoint read_checkpoint(const std::string& path, const std::vector<std::int64
 std::string checkpoint_path(const std::string& dir, const std::string& prefix, std::int64_t step);
 /// Checkpoints in dir named PREFIX_<digits>.h5, newest (highest step) first; *.tmp never counts.
 std::vector<std::string> list_checkpoints(const std::string& dir, const std::string& prefix);
-/// Deletes all but the newest `keep` checkpoints with that prefix.
-void prune_checkpoints(const std::string& dir, const std::string& prefix, int keep);
+/// Deletes all but the newest `keep` checkpoints with that prefix of a step up to up_to_step (a
+/// checkpoint of a later step is not this run's past: it is left alone).
+void prune_checkpoints(const std::string& dir, const std::string& prefix, int keep,
+                       std::int64_t up_to_step = std::numeric_limits<std::int64_t>::max());
 /// Removes leftover *.h5.tmp / *.xdmf.tmp files in dir (from a run killed mid-write); call before writing starts.
 void remove_stale_temporaries(const std::string& dir);
 

@@ -87,7 +87,8 @@ int run_checked(run::RunInput& in, const RunOptions& opt, const Comm& comm) {
   if (comm.rank() == 0) io::remove_stale_temporaries(in.plan.out_dir);
   comm.barrier();
   double next_output_time = 0;
-  if (opt.resume) next_output_time = run::resume(sim, in.config, in.schemas, *opt.resume);
+  if (!opt.resume) sim.plan.run_id = comm.broadcast(in.plan.run_id);  // rank 0 drew it
+  if (opt.resume) next_output_time = run::resume(sim, in.config, in.schemas, *opt.resume, opt.accept_changes);
   else if (in.plan.total_steps <= 0) run::log("note: the run has 0 steps; writing the initial state only");
   run::add_standard_activities(sim, opt.quiet, next_output_time);
   if (const int code = sim.run(); code != exit_ok) return code;

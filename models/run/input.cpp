@@ -1,6 +1,7 @@
 #include "models/run/input.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -16,6 +17,7 @@
 #include "models/run/clock.hpp"
 #include "models/run/finite_guard.hpp"
 #include "models/run/log.hpp"
+#include "models/run/run_identity.hpp"
 
 namespace fs = std::filesystem;
 
@@ -243,18 +245,48 @@ void check_initial_state(const io::Config& config, std::vector<FieldRef> fields,
   }
 }
 
-/// The output directory must be usable before the first step: created, writable, and locked (rank 0).
-void prepare_output_directory(const RunInput& in, const Comm& comm, DirectoryLock& lock) {
+/// What --resume would continue must be there before the output directory is made or
+/// locked: the named checkpoint a file, or a checkpoint in the output directory. Throws Error.
+void check_resume_source(const RunInput& in, const std::string& which) {
+  std::error_code ec;
+  if (!which.empty()) {
+    if (!fs::exists(which, ec)) throw Error("--resume " + which + ": no such file; give a checkpoint file, or --resume alone for the newest in the output directory");
+    if (!fs::is_regular_file(which, ec))
+      throw Error("--resume " + which + ": not a regular file (a directory?); give a checkpoint file such as " +
+                  io::checkpoint_path(in.plan.out_dir, in.plan.ckpt_prefix, 0));
+    return;
+  }
+  if (io::list_checkpoints(in.plan.out_dir, in.plan.ckpt_prefix).empty())
+    throw Error("--resume: no checkpoint named " + in.plan.ckpt_prefix + "_*.h5 in " + in.plan.out_dir +
+                (fs::is_directory(in.plan.out_dir, ec) ? "" : " (no such directory)") +
+                "; start the run without --resume, or give the output directory of the run to continue (--output DIR)");
+}
+
+/// The output directory must be usable before the first step: created, locked (rank 0, before
+/// any other file in it is touched, so that a second run is told whose it is), and writable.
+/// A fresh run gets its identity here (rank 0): an earlier run's files are moved aside.
+void prepare_output_directory(RunInput& in, const RunOptions& opt, const Comm& comm, DirectoryLock& lock) {
   const std::string& dir = in.plan.out_dir;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  const std::string probe = dir + "/.simulate-write-test-" + std::to_string(comm.rank());
-  std::ofstream(probe).put('x');
-  if (ec || !fs::exists(probe))
-    throw in.config.error_at("output", "directory", "cannot create or write the output directory '" + dir +
-                                                        "'; choose a writable path with output.directory or --output");
-  fs::remove(probe);
+  auto unwritable = [&] {
+    return in.config.error_at("output", "directory", "cannot create or write the output directory '" + dir +
+                                                         "'; choose a writable path with output.directory or --output");
+  };
+  if (ec || !fs::is_directory(dir)) throw unwritable();
   if (comm.rank() == 0) lock.acquire(in.config, dir);
+  const std::string probe = dir + "/.simulate-write-test-" + std::to_string(::getpid()) + "-" + std::to_string(comm.rank());
+  std::ofstream(probe).put('x');
+  if (!fs::exists(probe)) throw unwritable();
+  fs::remove(probe);
+  if (comm.rank() != 0 || opt.resume) return;
+  const std::string aside = move_earlier_run_aside(in.plan);
+  if (!aside.empty())
+    log("note: %s held the files of an earlier run (its checkpoints, snapshots, diagnostics); moved them to %s. "
+        "To continue that run instead, move them back and use --resume",
+        dir.c_str(), aside.c_str());
+  in.plan.run_id = new_run_id();
+  write_run_id(dir, in.plan.run_id);
 }
 
 }  // namespace
@@ -299,7 +331,8 @@ std::optional<int> prepare_run(const RunOptions& opt, ModelRegistry& registry, c
     in.model->initialize();
     check_initial_state(in.config, in.model->fields(), in.plan.grid, comm);
   }
-  prepare_output_directory(in, comm, lock);
+  if (opt.resume) check_resume_source(in, *opt.resume);
+  prepare_output_directory(in, opt, comm, lock);
   return std::nullopt;
 }
 

@@ -2,18 +2,26 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <type_traits>
+#include <variant>
 
 #include "core/decomposition.hpp"
 #include "models/run/host_fields.hpp"
 #include "models/run/log.hpp"
+#include "models/run/run_identity.hpp"
 
 namespace sim::run {
 
 ChosenCheckpoint choose_checkpoint(const std::vector<std::string>& candidates, const std::vector<std::int64_t>& box_offset,
-                                   const std::vector<std::int64_t>& box_count) {
+                                   const std::vector<std::int64_t>& box_count, const std::string& run_id) {
   for (const std::string& path : candidates) {
     try {
       ChosenCheckpoint c{io::read_checkpoint(path, box_offset, box_count), path};
+      const auto id = c.checkpoint.strings.find("run_id");
+      if (!run_id.empty() && id != c.checkpoint.strings.end() && id->second != run_id)
+        throw io::FileError(path + ": belongs to another run (run " + id->second + "; the directory's run is " + run_id +
+                            "): a resume continues only its own run");
       for (const char* key : {"step", "rng_seed", "rng_offset"})
         if (!c.checkpoint.counters.count(key)) throw io::FileError(path + ": has no counter '" + key + "'");
       if (!c.checkpoint.reals.count("time")) throw io::FileError(path + ": has no real 'time'");
@@ -26,8 +34,46 @@ ChosenCheckpoint choose_checkpoint(const std::vector<std::string>& candidates, c
   throw ResumeError("simulate: error: --resume: no valid checkpoint to resume from");
 }
 
+namespace {
+/// v as TOML-like text, numbers in %g form.
+std::string value_text(const io::Value& v) {
+  auto number = [](double x) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", x);
+    return std::string(b);
+  };
+  return std::visit(
+      [&](const auto& x) -> std::string {
+        using X = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<X, bool>) return x ? "true" : "false";
+        else if constexpr (std::is_same_v<X, std::string>) return "\"" + x + "\"";
+        else if constexpr (std::is_same_v<X, std::int64_t>) return std::to_string(x);
+        else if constexpr (std::is_same_v<X, double>) return number(x);
+        else {
+          std::string s = "[";
+          for (std::size_t i = 0; i < x.size(); ++i) {
+            s += i ? ", " : "";
+            if constexpr (std::is_same_v<typename X::value_type, std::string>) s += "\"" + x[i] + "\"";
+            else if constexpr (std::is_same_v<typename X::value_type, double>) s += number(x[i]);
+            else s += std::to_string(x[i]);
+          }
+          return s + "]";
+        }
+      },
+      v);
+}
+
+/// A parameter that decides the problem being solved (a model parameter, a boundary, the grid,
+/// the time step): a resume that changes one continues another problem from this state.
+bool physical(const std::string& section, const std::string& key) {
+  if (section == "model" || section == "boundary") return true;
+  if (section == "grid") return key != "decomposition";
+  return section == "run" && (key == "dt" || key == "cfl");
+}
+}  // namespace
+
 void compare_with_checkpoint(const io::Config& now, const io::Checkpoint& ck, const std::vector<io::Schema>& schemas,
-                             const Plan& plan, const std::string& path) {
+                             const Plan& plan, const std::string& path, bool accept_changes) {
   if (ck.info.model != now.string("run", "model"))
     throw now.error_at("run", "model", "the checkpoint " + path + " is of model '" + ck.info.model +
                                            "'; resume with the same model or start a new output directory");
@@ -40,17 +86,30 @@ void compare_with_checkpoint(const io::Config& now, const io::Checkpoint& ck, co
     same = std::fabs(g.spacing[d] - ck.grid.spacing[d]) <= 1e-12 * std::fabs(g.spacing[d]) &&
            std::fabs(g.origin[d] - ck.grid.origin[d]) <= 1e-12 * (1 + std::fabs(g.origin[d]));
   if (!same) throw now.error_at("grid", "cells", "the grid differs from the one in checkpoint " + path + "; resume with the same [grid]");
+  std::string changed;  // physical parameters that differ
   try {
     io::Config old = io::Config::parse(ck.info.config_toml, path + " (stored config)");
     old.validate(schemas);
     for (const io::Schema& s : schemas)
-      for (const io::Param& p : s.params)
-        if (!(old.value(s.section, p.name) == now.value(s.section, p.name)))
+      for (const io::Param& p : s.params) {
+        const io::Value &was = old.value(s.section, p.name), &is = now.value(s.section, p.name);
+        if (was == is) continue;
+        if (physical(s.section, p.name))
+          changed += std::string(changed.empty() ? "" : ", ") + "[" + s.section + "] " + p.name + " (" +
+                     value_text(was) + " in the checkpoint, " + value_text(is) + " now)";
+        else
           log("note: [%s] %s differs from the checkpoint's config; using the new value", s.section.c_str(),
               p.name.c_str());
+      }
   } catch (const std::exception& e) {
     log("note: could not compare with the checkpoint's stored config (%s)", e.what());
   }
+  if (changed.empty()) return;
+  if (!accept_changes)
+    throw ResumeError("simulate: error: --resume: the config changes the physics of the run in " + path + ": " + changed +
+                      "; continuing would solve another problem from this state. Resume with the checkpoint's values, "
+                      "start a new run in another output directory, or add --accept-changes to continue with the new values");
+  log("note: --accept-changes: continuing %s with changed parameters: %s", path.c_str(), changed.c_str());
 }
 
 namespace {
@@ -97,7 +156,8 @@ double restore_state(Simulation& sim, const ChosenCheckpoint& chosen) {
   return ck.reals.count("next_output_time") ? ck.reals.at("next_output_time") : 0;
 }
 
-double resume(Simulation& sim, const io::Config& config, const std::vector<io::Schema>& schemas, const std::string& which) {
+double resume(Simulation& sim, const io::Config& config, const std::vector<io::Schema>& schemas, const std::string& which,
+              bool accept_changes) {
   const std::vector<std::string> candidates =
       which.empty() ? io::list_checkpoints(sim.plan.out_dir, sim.plan.ckpt_prefix) : std::vector<std::string>{which};
   if (candidates.empty())
@@ -106,12 +166,25 @@ double resume(Simulation& sim, const io::Config& config, const std::vector<io::S
   // on several ranks each reads only its box (when all state fields share one, as grid fields do)
   std::vector<std::int64_t> box_offset, box_count;
   shared_box(sim.state_fields, box_offset, box_count);
-  const ChosenCheckpoint chosen = choose_checkpoint(candidates, box_offset, box_count);
+  // the directory's run: only its checkpoints are continued (one named on the command line may
+  // come from elsewhere, but not from another run that wrote into this directory)
+  const std::string dir_id = read_run_id(sim.plan.out_dir);
+  const ChosenCheckpoint chosen = choose_checkpoint(candidates, box_offset, box_count, which.empty() ? dir_id : "");
+  const auto own = chosen.checkpoint.strings.find("run_id");
+  const std::string ck_id = own != chosen.checkpoint.strings.end() ? own->second : "";
+  if (!which.empty() && !dir_id.empty() && !ck_id.empty() && ck_id != dir_id)
+    throw ResumeError("simulate: error: --resume " + which + ": belongs to run " + ck_id + ", but the output directory " +
+                      sim.plan.out_dir + " holds the files of run " + dir_id +
+                      "; resume into the checkpoint's own directory, or into a new one (--output DIR)");
   try {
-    compare_with_checkpoint(config, chosen.checkpoint, schemas, sim.plan, chosen.path);
+    compare_with_checkpoint(config, chosen.checkpoint, schemas, sim.plan, chosen.path, accept_changes);
   } catch (const io::ConfigError& e) {
     throw ResumeError(e.what());
   }
+  // the run keeps its identity (a checkpoint without one, from before identities: a new one)
+  std::string id = !ck_id.empty() ? ck_id : !dir_id.empty() ? dir_id : new_run_id();
+  sim.plan.run_id = id = sim.comm.broadcast(id);
+  if (sim.comm.rank() == 0 && id != dir_id) write_run_id(sim.plan.out_dir, id);
   const double next_output_time = restore_state(sim, chosen);
   log("resumed from %s at step %lld, t = %.6g", chosen.path.c_str(), (long long)sim.clock.step, sim.clock.time);
   return next_output_time;
