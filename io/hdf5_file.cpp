@@ -1086,7 +1086,9 @@ void remove_stale_temporaries(const std::string& dir) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (ends_with(name, ".h5.tmp") || ends_with(name, ".xdmf.tmp")) stale.push_back(it->path());
+    if (ends_with(name, ".h5.tmp") || ends_with(name, ".xdmf.tmp") || ends_with(name, ".csv.tmp") ||
+        name == ".simulate.run.tmp")
+      stale.push_back(it->path());
   }
   for (const fs::path& p : stale) {
     fs::remove(p, ec);

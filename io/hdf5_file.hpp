@@ -120,7 +120,7 @@ std::vector<std::string> list_checkpoints(const std::string& dir, const std::str
 /// checkpoint of a later step is not this run's past: it is left alone).
 void prune_checkpoints(const std::string& dir, const std::string& prefix, int keep,
                        std::int64_t up_to_step = std::numeric_limits<std::int64_t>::max());
-/// Removes leftover *.h5.tmp / *.xdmf.tmp files in dir (from a run killed mid-write); call before writing starts.
+/// Removes leftover *.h5.tmp / *.xdmf.tmp / *.csv.tmp files in dir (from a run killed mid-write); call before writing starts.
 void remove_stale_temporaries(const std::string& dir);
 
 namespace test_hooks {

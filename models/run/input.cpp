@@ -226,6 +226,14 @@ void resolve_time(RunInput& in) {
   }
   plan.adaptive = in.model->adaptive_dt() && !config.is_set("run", "dt");
   plan.cfl = config.real("run", "cfl");
+  const double every_time = config.real("output", "every_time");
+  if (every_time > 0 && !plan.adaptive && every_time < plan.dt)
+    throw config.error_at("output", "every_time",
+                          "is " + shortest_dt(every_time) + ", shorter than one time step (dt = " + shortest_dt(plan.dt) +
+                              (config.is_set("run", "dt") ? ", run.dt" : ", from the model's parameters") +
+                              "): every step would cross " + shortest_dt(plan.dt / every_time) +
+                              " output times; expected output.every_time >= dt: raise output.every_time" +
+                              (config.is_set("run", "dt") ? " or lower run.dt" : " or check the [model] parameters"));
 }
 
 /// The initial state must be finite: a NaN from an init file or from parameters is bad input
