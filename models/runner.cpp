@@ -84,8 +84,9 @@ io::RunInfo run_info(const run::RunInput& in, const Comm& comm) {
 /// activities, report. Returns the exit code; throws on failure.
 int run_checked(run::RunInput& in, const RunOptions& opt, const Comm& comm) {
   run::Simulation sim(in.plan, *in.model, in.ctx, comm, run_info(in, comm));
-  if (comm.rank() == 0) io::remove_stale_temporaries(in.plan.out_dir);
-  comm.barrier();
+  run::agreed_step(comm, [&] {
+    if (comm.rank() == 0) io::remove_stale_temporaries(in.plan.out_dir);
+  });
   double next_output_time = 0;
   if (!opt.resume) sim.plan.run_id = comm.broadcast(in.plan.run_id);  // rank 0 drew it
   if (opt.resume) next_output_time = run::resume(sim, in.config, in.schemas, *opt.resume, opt.accept_changes);
@@ -116,6 +117,8 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
   std::string input_error;
   try {
     if (const std::optional<int> done = run::prepare_run(opt, registry, comm, in, lock)) return *done;
+  } catch (const run::AgreedFailure& e) {  // every rank: the message is printed
+    return e.code;
   } catch (const io::ConfigError& e) {
     input_code = exit_bad_input, input_error = e.what();
   } catch (const Error& e) {  // io::FileError included
@@ -129,6 +132,8 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
   // ---- 2. the run
   try {
     return run_checked(in, opt, comm);
+  } catch (const run::AgreedFailure& e) {  // every rank: the message is printed
+    return e.code;
   } catch (const run::ResumeError& e) {  // every rank finds the same
     if (comm.rank() == 0) std::fprintf(stderr, "%s\n", e.what());
     return exit_bad_input;

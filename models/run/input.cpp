@@ -299,6 +299,35 @@ void prepare_output_directory(RunInput& in, const RunOptions& opt, const Comm& c
 
 }  // namespace
 
+void agreed_step(const Comm& comm, const std::function<void()>& step) {
+  int code = -1;
+  std::string message;
+  try {
+    step();
+  } catch (const AgreedFailure&) {
+    throw;
+  } catch (const io::ConfigError& e) {
+    code = exit_bad_input, message = e.what();
+  } catch (const std::bad_alloc&) {
+    code = exit_bad_input;
+    message = "simulate: error: out of memory while setting up the run" +
+              (comm.parallel() ? " on rank " + std::to_string(comm.rank()) : std::string()) +
+              "; lower grid.cells (or the model's sizes), or run on more ranks or a larger machine";
+  } catch (const Error& e) {  // io::FileError included
+    code = exit_bad_input, message = std::string("simulate: error: ") + e.what();
+  } catch (const std::exception& e) {
+    code = exit_failure, message = std::string("simulate: error: ") + e.what();
+  }
+  const std::int64_t worst = comm.max(std::int64_t(code));
+  if (worst < 0) return;
+  const int first = comm.size() - int(comm.max(std::int64_t(code >= 0 ? comm.size() - comm.rank() : 0)));
+  if (comm.rank() == first) {
+    if (first != 0) std::fprintf(stderr, "[rank %d] ", first);
+    std::fprintf(stderr, "%s\n", message.c_str());
+  }
+  throw AgreedFailure(int(worst));
+}
+
 void print_dry_run(const RunInput& in, const Comm& comm) {
   const Plan& plan = in.plan;
   std::printf("model      %s (%s, %s)\n", in.info->name.c_str(), plan.float64 ? "float64" : "float32",
@@ -322,25 +351,27 @@ void print_dry_run(const RunInput& in, const Comm& comm) {
 
 std::optional<int> prepare_run(const RunOptions& opt, ModelRegistry& registry, const Comm& comm, RunInput& in,
                                DirectoryLock& lock) {
-  load_config(opt, registry, in);
+  agreed_step(comm, [&] { load_config(opt, registry, in); });
   if (opt.print_config) {
     if (comm.rank() == 0) std::fputs(in.config.to_toml(in.schemas, true).c_str(), stdout);
     return 0;
   }
-  resolve_plan(in, comm);
-  create_model(in, opt, comm);
-  resolve_time(in);
+  agreed_step(comm, [&] { resolve_plan(in, comm); });
+  agreed_step(comm, [&] { create_model(in, opt, comm); });
+  agreed_step(comm, [&] { resolve_time(in); });
   if (opt.dry_run) {
     if (comm.rank() == 0) print_dry_run(in, comm);
     return 0;
   }
   // the initial state is input too (an init file, its values): set it before anything is written
   if (!opt.resume) {
-    in.model->initialize();
-    check_initial_state(in.config, in.model->fields(), in.plan.grid, comm);
+    agreed_step(comm, [&] { in.model->initialize(); });
+    agreed_step(comm, [&] { check_initial_state(in.config, in.model->fields(), in.plan.grid, comm); });
   }
-  if (opt.resume) check_resume_source(in, *opt.resume);
-  prepare_output_directory(in, opt, comm, lock);
+  agreed_step(comm, [&] {
+    if (opt.resume) check_resume_source(in, *opt.resume);
+  });
+  agreed_step(comm, [&] { prepare_output_directory(in, opt, comm, lock); });
   return std::nullopt;
 }
 

@@ -406,6 +406,24 @@ def part_disk_full(s):
                 rc2, err2 = run([cfg, "--output", out, "-q"])
             s.case(f"{name}: resumed with space", rc2 == 0, f"rc {rc2}: {err2[-300:]}")
         same_as_reference(s, name, out, ref)
+    # a resume rewrites diagnostics.csv (its rows up to the checkpoint): with the disk full
+    # then, it was left empty (and the next resume lost the header and every earlier row)
+    if PRELOAD and os.path.exists(PRELOAD):
+        for budget in (0, 40, 300):
+            out = s.scratch(f"disk_csv{budget}") + "/out"
+            rc, err = run([cfg, "--output", out, "-q", "run.steps=20", "checkpoint.every=20", "output.every=1"])
+            before = open(out + "/diagnostics.csv", "rb").read()
+            rc, err = run([cfg, "--output", out, "--resume", "-q", "run.steps=30", "output.every=1"],
+                          env={"LD_PRELOAD": PRELOAD, "SIMKIT_FAULT_DISK_BYTES": str(budget)})
+            s.case(f"csv rewrite on a full disk ({budget} bytes): exit 1 with a message", rc == 1 and "diagnostics.csv" in err,
+                   f"rc {rc}: {err[-300:]}")
+            s.case(f"csv rewrite on a full disk ({budget} bytes): the file as it was", open(out + "/diagnostics.csv", "rb").read()
+                   == before and not [f for f in os.listdir(out) if f.endswith(".tmp")], str(os.listdir(out)))
+            rc, err = run([cfg, "--output", out, "--resume", "-q", "run.steps=30", "output.every=1"])
+            rows = open(out + "/diagnostics.csv").read().splitlines()
+            steps = [int(r.split(",")[0]) for r in rows[1:] if r.split(",")[0].isdigit()]
+            s.case(f"csv rewrite on a full disk ({budget} bytes): resumed with space", rc == 0 and rows[0].startswith("step")
+                   and steps == list(range(31)), f"rc {rc}: {rows[:2]} {steps}")
 
 
 # ---------------------------------------------------------------- kill -9 and signals
@@ -562,7 +580,71 @@ def part_writers(s):
     s.case("lock file of a dead pid does not block", rc == 0, f"rc {rc}: {err[:300]}")
 
 
-PARTS = {"errors": part_errors, "plugins": part_plugins, "disk_full": part_disk_full, "kill": part_kill,
+# ---------------------------------------------------------------- one run per directory, and its identity
+
+
+def part_ownership(s):
+    d = s.scratch("ownership")
+    cfg = write(os.path.join(d, "run.toml"), HEAT.format(steps=40, n=16, out=10, ck=30, keep=3))
+    out = d + "/out"
+    # run A: checkpoints at 30 and 40; then a fresh run B into the same directory, a checkpoint
+    # every 2 steps, keep 2: pruning counted A's higher-numbered checkpoints first, B kept none
+    rc, err = run([cfg, "--output", out, "-q"])
+    s.case("run A", rc == 0, f"rc {rc}: {err[:300]}")
+    a_final = info(out + "/checkpoint_000000040.h5")[0]
+    rc, err = run([cfg, "--output", out, "-q", "run.steps=20", "checkpoint.every=2", "checkpoint.keep=2",
+                   "model.alpha=0.5"])
+    have = [f for f in outputs(out) if f.startswith("checkpoint_")]
+    s.case("fresh run B keeps its own checkpoints", rc == 0 and have == ["checkpoint_000000018.h5", "checkpoint_000000020.h5"],
+           f"rc {rc}: {have}: {err[:300]}")
+    aside = [f for f in os.listdir(out) if f.startswith("previous_run_")] if os.path.isdir(out) else []
+    s.case("run A's files moved aside, with a note", len(aside) == 1 and "moved them to" in err, f"{aside}: {err[:300]}")
+    if aside:
+        kept = info(os.path.join(out, aside[0], "checkpoint_000000040.h5"))[0]
+        s.case("run A's checkpoint intact", kept is not None and kept == a_final, "changed or missing")
+    # --resume continues B (20 -> 30), never A's checkpoint_40, even when A's is put back
+    if aside:
+        shutil.copy(os.path.join(out, aside[0], "checkpoint_000000040.h5"), out + "/checkpoint_000000040.h5")
+    rc, err = run([cfg, "--output", out, "--resume", "run.steps=30", "checkpoint.every=2", "checkpoint.keep=2",
+                   "model.alpha=0.5"])
+    s.case("resume skips another run's checkpoint", rc == 0 and "another run" in err and "checkpoint_000000020" in err
+           and "resumed from " + out + "/checkpoint_000000020.h5" in err, f"rc {rc}: {err[-500:]}")
+    s.case("another run's checkpoint not pruned", os.path.exists(out + "/checkpoint_000000040.h5"), str(outputs(out)))
+    os.remove(out + "/checkpoint_000000040.h5")
+    # a changed physical parameter is refused on resume (nothing written), unless asked for
+    before = sorted(os.listdir(out))
+    rc, err = run([cfg, "--output", out, "--resume", "-q", "run.steps=40", "checkpoint.every=2", "checkpoint.keep=2"])
+    s.case("resume with another model.alpha refused", rc == 2 and "alpha" in err and "--accept-changes" in err
+           and not crashed(rc, err), f"rc {rc}: {err[:400]}")
+    s.case("refused resume writes nothing", sorted(os.listdir(out)) == before, f"{before} -> {sorted(os.listdir(out))}")
+    rc, err = run([cfg, "--output", out, "--resume", "-q", "run.steps=40", "checkpoint.every=2", "checkpoint.keep=2",
+                   "--accept-changes"])
+    s.case("resume with --accept-changes", rc == 0 and "alpha" in err, f"rc {rc}: {err[:300]}")
+    # an explicit checkpoint of another run into this directory is refused
+    if aside:
+        rc, err = run([cfg, "--output", out, "--resume", os.path.join(out, aside[0], "checkpoint_000000030.h5"), "-q"])
+        s.case("resume of another run's checkpoint into this directory refused", rc == 2 and "belongs to run" in err,
+               f"rc {rc}: {err[:300]}")
+    # run C, stopped by SIGTERM in a directory that holds A's later checkpoints: its own is kept
+    c_out = d + "/c"
+    rc, err = run([cfg, "--output", c_out, "-q"])  # checkpoints 30 and 40, renamed as if of steps C never reaches
+    for n, f in enumerate(sorted(f for f in outputs(c_out) if f.startswith("checkpoint_"))):
+        os.rename(os.path.join(c_out, f), os.path.join(c_out, f"checkpoint_{900000000 + n:09d}.h5"))
+    c = subprocess.Popen([SIMULATE, cfg, "--output", c_out, "-q", "run.steps=100000000", "grid.cells=[96,96]",
+                          "checkpoint.every=1000000", "checkpoint.keep=2", "output.every=1000000"], stderr=subprocess.PIPE,
+                         env=dict(os.environ, OMP_NUM_THREADS="1"))
+    deadline = time.time() + 30
+    while not os.path.exists(c_out + "/snapshot_000000000.h5") and time.time() < deadline and c.poll() is None:
+        time.sleep(0.02)
+    time.sleep(0.3)
+    c.send_signal(signal.SIGTERM)
+    err = c.communicate(timeout=120)[1].decode(errors="replace")
+    m = re.search(r"at step (\d+); writing a checkpoint", err)
+    s.case("SIGTERM: its checkpoint kept", c.returncode == 143 and m is not None
+           and os.path.exists(f"{c_out}/checkpoint_{int(m.group(1)):09d}.h5"), f"rc {c.returncode}: {err[-300:]}: {outputs(c_out)}")
+
+
+PARTS = {"ownership": part_ownership, "errors": part_errors, "plugins": part_plugins, "disk_full": part_disk_full, "kill": part_kill,
          "damage": part_damage, "writers": part_writers}
 
 
