@@ -347,6 +347,24 @@ def part_plugins(s):
     out = os.path.join(d, "out")
     rc, err = run([heat, "--plugin", so, "--output", out, "-q"])
     s.case("run with a cut plugin", rc == 2 and not os.path.exists(out), f"rc {rc}: {err[:300]}")
+    # plugins that fail while loading (tests/apps/faulty_plugin.cpp): "terminate called", rc 134
+    faulty = os.environ.get("SIMKIT_FAULTY_PLUGIN_DIR", "")
+    if not faulty:
+        print("faults.plugins: no SIMKIT_FAULTY_PLUGIN_DIR: the faulty plugin cases are skipped")
+        return
+    for n, what in ((1, "registration threw"), (2, "an int, 42"), (3, "a static constructor threw"), (4, "null")):
+        so = os.path.join(faulty, f"libfaulty_plugin_{n}.so")
+        rc, err = run(["models", "--plugin", so])
+        s.case(f"faulty plugin {n} ({what}): simulate models", rc == 2 and so in err and what in err and not crashed(rc, err),
+               f"rc {rc}: {err[:300]}")
+        out = os.path.join(d, f"out_faulty_{n}")
+        rc, err = run([heat, "--plugin", so, "--output", out, "-q"])
+        s.case(f"faulty plugin {n} ({what}): --plugin", rc == 2 and so in err and not crashed(rc, err) and not os.path.exists(out),
+               f"rc {rc}: {err[:300]}")
+        listed = write(os.path.join(d, f"faulty_{n}.toml"), open(heat).read().replace("[run]\n", f'[run]\nplugins = ["{so}"]\n', 1))
+        rc, err = run([listed, "--output", out, "-q"])
+        s.case(f"faulty plugin {n} ({what}): [run] plugins", rc == 2 and so in err and not crashed(rc, err)
+               and not os.path.exists(out), f"rc {rc}: {err[:300]}")
 
 
 # ---------------------------------------------------------------- disk full: items 2, 3
@@ -644,7 +662,47 @@ def part_ownership(s):
            and os.path.exists(f"{c_out}/checkpoint_{int(m.group(1)):09d}.h5"), f"rc {c.returncode}: {err[-300:]}: {outputs(c_out)}")
 
 
-PARTS = {"ownership": part_ownership, "errors": part_errors, "plugins": part_plugins, "disk_full": part_disk_full, "kill": part_kill,
+# ---------------------------------------------------------------- an error on one rank under mpirun
+
+
+def part_mpi(s):
+    mpirun = shutil.which(os.environ.get("SIMKIT_MPIEXEC", "mpirun"))
+    env = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_btl_vader_single_copy_mechanism="none")
+    d = s.scratch("mpi")
+    heat = write(os.path.join(d, "heat.toml"), HEAT.format(steps=4, n=16, out=2, ck=4, keep=2))
+    if mpirun:
+        p = subprocess.run([mpirun, "-np", "2", SIMULATE, heat, "--dry-run"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, env=env, timeout=60)
+    if not mpirun or b"ranks      2" not in p.stdout:
+        print("faults.mpi: no mpirun, or simulate built without MPI: skipped")
+        return
+    bad = write(os.path.join(d, "bad.toml"), HEAT.format(steps=4, n=16, out=2, ck=4, keep=2) + "[run]\n")
+    bogus = write(os.path.join(d, "bogus.toml"), HEAT.format(steps=4, n=16, out=2, ck=4, keep=2).replace(
+        "steps = 4", "steps = 4\nbogus = 1"))
+    big = "grid.cells=[12000,12000]"  # 550 MiB a field on each rank: more than a 1.5 GB address space holds
+    cases = (  # one rank's input differs (MPMD): rank 1 reads a bad config, or runs out of memory
+        ("rank 1 reads a config with an unknown key", [heat], [bogus], "bogus"),
+        ("rank 0 reads a config with a duplicate section", [bad], [heat], "run"),
+        ("rank 1 out of memory", [heat, big], ["bash", "-c", f"ulimit -v 1500000; exec '{SIMULATE}' '{heat}' '{big}' "
+                                                             f"--output '{d}/out_rank_1_out_of_memory' -q"], "memory"),
+    )
+    for name, rank0, rank1, word in cases:
+        out = os.path.join(d, "out_" + re.sub(r"\W", "_", name))
+        r1 = rank1 if rank1[0] == "bash" else [SIMULATE] + rank1 + ["--output", out, "-q"]
+        try:
+            p = subprocess.run([mpirun, "-np", "1", SIMULATE] + rank0 + ["--output", out, "-q", ":", "-np", "1"] + r1,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=60)
+            rc, err = p.returncode, p.stdout.decode(errors="replace")
+        except subprocess.TimeoutExpired:
+            rc, err = -999, "timed out: the ranks hang"
+        ours = [l for l in err.splitlines() if "error" in l and "simulate" in l or l.startswith("[rank") or ": error:" in l]
+        s.case(f"{name}: exit 2, no hang", rc == 2, f"rc {rc}: {err[-400:]}")
+        s.case(f"{name}: one message naming it", len(ours) == 1 and word in ours[0], str(ours)[:400])
+        s.case(f"{name}: nothing written", not os.path.exists(out), f"{out} exists")
+
+
+PARTS = {"mpi": part_mpi, "ownership": part_ownership, "errors": part_errors, "plugins": part_plugins, "disk_full": part_disk_full, "kill": part_kill,
          "damage": part_damage, "writers": part_writers}
 
 
