@@ -170,6 +170,66 @@ void resolve_plan(RunInput& in, const Comm& comm) {
                                                       "checkpoints (and pruned); give them different prefixes");
 }
 
+/// The key that sizes the run's memory: grid.cells, unless an integer [model] parameter is
+/// larger than the grid's cell count (a model that sizes its arrays itself, as mcpi's
+/// model.batch). {section, key}.
+std::pair<std::string, std::string> size_key(const RunInput& in) {
+  std::pair<std::string, std::string> best{"model", ""};
+  std::int64_t largest = in.plan.grid.rank > 0 ? std::int64_t(in.plan.grid.size()) : -1;
+  for (const io::Schema& s : in.schemas)
+    if (s.section == "model")
+      for (const io::Param& p : s.params)
+        if (p.type == io::ParamType::integer && in.config.integer("model", p.name) > largest)
+          largest = in.config.integer("model", p.name), best.second = p.name;
+  if (best.second.empty()) return {"grid", "cells"};
+  return best;
+}
+
+/// Bytes of host memory available to this process: MemAvailable, or less under a cgroup limit.
+double host_memory_available() {
+  double available = 0;
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  double kb = 0;
+  while (meminfo >> key >> kb) {
+    if (key == "MemAvailable:") available = kb * 1024;
+    meminfo.ignore(256, '\n');
+  }
+  for (const char* limit_file : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream limit(limit_file), used(std::string(limit_file).find("memory.max") != std::string::npos
+                                               ? "/sys/fs/cgroup/memory.current"
+                                               : "/sys/fs/cgroup/memory/memory.usage_in_bytes");
+    double l = 0, u = 0;
+    if (limit >> l && used >> u && l > u && l < 1e18 && (available == 0 || l - u < available)) available = l - u;
+  }
+  return available;
+}
+
+/// The plan must fit the machine before anything is written: on the cpu backend the model's
+/// arrays (allocated but not yet touched: the kernel would kill the run when they are) and
+/// the host buffers of snapshots and checkpoints, against the host's available memory; on a
+/// GPU the device arrays are allocated already (a failure there is OutOfMemory), and the host
+/// buffers are checked. Throws ConfigError at the key that sizes the run.
+void check_memory(const RunInput& in) {
+  double buffers = 0;
+  for (FieldRef& f : in.model->fields()) {
+    const double bytes = double(f.local_size()) * (f.is_double ? 8 : 4);
+    const auto& want = in.plan.output_fields;
+    const bool output = want.empty() ? f.snapshot : std::find(want.begin(), want.end(), f.name) != want.end();
+    buffers += (output ? 2 * bytes : 0) + (f.checkpointed ? bytes : 0);  // two snapshot buffers, one checkpoint copy
+  }
+  const double arrays = in.ctx.backend() == Backend::cpu ? double(in.ctx.memory_stats().in_use) : 0;
+  const double need = arrays + buffers, available = host_memory_available();
+  if (available <= 0 || need <= available) return;
+  const auto [section, key] = size_key(in);
+  throw in.config.error_at(section, key,
+                           "the run needs " + format_bytes(need) + " of host memory (" + format_bytes(arrays) +
+                               " for the model's arrays, " + format_bytes(buffers) +
+                               " for snapshot and checkpoint buffers), but this machine has " + format_bytes(available) +
+                               " available; lower " + section + "." + key +
+                               (in.plan.float64 ? ", use run.precision = \"float32\"" : "") + ", or run on more ranks");
+}
+
 /// The context (backend, device, seed) and the model on it; output.fields must name its fields.
 void create_model(RunInput& in, const RunOptions& opt, const Comm& comm) {
   const io::Config& config = in.config;
@@ -183,7 +243,15 @@ void create_model(RunInput& in, const RunOptions& opt, const Comm& comm) {
     throw config.error_at("run", "backend", e.what());
   }
   ModelSetup setup{in.ctx, &in.config, in.plan.grid, in.plan.float64, comm, in.decomposition};
-  in.model = in.info->create(setup);
+  try {
+    in.model = in.info->create(setup);
+  } catch (const OutOfMemory& e) {  // name the key that sizes the allocation
+    const auto [section, key] = size_key(in);
+    std::string what = e.what();
+    what = what.substr(0, what.find("; use "));  // the allocator's advice does not know the key
+    throw config.error_at(section, key, what + "; lower " + section + "." + key +
+                                            (in.plan.float64 ? " or use run.precision = \"float32\"" : ""));
+  }
   std::vector<std::string> names;
   for (auto& f : in.model->fields()) names.push_back(f.name);
   for (const std::string& want : in.plan.output_fields)
@@ -358,6 +426,7 @@ std::optional<int> prepare_run(const RunOptions& opt, ModelRegistry& registry, c
   }
   agreed_step(comm, [&] { resolve_plan(in, comm); });
   agreed_step(comm, [&] { create_model(in, opt, comm); });
+  agreed_step(comm, [&] { check_memory(in); });
   agreed_step(comm, [&] { resolve_time(in); });
   if (opt.dry_run) {
     if (comm.rank() == 0) print_dry_run(in, comm);

@@ -247,6 +247,21 @@ def part_errors(s):
     bad_input("cells 2^63-1", [heat, "grid.cells=[9223372036854775807,2]"], ["grid", "cells"])
     bad_input("cells product overflows", [heat, "grid.cells=[3037000500,3037000500]"], ["cells"])
     bad_input("cells 2^40 (beyond memory)", [heat, "grid.cells=[1048576,1048576]"], ["memory"])
+    # a plan whose every allocation fits but whose sum does not (the cpu backend allocates
+    # lazily: the kernel killed the run, 137, after it had written its diagnostics). Only
+    # --dry-run here: a simulate without the check would touch all of that memory.
+    avail = 0
+    for line in open("/proc/meminfo"):
+        if line.startswith("MemAvailable:"):
+            avail = int(line.split()[1]) * 1024
+    if avail > 0:
+        n = int((0.45 * avail / 8) ** 0.5)  # one float64 field: 45% of the memory; heat holds three
+        bad_input("heat grid that cannot fit, --dry-run", [heat, f"grid.cells=[{n},{n}]", "--dry-run"],
+                  ["grid.cells", "available"])
+        mcpi = write(os.path.join(d, "mcpi.toml"), MCPI.format(steps=2, n=0, out=1, ck=0, keep=1))
+        batch = int(0.65 * avail / 8)  # two float64 arrays of 65% each
+        bad_input("mcpi batch that cannot fit, --dry-run", [mcpi, 'model.path="array"', f"model.batch={batch}", "--dry-run"],
+                  ["model.batch", "available"])
 
     # item 7: paths stay inside output.directory; --output is not TOML text
     evil = os.path.join(d, "nest1", "nest2")
