@@ -73,6 +73,14 @@ void check_config_file(const std::string& path) {
 /// output.prefix and checkpoint.prefix name files inside output.directory: a plain name.
 void check_prefix(const io::Config& config, const char* section, const std::string& prefix) {
   std::string why;
+  // the longest name written from it: PREFIX_<9+ digits>.h5.tmp (or PREFIX.xdmf.tmp)
+  constexpr std::size_t longest_suffix = 28, name_max = 255;
+  if (prefix.size() + longest_suffix > name_max) {
+    throw config.error_at(section, "prefix", "is " + std::to_string(prefix.size()) + " bytes long ('" +
+                                                 prefix.substr(0, 24) + "...'); file names are at most 255 bytes, so "
+                                                 "expected a prefix of at most " + std::to_string(name_max - longest_suffix) +
+                                                 " bytes: shorten " + section + ".prefix");
+  }
   if (prefix.empty()) why = "is empty";
   else if (prefix.find('/') != std::string::npos) why = "contains '/'";
   else if (prefix[0] == '.') why = "starts with '.'";
@@ -103,10 +111,25 @@ std::string shortest_dt(double v) {
   return b;
 }
 
+/// --stats PATH is written at the end of the run: its folder must exist and be writable now,
+/// and PATH must not be a directory. Throws Error.
+void check_stats_path(const std::string& path) {
+  if (path.empty()) return;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw Error("--stats " + path + ": is a directory; give a file name such as stats.json");
+  const fs::path parent = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  if (!fs::is_directory(parent, ec))
+    throw Error("--stats " + path + ": the folder " + parent.string() + " does not exist; create it or give another path");
+  if (::access(parent.c_str(), W_OK) != 0)
+    throw Error("--stats " + path + ": the folder " + parent.string() + " is not writable (" + std::strerror(errno) +
+                "); give another path");
+}
+
 /// Reads the config and the plugins it (or the command line) names, and validates it
 /// against the framework's schemas and its model's.
 void load_config(const RunOptions& opt, ModelRegistry& registry, RunInput& in) {
   check_config_file(opt.config_path);
+  check_stats_path(opt.stats_path);
   in.config = io::Config::load(opt.config_path, opt.overrides);
   // plugins first: they may define the model the config names. Paths in the config are
   // relative to the config file; --plugin paths to the working directory. The command line

@@ -263,6 +263,24 @@ def part_errors(s):
         bad_input("mcpi batch that cannot fit, --dry-run", [mcpi, 'model.path="array"', f"model.batch={batch}", "--dry-run"],
                   ["model.batch", "available"])
 
+    # a step that crosses many output times (or an interval below the resolution of the time)
+    # spun in EveryTime::fired at full CPU, deaf to SIGTERM: refused before anything is written
+    for name, extra in (("every_time 1e-20", ["output.every_time=1e-20"]),
+                        ("implicit, dt 1e13, every_time 1", ['model.scheme="crank_nicolson"', "run.dt=1e13",
+                                                              "output.every_time=1"]),
+                        ("alpha 1e-300, every_time 0.002", ["model.alpha=1e-300", "output.every_time=0.002"])):
+        bad_input(name, [heat] + extra, ["every_time"], timeout=20)
+
+    # input that wrote files before it was refused: --resume of nothing, a long prefix, --stats
+    bad_input("--resume of a missing file", [heat, "--resume", d + "/nope.h5"], ["--resume", "no such file"])
+    bad_input("--resume of a directory", [heat, "--resume", d], ["--resume", "not a regular file"])
+    bad_input("--resume into a new directory", [heat, "--resume"], ["--resume", "no checkpoint"])
+    for key in ("output", "checkpoint"):
+        bad_input(f"300-byte {key}.prefix", [heat, f'{key}.prefix="{"p" * 300}"'], [f"{key}.prefix", "255"])
+        rc, err = run([heat, f'{key}.prefix="{"p" * 300}"', "--output", d + "/long_prefix", "-q"])
+        s.case(f"300-byte {key}.prefix: a short message", len(err) < 600, f"{len(err)} bytes")
+    bad_input("--stats into a missing folder", [heat, "--stats", "/nonexistent/dir/s.json"], ["--stats", "does not exist"])
+
     # item 7: paths stay inside output.directory; --output is not TOML text
     evil = os.path.join(d, "nest1", "nest2")
     os.makedirs(evil, exist_ok=True)
@@ -611,6 +629,30 @@ def part_writers(s):
     write(d + "/bogus/.simulate.lock", "pid 999999 on nowhere\n")
     rc, err = run([cfg, "--output", d + "/bogus", "-q", "run.steps=20"])
     s.case("lock file of a dead pid does not block", rc == 0, f"rc {rc}: {err[:300]}")
+    # a lock file that is a symbolic link: it was followed, and the file it names overwritten
+    os.makedirs(d + "/link")
+    victim = write(d + "/victim.txt", "precious\n")
+    os.symlink(victim, d + "/link/.simulate.lock")
+    rc, err = run([cfg, "--output", d + "/link", "-q", "run.steps=20"])
+    s.case("lock file that is a symbolic link: refused", rc == 2 and "symbolic link" in err, f"rc {rc}: {err[:300]}")
+    s.case("lock file that is a symbolic link: its target untouched", open(victim).read() == "precious\n",
+           repr(open(victim).read()))
+    s.case("lock file that is a symbolic link: nothing written", sorted(os.listdir(d + "/link")) == [".simulate.lock"],
+           str(os.listdir(d + "/link")))
+    # 8 runs started at once into one new directory: one runs, each other is told whose it is
+    # (the write probe came before the lock: some said "cannot create or write")
+    cfg_short = write(os.path.join(d, "short.toml"), HEAT.format(steps=1500, n=64, out=500, ck=0, keep=1))
+    for trial in range(4):
+        out = f"{d}/together{trial}"
+        procs = [subprocess.Popen([SIMULATE, cfg_short, "--output", out, "-q"], stderr=subprocess.PIPE,
+                                  env=dict(os.environ, OMP_NUM_THREADS="1")) for _ in range(8)]
+        results = [(p.wait(timeout=120), p.stderr.read().decode(errors="replace")) for p in procs]
+        won = [r for r in results if r[0] == 0]
+        refused = [r for r in results if r[0] != 0]
+        s.case(f"8 at once #{trial}: exactly one runs", len(won) == 1, str([r[0] for r in results]))
+        s.case(f"8 at once #{trial}: the others told it is in use",
+               all(rc == 2 and "in use by another simulate (pid" in e for rc, e in refused),
+               "; ".join(f"rc {rc}: {e.strip()[:160]}" for rc, e in refused if "in use" not in e)[:600])
 
 
 # ---------------------------------------------------------------- one run per directory, and its identity
