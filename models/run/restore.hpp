@@ -26,10 +26,17 @@ struct ChosenCheckpoint {
 };
 
 /// The first of candidates (newest first) that reads back whole with the counters a resume
-/// needs, and belongs to run_id when that is given; each unusable one is noted. box: this rank's part (empty: whole fields). Throws
+/// needs, belongs to run_id when that is given, and holds values a run of plan writes (when
+/// given); each unusable one is noted. box: this rank's part (empty: whole fields). Throws
 /// ResumeError when none is usable.
 ChosenCheckpoint choose_checkpoint(const std::vector<std::string>& candidates, const std::vector<std::int64_t>& box_offset,
-                                   const std::vector<std::int64_t>& box_count, const std::string& run_id = "");
+                                   const std::vector<std::int64_t>& box_count, const std::string& run_id = "",
+                                   const Plan* plan = nullptr);
+/// The values a checkpoint holds must be ones a run of plan writes: step at most 10^15 and
+/// equal to the 'step' attribute, time finite, >= 0, the sum of its steps for a fixed dt and
+/// not past run.end_time; dt and next_output_time finite and >= 0. Throws io::FileError naming
+/// the file and the field.
+void check_checkpoint_values(const io::Checkpoint& ck, const std::string& path, const Plan& plan);
 
 /// Config changes against checkpoint ck: model, grid and precision must match (ConfigError);
 /// a changed physical parameter ([model], [boundary], [grid], run.dt, run.cfl) is a ResumeError
