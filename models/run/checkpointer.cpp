@@ -17,7 +17,7 @@ void Checkpointer::run(Simulation& sim) {
   // checkpoint past it exists: a resume starts after the checkpoint and would never write
   // that snapshot again. (On several ranks, it would also hold one rank's HDF5 lock while
   // its partner waits in this collective write for the other's.) The Simulation drained it.
-  guard_finite(sim.state_fields, sim.clock.step, sim.plan.grid, sim.comm);
+  guard_finite(sim.state_fields, sim.clock.step, sim.plan.grid, sim.comm, sim.plan.overflow_cause);
   HostFields h(sim.ctx, sim.state_fields);
   h.copy_from_device();
   std::map<std::string, std::uint64_t> counters = {

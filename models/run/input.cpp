@@ -300,11 +300,39 @@ void resolve_time(RunInput& in) {
   } else {
     plan.dt = in.model->default_dt(config.real("run", "cfl"));
   }
-  if (!(std::isfinite(plan.dt) && plan.dt > 0))
-    throw config.error_at("run", "dt",
-                          "the time step comes out as " + shortest_dt(plan.dt) +
-                              ": the model's parameters give no stable finite step (is a rate such as "
-                              "model.alpha zero?); expected a finite dt > 0: fix the parameter, or set run.dt");
+  if (!(std::isfinite(plan.dt) && plan.dt > 0)) {
+    // name the values given that the step comes from (run.cfl, grid.length, [model] and
+    // [boundary] reals): those that are 0 or extreme first, where the error points
+    std::string given, extreme;
+    std::pair<std::string, std::string> first;
+    auto add = [&](const std::string& section, const std::string& key, const std::vector<double>& values) {
+      if (!config.is_set(section, key)) return;
+      std::string text;
+      bool odd = false;
+      for (double x : values) {
+        text += (text.empty() ? "" : ", ") + shortest_dt(x);
+        odd = odd || x == 0 || !std::isfinite(x) || std::fabs(x) > 1e100 || std::fabs(x) < 1e-100;
+      }
+      const std::string item = section + "." + key + " = " + (values.size() == 1 ? text : "[" + text + "]");
+      (odd ? extreme : given) += std::string((odd ? extreme : given).empty() ? "" : ", ") + item;
+      if (odd && first.first.empty()) first = {section, key};
+    };
+    add("run", "cfl", {config.real("run", "cfl")});
+    add("grid", "length", config.reals("grid", "length"));
+    for (const io::Schema& s : in.schemas)
+      if (s.section == "model" || s.section == "boundary")
+        for (const io::Param& p : s.params)
+          if (p.type == io::ParamType::real) add(s.section, p.name, {config.real(s.section, p.name)});
+    const std::string what =
+        "the time step comes out as " + shortest_dt(plan.dt) + " from " +
+        (!extreme.empty() ? extreme + " (given)"
+                          : given.empty() ? std::string("the model's defaults") : "the values given: " + given) +
+        "; expected values that give a finite dt > 0 (a rate such as model.alpha of 0, a run.cfl of 0, or values so "
+        "large or small that dt overflows): fix " + (!extreme.empty() ? std::string("it") : std::string("the parameter")) +
+        ", or set run.dt";
+    if (!first.first.empty()) throw config.error_at(first.first, first.second, what);
+    throw config.error_at("run", "dt", what);
+  }
   if (config.is_set("run", "end_time")) {
     plan.end_time = config.real("run", "end_time");
     const double steps = steps_to_reach(plan.end_time, plan.dt);
@@ -359,6 +387,40 @@ void check_resume_source(const RunInput& in, const std::string& which) {
     throw Error("--resume: no checkpoint named " + in.plan.ckpt_prefix + "_*.h5 in " + in.plan.out_dir +
                 (fs::is_directory(in.plan.out_dir, ec) ? "" : " (no such directory)") +
                 "; start the run without --resume, or give the output directory of the run to continue (--output DIR)");
+}
+
+/// Input values so large that the model's arithmetic overflows (beyond the square root of the
+/// largest float: a product of two overflows): a blow-up is then the input's doing, not the
+/// step's. Records the cause in plan.overflow_cause. Collective.
+void note_overflowing_input(RunInput& in, const Comm& comm) {
+  const double limit = in.plan.float64 ? 1e150 : 1e19;
+  double largest = 0;
+  std::string where;
+  for (FieldRef& f : in.model->fields()) {
+    const double sum = f.sum();
+    if (std::isfinite(sum) && std::fabs(sum) < limit) continue;
+    std::vector<unsigned char> host(std::size_t(f.local_size()) * (f.is_double ? 8 : 4));
+    f.to_host(host.data());
+    for (std::int64_t t = 0; t < f.local_size(); ++t) {
+      const double v = std::fabs(f.is_double ? reinterpret_cast<const double*>(host.data())[t]
+                                             : double(reinterpret_cast<const float*>(host.data())[t]));
+      if (std::isfinite(v) && v > largest) largest = v, where = "the initial field '" + f.name + "'";
+    }
+  }
+  for (const io::Schema& s : in.schemas)
+    if (s.section == "boundary" || s.section == "model")
+      for (const io::Param& p : s.params)
+        if (p.type == io::ParamType::real && in.config.is_set(s.section, p.name) &&
+            std::fabs(in.config.real(s.section, p.name)) > largest)
+          largest = std::fabs(in.config.real(s.section, p.name)), where = s.section + "." + p.name;
+  if (comm.max(largest) < limit) return;
+  char b[400];
+  std::snprintf(b, sizeof b,
+                "The input holds values as large as %g (%s): arithmetic on values beyond %g overflows %s (largest about "
+                "%g), so a smaller run.dt does not help; rescale the initial and boundary values",
+                comm.max(largest), where.empty() ? "on another rank" : where.c_str(), limit,
+                in.plan.float64 ? "float64" : "float32", in.plan.float64 ? 1.79e308 : 3.4e38);
+  in.plan.overflow_cause = b;
 }
 
 /// The output directory must be usable before the first step: created, locked (rank 0, before
@@ -459,6 +521,7 @@ std::optional<int> prepare_run(const RunOptions& opt, ModelRegistry& registry, c
   if (!opt.resume) {
     agreed_step(comm, [&] { in.model->initialize(); });
     agreed_step(comm, [&] { check_initial_state(in.config, in.model->fields(), in.plan.grid, comm); });
+    note_overflowing_input(in, comm);
   }
   agreed_step(comm, [&] {
     if (opt.resume) check_resume_source(in, *opt.resume);

@@ -271,6 +271,23 @@ def part_errors(s):
                         ("alpha 1e-300, every_time 0.002", ["model.alpha=1e-300", "output.every_time=0.002"])):
         bad_input(name, [heat] + extra, ["every_time"], timeout=20)
 
+    # messages that name the problem: the key given, numbers in %g form, the real cause
+    fluid = write(os.path.join(d, "fluid.toml"), FLUID.format(steps=3, n=16, out=1, ck=0, keep=1))
+    bad_input("run.cfl 0 named", [heat, "run.cfl=0"], ["[run] cfl", "run.cfl = 0"])
+    bad_input("tiny grid.length named", [heat, "grid.length=[1e-300,1e-300]"], ["[grid] length", "1e-300"])
+    bad_input("huge viscosity named", [fluid, "model.viscosity=1e308"], ["[model] viscosity", "1e+308"])
+    bad_input("huge lid speed named", [fluid, "boundary.y_hi_value=1e308"], ["[boundary] y_hi_value"])
+    rc, err = run([heat, "--output", d + "/cg_tol", "-q", 'model.scheme="crank_nicolson"', "model.cg_tol=1e-16",
+                   "run.dt=0.001"])
+    s.case("cg_tol 1e-16: numbers in %g form", rc == 1 and "0.000000" not in err and "1e-16" in err and "stalled" in err,
+           f"rc {rc}: {err[-400:]}")
+    rc, err = run([fluid, "--output", d + "/ptol", "-q", "model.pressure_tol=1e-18"])
+    s.case("pressure_tol 1e-18: stalled at rounding, not the cap", rc == 1 and "stalled" in err
+           and "below what this precision can reach" in err and "pressure_max_iterations" not in err, f"rc {rc}: {err[-400:]}")
+    rc, err = run([heat, "--output", d + "/overflow", "-q", "model.amplitude=1e308", "run.steps=200"])
+    s.case("1e308 initial values: overflow of the input, not 'lower run.dt'", rc == 1 and "overflows" in err
+           and "Lower run.dt" not in err, f"rc {rc}: {err[-400:]}")
+
     # input that wrote files before it was refused: --resume of nothing, a long prefix, --stats
     bad_input("--resume of a missing file", [heat, "--resume", d + "/nope.h5"], ["--resume", "no such file"])
     bad_input("--resume of a directory", [heat, "--resume", d], ["--resume", "not a regular file"])
