@@ -101,9 +101,14 @@ std::string value_text(const io::Value& v) {
 }
 
 /// A parameter that decides the problem being solved (a model parameter, a boundary, the grid,
-/// the time step): a resume that changes one continues another problem from this state.
+/// the time step): a resume that changes one continues another problem from this state. The
+/// numerical controls of a model (solver tolerances and iteration caps, the choice of solver
+/// or path, mcpi's batch) change how it is solved, not what: they are only noted.
 bool physical(const std::string& section, const std::string& key) {
-  if (section == "model" || section == "boundary") return true;
+  auto has = [&](const char* part) { return key.find(part) != std::string::npos; };
+  if (section == "model")
+    return !(has("tol") || has("iterations") || has("solver") || key == "path" || key == "batch");
+  if (section == "boundary") return true;
   if (section == "grid") return key != "decomposition";
   return section == "run" && (key == "dt" || key == "cfl");
 }
