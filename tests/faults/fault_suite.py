@@ -161,6 +161,8 @@ def info(path):
     for line in p.stdout.decode(errors="replace").splitlines():
         if "digest" in line:
             keep.append(line.split()[0] + " " + line.split("digest")[1].strip())
+        elif line.startswith("  run_id = "):  # the run's identity: not state (each run draws its own)
+            continue
         elif line.startswith("  ") and " = " in line and not line.startswith("  |"):
             keep.append(line.strip())
     return "\n".join(keep), 0, ""
