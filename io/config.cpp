@@ -502,8 +502,11 @@ const std::string& Config::file() const { return file_; }
 // ---- errors
 
 ConfigError Config::error_at(const Item& it, const SourceLoc& loc, const std::string& message) const {
-  if (!it.override_text.empty())
-    return ConfigError(std::string(kCommandLine) + ": '" + it.override_text + "': error: " + message);
+  if (!it.override_text.empty()) {  // a long value is cut: the message names the key, not the whole value again
+    const std::string& o = it.override_text;
+    const std::string shown = o.size() > 80 ? o.substr(0, 60) + "...(" + std::to_string(o.size()) + " bytes)" : o;
+    return ConfigError(std::string(kCommandLine) + ": '" + shown + "': error: " + message);
+  }
   return ConfigError(loc_text(loc) + ": error: " + message);
 }
 

@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <hdf5.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -574,12 +575,34 @@ void write_timeseries_file(const std::string& path, const RunInfo& info, const s
 
 // ---- reading
 
-File open_file(const std::string& path) {
+// Whether open_file lets HDF5 read a file that has no checksum trailer. HDF5 trusts lengths
+// that nothing else checks (a global heap object's size is copied as stored: one changed byte
+// there is a SIGSEGV inside H5HG_read), so a file without a trailer is refused before HDF5
+// opens it, except by `simulate info`, which reads it in a child process (describe).
+enum class Unverified { refuse, allow };
+
+// True when the file begins with HDF5's 8-byte signature (where simkit's files have it).
+bool starts_with_hdf5_signature(const std::string& path) {
+  static const unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  unsigned char head[8] = {};
+  std::FILE* in = std::fopen(path.c_str(), "rb");
+  const bool ok = in && std::fread(head, 1, 8, in) == 8 && std::memcmp(head, signature, 8) == 0;
+  if (in) std::fclose(in);
+  return ok;
+}
+
+File open_file(const std::string& path, Unverified unverified = Unverified::refuse) {
   File f{path, {}, false, true, {}};
   std::error_code ec;
   if (!fs::exists(path, ec)) f.bad("no such file");
   if (!fs::is_regular_file(path, ec)) f.bad("not a regular file");
   f.verified = check_trailer(path) == Trailer::verified;  // before HDF5 reads a byte of it
+  if (!f.verified && unverified == Unverified::refuse && !starts_with_hdf5_signature(path))
+    f.bad("not an HDF5 file (empty, truncated at the start, or written by something else)");
+  if (!f.verified && unverified == Unverified::refuse)
+    f.bad("no whole-file checksum at its end (cut short, changed since it was written, or not written by simulate): "
+          "its bytes cannot be verified, so it is not read; use a file written whole by simulate "
+          "(`simulate info` shows what it can of this one)");
   if (H5Fis_hdf5(path.c_str()) <= 0) {
     h5_detail();
     f.bad("not an HDF5 file (empty, truncated at the start, or written by something else)");
@@ -915,9 +938,10 @@ static std::string field_digest(const FieldData& d) {
   return digest;
 }
 
-std::string describe(const std::string& path) {
+namespace {
+std::string describe_file(const std::string& path, Unverified unverified) {
   H5Lock lock;
-  File f = open_file(path);
+  File f = open_file(path, unverified);
   const FileSummary s = get_summary(f);
   std::map<std::string, std::string> digests;
   if (!s.fields.empty()) {
@@ -954,6 +978,62 @@ std::string describe(const std::string& path) {
   return o.str();
 }
 
+// describe_file of a file without a checksum trailer, in a child process: HDF5 may crash on
+// a damaged length it does not check, and that must not take this process with it. The
+// child sends the text (or the error) through a pipe; a child killed by a signal is a
+// damaged file.
+std::string describe_unverified(const std::string& path) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw FileError(path + ": cannot read it (no pipe: " + std::strerror(errno) + ")");
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  if (child < 0) {
+    ::close(fds[0]), ::close(fds[1]);
+    throw FileError(path + ": cannot read it (cannot fork: " + std::strerror(errno) + ")");
+  }
+  if (child == 0) {
+    ::close(fds[0]);
+    std::string text;
+    int code = 0;
+    try {
+      text = describe_file(path, Unverified::allow);
+    } catch (const std::exception& e) {
+      text = e.what(), code = 2;
+    }
+    for (std::size_t done = 0; done < text.size();) {
+      const ssize_t n = ::write(fds[1], text.data() + done, text.size() - done);
+      if (n <= 0) ::_exit(3);
+      done += std::size_t(n);
+    }
+    ::_exit(code);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buf[65536];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    text.append(buf, std::size_t(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status))
+    throw FileError(path + ": damaged: it has no checksum trailer, and reading it crashed HDF5 (signal " +
+                    std::to_string(WTERMSIG(status)) + "); the file cannot be used");
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw FileError(text.empty() ? path + ": cannot read it" : text);
+  return text;
+}
+}  // namespace
+
+std::string describe(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec) || check_trailer(path) == Trailer::verified)
+    return describe_file(path, Unverified::allow);  // (not a file: its message)
+  return describe_unverified(path);
+}
+
 std::string checkpoint_path(const std::string& dir, const std::string& prefix, std::int64_t step) {
   SIM_REQUIRE(step >= 0, sim::Error, "checkpoint step must be >= 0, not " + std::to_string(step));
   std::string digits = std::to_string(step);
@@ -981,9 +1061,16 @@ std::vector<std::string> list_checkpoints(const std::string& dir, const std::str
   return paths;
 }
 
-void prune_checkpoints(const std::string& dir, const std::string& prefix, int keep) {
+void prune_checkpoints(const std::string& dir, const std::string& prefix, int keep, std::int64_t up_to_step) {
   SIM_REQUIRE(keep >= 0, sim::Error, "checkpoints to keep must be >= 0, not " + std::to_string(keep));
-  const std::vector<std::string> all = list_checkpoints(dir, prefix);
+  std::vector<std::string> all = list_checkpoints(dir, prefix);
+  const std::size_t digits = prefix.size() + 1;
+  all.erase(std::remove_if(all.begin(), all.end(),
+                           [&](const std::string& p) {  // later than up_to_step: not pruned
+                             const std::string name = fs::path(p).filename().string();
+                             return std::stoll(name.substr(digits, name.size() - digits - 3)) > up_to_step;
+                           }),
+            all.end());
   for (std::size_t i = std::size_t(keep); i < all.size(); ++i) {
     std::error_code ec;
     fs::remove(all[i], ec);
@@ -999,7 +1086,9 @@ void remove_stale_temporaries(const std::string& dir) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (ends_with(name, ".h5.tmp") || ends_with(name, ".xdmf.tmp")) stale.push_back(it->path());
+    if (ends_with(name, ".h5.tmp") || ends_with(name, ".xdmf.tmp") || ends_with(name, ".csv.tmp") ||
+        name == ".simulate.run.tmp")
+      stale.push_back(it->path());
   }
   for (const fs::path& p : stale) {
     fs::remove(p, ec);

@@ -4,6 +4,7 @@
 // this; the HDF5 C API stays in hdf5_file.cpp. All functions are safe to call from several
 // threads (one lock serialises the HDF5 library, which Debian builds without thread safety).
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -77,11 +78,13 @@ struct FileSummary {
   std::map<std::string, std::string> strings;
 };
 
-/// Reads the attributes and field list of a snapshot or checkpoint (FileError if it is neither).
+/// Reads the attributes and field list of a snapshot or checkpoint (FileError if it is neither,
+/// or has no checksum trailer: such a file is refused before HDF5 reads it, as by read_field and read_checkpoint).
 FileSummary read_summary(const std::string& path);
-/// One field of a snapshot or checkpoint (checksums verified when present).
+/// One field of a snapshot or checkpoint (whole-file checksum verified first; refused without one).
 FieldData read_field(const std::string& path, const std::string& name);
 /// Human-readable description for `simulate info FILE`: kind, run, grid, fields, counters, config.
+/// A file without a checksum trailer is read in a child process (a crash there is a FileError).
 std::string describe(const std::string& path);
 
 /// Writes a checkpoint atomically and durably (PATH.tmp, H5Fclose, fsync, rename, fsync dir), Fletcher32 on every
@@ -113,9 +116,11 @@ Checkpoint read_checkpoint(const std::string& path, const std::vector<std::int64
 std::string checkpoint_path(const std::string& dir, const std::string& prefix, std::int64_t step);
 /// Checkpoints in dir named PREFIX_<digits>.h5, newest (highest step) first; *.tmp never counts.
 std::vector<std::string> list_checkpoints(const std::string& dir, const std::string& prefix);
-/// Deletes all but the newest `keep` checkpoints with that prefix.
-void prune_checkpoints(const std::string& dir, const std::string& prefix, int keep);
-/// Removes leftover *.h5.tmp / *.xdmf.tmp files in dir (from a run killed mid-write); call before writing starts.
+/// Deletes all but the newest `keep` checkpoints with that prefix of a step up to up_to_step (a
+/// checkpoint of a later step is not this run's past: it is left alone).
+void prune_checkpoints(const std::string& dir, const std::string& prefix, int keep,
+                       std::int64_t up_to_step = std::numeric_limits<std::int64_t>::max());
+/// Removes leftover *.h5.tmp / *.xdmf.tmp / *.csv.tmp files in dir (from a run killed mid-write); call before writing starts.
 void remove_stale_temporaries(const std::string& dir);
 
 namespace test_hooks {

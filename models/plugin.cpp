@@ -6,7 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <string>
 #include <filesystem>
 #include <vector>
 
@@ -54,13 +58,41 @@ void check_elf(const std::string& path) {
     throw bad("is cut short: its section headers lie past its end (" + std::to_string(size) + " bytes)");
 }
 
+/// What a plugin threw, as text: its message, or what it was when not a std::exception.
+std::string thrown_text() {
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (int v) {
+    return "an int, " + std::to_string(v) + ", instead of an exception";
+  } catch (const char* s) {
+    return s ? std::string(s) : std::string("a null string");
+  } catch (...) {
+    return "something that is not a std::exception";
+  }
+}
+
 }  // namespace
 
 void load_plugin(const std::string& path, ModelRegistry& registry) {
   if (!std::filesystem::exists(path))
     throw Error("plugin " + path + ": no such file; build the model (simkit_add_model in CMake) or fix the path");
   check_elf(path);
+  // dlopen runs the plugin's static constructors; an exception from one cannot pass through
+  // the loader and ends in std::terminate: that is turned into the message and exit code 2
+  // (nothing has been written yet: plugins load while the input is checked)
+  static std::string loading;
+  loading = path;
+  const std::terminate_handler previous = std::set_terminate([] {
+    std::string what = "an exception";
+    if (std::current_exception()) what = thrown_text();
+    std::fprintf(stderr, "simulate: error: plugin %s: threw while it was loaded (in a static constructor): %s; fix the plugin\n",
+                 loading.c_str(), what.c_str());
+    std::_Exit(2);
+  });
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  std::set_terminate(previous);
   if (!lib) {
     const char* why = dlerror();
     throw Error("plugin " + path + ": cannot be loaded (" + (why ? why : "unknown reason") +
@@ -74,14 +106,29 @@ void load_plugin(const std::string& path, ModelRegistry& registry) {
     dlclose(lib);
     throw Error("plugin " + path + ": not a simkit model plugin (no SIMKIT_PLUGIN entry points)");
   }
-  const std::string theirs = abi(), ours = SIMKIT_PLUGIN_ABI_STRING;
+  const char* their_abi = nullptr;
+  try {
+    their_abi = abi();
+  } catch (...) {
+    throw Error("plugin " + path + ": simkit_plugin_abi threw: " + thrown_text() + "; rebuild the plugin with SIMKIT_PLUGIN");
+  }
+  if (!their_abi) {
+    dlclose(lib);
+    throw Error("plugin " + path + ": simkit_plugin_abi returned no ABI string (null); rebuild the plugin with SIMKIT_PLUGIN");
+  }
+  const std::string theirs = their_abi, ours = SIMKIT_PLUGIN_ABI_STRING;
   if (theirs != ours) {
     dlclose(lib);
     throw Error("plugin " + path + ": built against '" + theirs + "' but this simulate is '" + ours +
                 "'; rebuild the plugin against this simkit");
   }
   const std::size_t before = registry.all().size();
-  reg(registry);
+  try {
+    reg(registry);
+  } catch (...) {
+    // (the library stays loaded: models it registered before it threw point into it)
+    throw Error("plugin " + path + ": registering its models threw: " + thrown_text() + "; fix the plugin");
+  }
   if (registry.all().size() == before) throw Error("plugin " + path + ": registered no model");
   // The library stays loaded for the life of the process: its code runs the models.
 }

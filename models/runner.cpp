@@ -95,10 +95,12 @@ io::RunInfo run_info(const run::RunInput& in, const Comm& comm) {
 /// activities, report. Returns the exit code; throws on failure.
 int run_checked(run::RunInput& in, const RunOptions& opt, const Comm& comm) {
   run::Simulation sim(in.plan, *in.model, in.ctx, comm, run_info(in, comm));
-  if (comm.rank() == 0) io::remove_stale_temporaries(in.plan.out_dir);
-  comm.barrier();
+  run::agreed_step(comm, [&] {
+    if (comm.rank() == 0) io::remove_stale_temporaries(in.plan.out_dir);
+  });
   double next_output_time = 0;
-  if (opt.resume) next_output_time = run::resume(sim, in.config, in.schemas, *opt.resume);
+  if (!opt.resume) sim.plan.run_id = comm.broadcast(in.plan.run_id);  // rank 0 drew it
+  if (opt.resume) next_output_time = run::resume(sim, in.config, in.schemas, *opt.resume, opt.accept_changes);
   else if (in.plan.total_steps <= 0) run::log("note: the run has 0 steps; writing the initial state only");
   run::add_standard_activities(sim, opt.quiet, next_output_time);
   if (const int code = sim.run(); code != exit_ok) return code;
@@ -126,6 +128,8 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
   std::string input_error;
   try {
     if (const std::optional<int> done = run::prepare_run(opt, registry, comm, in, lock)) return *done;
+  } catch (const run::AgreedFailure& e) {  // every rank: the message is printed
+    return e.code;
   } catch (const io::ConfigError& e) {
     input_code = exit_bad_input, input_error = e.what();
   } catch (const Error& e) {  // io::FileError included
@@ -139,6 +143,8 @@ int run_simulation(const RunOptions& opt, ModelRegistry registry) {
   // ---- 2. the run
   try {
     return run_checked(in, opt, comm);
+  } catch (const run::AgreedFailure& e) {  // every rank: the message is printed
+    return e.code;
   } catch (const run::ResumeError& e) {  // every rank finds the same
     if (comm.rank() == 0) std::fprintf(stderr, "%s\n", e.what());
     return exit_bad_input;

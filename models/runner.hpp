@@ -18,6 +18,7 @@ struct RunOptions {
   bool dry_run = false;
   bool print_config = false;
   bool quiet = false;
+  bool accept_changes = false;          ///< --resume even when a physical parameter differs from the checkpoint's
   std::string stats_path;               ///< write the run's summary as JSON here
   std::vector<std::string> plugins;     ///< model plugins to load (besides [run] plugins)
 };

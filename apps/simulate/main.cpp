@@ -117,6 +117,9 @@ int main(int argc, char** argv) {
                                 "continue from a checkpoint (default: the newest valid one in the output directory)")
                      ->expected(0, 1);
   app.add_option("--output", output, "output directory; overrides output.directory");
+  app.add_flag("--accept-changes", opt.accept_changes,
+               "with --resume: continue although a physical parameter ([model], [boundary], [grid], run.dt, run.cfl) "
+               "differs from the checkpoint's config");
   app.add_flag("--dry-run", opt.dry_run, "validate and print the plan (model, grid, memory, steps, outputs); run nothing");
   app.add_flag("--print-config", opt.print_config, "print the fully resolved config, defaults included");
   app.add_flag("-q,--quiet", opt.quiet, "no progress or summary, errors only");

@@ -698,14 +698,17 @@ class FluidModel final : public Model {
     last_iterations_ += st.iterations;
     last_residual_ = st.residual;
     if (!st.converged) {
-      char msg[480];
+      char msg[640];
       const char* other = method_ == "mg_cg" ? "" : ", or choose pressure_solver = \"mg_cg\"";
-      if (st.stalled)
+      if (st.stalled || st.iterations < max_iterations_)  // stopped before the cap: at rounding
         std::snprintf(msg, sizeof msg,
-                      "fluid: the pressure solve stalled at relative residual %.3g after %d iterations, above "
-                      "pressure_tol = %g: the residual stopped falling there, the floor of %s on this grid; "
+                      "fluid: the pressure solve stalled at relative residual %g after %d iterations (the cap is %d), "
+                      "above pressure_tol = %g: the residual stopped falling there, the floor of %s on this grid%s; "
                       "raise model.pressure_tol%s%s",
-                      st.residual, st.iterations, tol_, sizeof(T) == 4 ? "float32" : "float64",
+                      st.residual, st.iterations, max_iterations_, tol_, sizeof(T) == 4 ? "float32" : "float64",
+                      tol_ < 100 * double(std::numeric_limits<T>::epsilon())
+                          ? " (pressure_tol is below what this precision can reach)"
+                          : "",
                       sizeof(T) == 4 ? ", use run.precision = \"float64\"" : "", other);
       else
         std::snprintf(msg, sizeof msg,

@@ -4,6 +4,7 @@
 #include "models/heat/heat.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <utility>
@@ -353,10 +354,22 @@ class HeatModel final : public Model {
       for_each(ctx_, "heat::implicit_apply", grid_.interior(), Implicit<T, Rank>{x.view(), out.view(), spacing_, c});
     };
     last_cg_ = solvers::cg(apply, next_, rhs_, r_, p_, ap_, cg_tol_, cg_max_, comm_);
-    if (!last_cg_.converged)
-      throw Error("heat: CG did not reach cg_tol = " + std::to_string(cg_tol_) + " in " + std::to_string(cg_max_) +
-                  " iterations (residual " + std::to_string(last_cg_.residual) +
-                  "); raise model.cg_max_iterations or cg_tol, or lower run.dt");
+    if (!last_cg_.converged) {
+      char msg[512];
+      const double floor = 100 * double(std::numeric_limits<T>::epsilon());
+      if (last_cg_.stalled || last_cg_.iterations < cg_max_)  // stopped at rounding, not at the cap
+        std::snprintf(msg, sizeof msg,
+                      "heat: CG stalled at relative residual %g after %d iterations (the cap is %d), above cg_tol = %g: "
+                      "rounding in %s stops it there%s; raise model.cg_tol",
+                      last_cg_.residual, last_cg_.iterations, cg_max_, cg_tol_, sizeof(T) == 4 ? "float32" : "float64",
+                      cg_tol_ < floor ? ", and cg_tol is below what this precision can reach" : "");
+      else
+        std::snprintf(msg, sizeof msg,
+                      "heat: CG did not reach cg_tol = %g in %d iterations (relative residual %g); raise "
+                      "model.cg_max_iterations or cg_tol, or lower run.dt",
+                      cg_tol_, cg_max_, last_cg_.residual);
+      throw Error(msg);
+    }
   }
 
   Context ctx_;

@@ -17,7 +17,7 @@ void Checkpointer::run(Simulation& sim) {
   // checkpoint past it exists: a resume starts after the checkpoint and would never write
   // that snapshot again. (On several ranks, it would also hold one rank's HDF5 lock while
   // its partner waits in this collective write for the other's.) The Simulation drained it.
-  guard_finite(sim.state_fields, sim.clock.step, sim.plan.grid, sim.comm);
+  guard_finite(sim.state_fields, sim.clock.step, sim.plan.grid, sim.comm, sim.plan.overflow_cause);
   HostFields h(sim.ctx, sim.state_fields);
   h.copy_from_device();
   std::map<std::string, std::uint64_t> counters = {
@@ -27,8 +27,10 @@ void Checkpointer::run(Simulation& sim) {
                                          {"next_output_time", next_output_time_ ? next_output_time_() : 0.0}};
   sim.model.save_state(counters, reals);
   io::write_checkpoint(io::checkpoint_path(sim.plan.out_dir, sim.plan.ckpt_prefix, sim.clock.step), sim.file_info(),
-                       sim.grid, h.views(), counters, reals, {}, sim.comm);
-  if (sim.comm.rank() == 0) io::prune_checkpoints(sim.plan.out_dir, sim.plan.ckpt_prefix, int(sim.plan.keep));
+                       sim.grid, h.views(), counters, reals, {{"run_id", sim.plan.run_id}}, sim.comm);
+  // only this run's past: a checkpoint of a later step is not one this run wrote before this one
+  if (sim.comm.rank() == 0)
+    io::prune_checkpoints(sim.plan.out_dir, sim.plan.ckpt_prefix, int(sim.plan.keep), sim.clock.step);
   ++sim.counts.checkpoints;
 }
 

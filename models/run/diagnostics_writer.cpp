@@ -1,5 +1,8 @@
 #include "models/run/diagnostics_writer.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -54,6 +57,26 @@ std::string kept_diagnostics(const std::string& path, std::int64_t step, std::ve
   return kept;
 }
 
+void replace_file(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error(tmp + ": cannot create (" + std::strerror(errno) + ")");
+  int error = 0;
+  for (std::size_t done = 0; done < text.size() && !error;) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) error = n < 0 ? errno : ENOSPC;
+    else done += std::size_t(n);
+  }
+  if (!error && ::fsync(fd) != 0) error = errno;
+  if (::close(fd) != 0 && !error) error = errno;
+  if (!error && ::rename(tmp.c_str(), path.c_str()) != 0) error = errno;
+  if (error) {
+    ::unlink(tmp.c_str());  // its space back; the file it was to replace is untouched
+    throw Error(path + ": cannot rewrite (" + std::strerror(error) + "); is the disk full? The file is left as it was");
+  }
+}
+
 DiagnosticsWriter::DiagnosticsWriter(std::shared_ptr<Schedule> output_schedule)
     : Activity(std::move(output_schedule), {false, true}) {}
 
@@ -64,8 +87,7 @@ void DiagnosticsWriter::start(Simulation& sim) {
   columns_.assign(names_.size(), {});
   if (sim.comm.rank() != 0) return;  // rank 0 alone writes diagnostics.csv / .h5
   if (sim.resumed && std::ifstream(csv_).good()) {  // (a resumed run may start in a new directory)
-    const std::string kept = kept_diagnostics(csv_, sim.clock.step, columns_);
-    std::ofstream(csv_, std::ios::trunc) << kept;
+    replace_file(csv_, kept_diagnostics(csv_, sim.clock.step, columns_));
     return;
   }
   std::ofstream header(csv_, std::ios::trunc);

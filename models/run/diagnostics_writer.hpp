@@ -1,7 +1,8 @@
 #pragma once
 // diagnostics.csv and diagnostics.h5: one row per output (step, time, then the model's
 // diagnostics). Rank 0 writes them; every rank computes the diagnostics (collective). On
-// resume the CSV keeps its rows up to the resumed step; a damaged or cut row (a crash
+// resume the CSV keeps its rows up to the resumed step (rewritten to a temporary, then renamed:
+// a kill or a full disk leaves the old file whole); a damaged or cut row (a crash
 // mid-write, a full disk) is dropped with a note, and so is every row after it.
 #include <string>
 #include <vector>
@@ -17,6 +18,11 @@ bool parse_diagnostics_row(const std::string& line, std::size_t columns, std::ve
 /// The CSV text (header included) of path's rows up to `step`, their columns appended to
 /// columns (one vector per column); stops at the first damaged or cut row, with a note.
 std::string kept_diagnostics(const std::string& path, std::int64_t step, std::vector<std::vector<double>>& columns);
+
+/// Replaces path's content with text as every output file is written: PATH.tmp, fsync, an
+/// atomic rename; on failure (a full disk) the temporary is removed and path is left as it
+/// was. Throws Error.
+void replace_file(const std::string& path, const std::string& text);
 
 /// Appends a diagnostics row at each output.
 class DiagnosticsWriter : public Activity {

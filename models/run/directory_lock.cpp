@@ -1,6 +1,7 @@
 #include "models/run/directory_lock.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,7 +15,17 @@ DirectoryLock::~DirectoryLock() {
 
 void DirectoryLock::acquire(const io::Config& config, const std::string& dir) {
   const std::string path = dir + "/.simulate.lock";
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // never through a symbolic link: the pid note would overwrite the file it points to
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd_ < 0 && errno == ELOOP)
+    throw config.error_at("output", "directory", "the lock file " + path +
+                                                      " is a symbolic link; simulate does not follow it (it would "
+                                                      "overwrite the file it points to): remove it and run again");
+  struct stat st;
+  if (fd_ >= 0 && (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode))) {
+    ::close(fd_), fd_ = -1;
+    throw config.error_at("output", "directory", "the lock file " + path + " is not a regular file; remove it and run again");
+  }
   if (fd_ < 0)
     throw config.error_at("output", "directory", "cannot create the lock file " + path + " (" + std::strerror(errno) +
                                                       "); choose a writable output.directory or --output");

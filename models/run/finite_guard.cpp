@@ -46,9 +46,12 @@ std::string find_non_finite(FieldRef& f, std::int64_t step, const GridSpec& g) {
   return "";  // the sum overflowed although every value is finite: not a blow-up
 }
 
-void guard_finite(std::vector<FieldRef>& fields, std::int64_t step, const GridSpec& g, const Comm& comm) {
+void guard_finite(std::vector<FieldRef>& fields, std::int64_t step, const GridSpec& g, const Comm& comm,
+                  const std::string& cause) {
   for (FieldRef& f : fields) {
-    const std::string found = find_non_finite(f, step, g);
+    std::string found = find_non_finite(f, step, g);
+    if (!found.empty() && !cause.empty())  // the input overflows: a smaller step would not help
+      found = found.substr(0, found.find(" Lower run.dt")) + " " + cause;
     if (comm.max(std::int64_t(!found.empty())) == 0) continue;
     if (!comm.parallel()) throw Error(found);
     if (!found.empty()) std::fprintf(stderr, "simulate: error: [rank %d] %s\n", comm.rank(), found.c_str());
@@ -64,9 +67,9 @@ FiniteGuard::FiniteGuard(std::shared_ptr<Schedule> schedule, bool before_output)
 void FiniteGuard::run(Simulation& sim) {
   if (before_output_) {
     sim.model.prepare_output();
-    guard_finite(sim.all_fields, sim.clock.step, sim.plan.grid, sim.comm);
+    guard_finite(sim.all_fields, sim.clock.step, sim.plan.grid, sim.comm, sim.plan.overflow_cause);
   } else if (!sim.finite_now()) {
-    guard_finite(sim.state_fields, sim.clock.step, sim.plan.grid, sim.comm);
+    guard_finite(sim.state_fields, sim.clock.step, sim.plan.grid, sim.comm, sim.plan.overflow_cause);
   }
   sim.mark_finite();
 }

@@ -16,7 +16,8 @@ std::string find_non_finite(FieldRef& f, std::int64_t step, const GridSpec& g);
 
 /// Throws Error naming the first non-finite cell of any field. Collective on several ranks:
 /// the ranks that find one print where, then every rank throws.
-void guard_finite(std::vector<FieldRef>& fields, std::int64_t step, const GridSpec& g, const Comm& comm);
+void guard_finite(std::vector<FieldRef>& fields, std::int64_t step, const GridSpec& g, const Comm& comm,
+                  const std::string& cause = "");
 
 /// Checks fields for NaN/Inf when due: collective (one reduction per field).
 class FiniteGuard : public Activity {

@@ -23,6 +23,8 @@ struct Plan {
   double output_every_time = 0, checkpoint_minutes = 0;
   int gzip = 0;
   std::vector<std::string> output_fields;  ///< empty: the model's snapshot fields
+  std::string run_id;                      ///< the run's identity (run_identity.hpp), in its checkpoints
+  std::string overflow_cause;              ///< set when the input's values are so large that arithmetic overflows
   /// True when snapshots (or diagnostics rows) are written at all.
   bool outputs_on() const { return output_every > 0 || output_every_time > 0; }
   /// True when checkpoints are scheduled (by steps or wall time).

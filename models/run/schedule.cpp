@@ -1,13 +1,24 @@
 #include "models/run/schedule.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace sim::run {
 
 NextDue earliest(const NextDue& a, const NextDue& b) { return {std::min(a.step, b.step), std::min(a.time, b.time)}; }
 
 void EveryTime::fired(const RunClock& clock) {
-  while (reached(clock.time, next_)) next_ += interval_;
+  for (int i = 0; i < 64; ++i) {  // the usual case: one interval, or a few, summed as always
+    if (!reached(clock.time, next_)) return;
+    next_ += interval_;
+  }
+  // a step crossed many intervals, or the interval is below the resolution of the time (next_
+  // + interval_ == next_): jump past the time at once instead of adding forever
+  const double crossed = std::floor((clock.time - next_) / interval_) + 1;
+  double next = next_ + crossed * interval_;
+  if (!(next > next_) || reached(clock.time, next))
+    next = clock.time + std::max(interval_, std::fabs(clock.time) * 4 * time_tolerance);
+  next_ = next;
 }
 
 EveryWallMinutes::EveryWallMinutes(double minutes, Comm comm, Now now)

@@ -82,7 +82,7 @@ class EveryTime : public Schedule {
   EveryTime(double interval, double next) : interval_(interval), next_(next) {}
   /// time has reached the next output time.
   bool due(const RunClock& clock) override { return reached(clock.time, next_); }
-  /// Moves the next time past clock.time.
+  /// Moves the next time past clock.time (in O(1) however many intervals the step crossed).
   void fired(const RunClock& clock) override;
   /// The next time it is due.
   double next() const { return next_; }

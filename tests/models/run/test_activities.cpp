@@ -2,6 +2,9 @@
 // host-only test model: checkpoints (write, prune, resume), the NaN guard, diagnostics, the
 // snapshot series, the drain rule, the summary JSON, and run_simulation's exit codes.
 #include <gtest/gtest.h>
+
+#include <functional>
+#include <limits>
 #include <unistd.h>
 
 #include <csignal>
@@ -113,6 +116,60 @@ TEST_F(RunActivities, ResumePicksTheNewestValidCheckpointAndEndsBitForBit) {
   ASSERT_EQ(s->run(), 0);
   EXPECT_EQ(resumed.u, whole.u);  // bit for bit
   EXPECT_EQ(s->clock.time, 0.1 + 0.1 + 0.1 + 0.1 + 0.1 + 0.1);
+}
+
+// A checkpoint with a valid checksum but values no run writes (a foreign or future writer):
+// fluid with time NaN or next_output_time -1e300 hung, heat with time NaN or inf or step 10^18
+// went on silently, mcpi without its counter said "map::at". Each is refused, naming the file
+// and the field, and the resume falls back to the checkpoint before it.
+TEST_F(RunActivities, CheckpointValuesAreCheckedAndTheResumeFallsBack) {
+  Plan p = plan(6);
+  p.checkpoint_every = 3;
+  CounterModel whole;
+  ASSERT_EQ(simulation(p, whole)->run(), 0);
+  const std::string newest = io::checkpoint_path(dir, "ckpt", 6), before = io::checkpoint_path(dir, "ckpt", 3);
+  const io::Checkpoint good = io::read_checkpoint(newest);
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  struct Edit {
+    const char* field;
+    std::function<void(io::Checkpoint&)> apply;
+  };
+  const std::vector<Edit> edits = {
+      {"/reals/time", [&](io::Checkpoint& c) { c.reals["time"] = nan; }},
+      {"/reals/time", [&](io::Checkpoint& c) { c.reals["time"] = inf; }},
+      {"/reals/time", [&](io::Checkpoint& c) { c.reals["time"] = -1e300; }},
+      {"/reals/time", [&](io::Checkpoint& c) { c.reals["time"] = 5e3; }},  // not 6 steps of 0.1
+      {"/reals/next_output_time", [&](io::Checkpoint& c) { c.reals["next_output_time"] = -1e300; }},
+      {"/reals/dt", [&](io::Checkpoint& c) { c.reals["dt"] = nan; }},
+      {"/counters/step", [&](io::Checkpoint& c) { c.counters["step"] = 1000000000000000000ull, c.info.step = 1000000000000000000; }},
+      {"/counters/step", [&](io::Checkpoint& c) { c.counters["step"] = 5; }},  // not the file's step attribute
+      {"/counters or /reals", [&](io::Checkpoint& c) { c.counters.erase("model_steps"); }},
+  };
+  for (const Edit& edit : edits) {
+    io::Checkpoint c = good;
+    edit.apply(c);
+    std::vector<io::FieldView> views;
+    for (const io::FieldData& f : c.fields) views.push_back({f.name, f.unit, f.is_double, f.shape, f.bytes.data()});
+    io::write_checkpoint(newest, c.info, c.grid, views, c.counters, c.reals, c.strings);
+    ::testing::internal::CaptureStderr();
+    CounterModel resumed;
+    auto s = std::make_unique<Simulation>(p, resumed, ctx, Comm(), good.info);
+    const ChosenCheckpoint chosen = choose_checkpoint(io::list_checkpoints(dir, "ckpt"), {}, {}, "", &p);
+    std::string log_text;
+    if (chosen.path == newest) {  // the values pass; the model's own state must not
+      EXPECT_THROW(restore_state(*s, chosen), io::FileError) << edit.field;
+      try {
+        restore_state(*s, chosen);
+      } catch (const io::FileError& e) {
+        log_text = e.what();
+      }
+    }
+    log_text += ::testing::internal::GetCapturedStderr();
+    EXPECT_TRUE(chosen.path == before || edit.field == std::string("/counters or /reals")) << edit.field << ": " << log_text;
+    EXPECT_NE(log_text.find(newest), std::string::npos) << log_text;
+    EXPECT_NE(log_text.find(edit.field == std::string("/counters or /reals") ? "/counters" : edit.field), std::string::npos)
+        << log_text;
+  }
 }
 
 TEST_F(RunActivities, ResumeWithoutAUsableCheckpointIsBadInput) {

@@ -43,6 +43,24 @@ TEST(Schedule, EveryTimeResumesFromItsNextTime) {
   EXPECT_TRUE(s.due(c));
 }
 
+// A step that crosses a huge number of intervals, or an interval below the resolution of the
+// time (1e-20 at t = 1: next + interval == next), spun forever in fired(); now it jumps.
+TEST(Schedule, EveryTimeJumpsPastAStepThatCrossesManyIntervals) {
+  EveryTime tiny(1e-20, 0);
+  RunClock c{1, 1.0, 1.0};
+  ASSERT_TRUE(tiny.due(c));
+  tiny.fired(c);
+  EXPECT_GT(tiny.next(), 1.0);
+  EXPECT_FALSE(tiny.due(c));
+  EveryTime crossed(1.0, 0);
+  c = {1, 1e13, 1e13};  // dt = 1e13 against an interval of 1: 10^13 intervals in one step
+  ASSERT_TRUE(crossed.due(c));
+  crossed.fired(c);
+  EXPECT_GT(crossed.next(), 1e13);
+  EXPECT_LE(crossed.next(), 1e13 * (1 + 1e-11));  // just past it (times within 1e-12 of it count as reached)
+  EXPECT_FALSE(crossed.due(c));
+}
+
 TEST(Schedule, EndTimeToleranceIsOnePartIn1e12) {
   EXPECT_TRUE(reached(1.0, 1.0));
   EXPECT_TRUE(reached(1.0 - 1e-13, 1.0));
