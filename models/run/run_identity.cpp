@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/runtime/error.hpp"
 
 namespace fs = std::filesystem;
 
