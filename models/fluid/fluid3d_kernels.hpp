@@ -1,0 +1,281 @@
+#pragma once
+// Kernels of the 3D incompressible fluid on a staggered (MAC) grid. Storage as in 2D
+// (fluid_kernels.hpp): vel[c](i, j, k) is velocity component c on the low c-face of cell
+// (i, j, k); the high faces (index n along c) sit in the ghost layer. p lives at cell centres.
+// The physics is a few pointwise functions over a face or cell position and a component or
+// direction index (momentum_flux, advection, laplacian, divergence, pressure_gradient), which
+// the kernels of both backends call; the scheme is the 2D model's (conservative central
+// advection, the 7-point Laplacian, one exact projection per stage).
+#include "core/mesh/grid.hpp"
+#include "solvers/transform_poisson.hpp"
+
+namespace sim::fluid3d {
+
+/// What one side of the box is (sides ordered x-low, x-high, y-low, y-high, z-low, z-high).
+enum class Side { wall, periodic };
+
+/// A cell or face position.
+struct Pos {
+  index_t p[3];
+  /// The position s cells along dimension d.
+  SIM_INLINE Pos shift(int d, index_t s) const {
+    Pos q = *this;
+    q.p[d] += s;
+    return q;
+  }
+};
+
+/// f at position q.
+template <class T>
+SIM_INLINE T at(const View<const T, 3>& f, const Pos& q) {
+  return f(q.p[0], q.p[1], q.p[2]);
+}
+
+/// The three velocity components (read-only views).
+template <class T>
+struct Velocity {
+  View<const T, 3> c[3];
+};
+
+/// Grid spacing as kernels use it.
+template <class T>
+struct Spacing3 {
+  T inv_h[3], inv_h2[3];
+};
+
+/// The flux of momentum component c through the low d-side of the control volume around the
+/// c-face at q: the d-velocity there (the mean of the two d-faces straddling it) times
+/// component c there (the mean of its two nearest values along d). For d == c both means are
+/// the same: the square of the cell-centred c-velocity.
+template <class T>
+SIM_INLINE T momentum_flux(const Velocity<T>& vel, int c, int d, const Pos& q) {
+  const T carrier = T(0.5) * (at(vel.c[d], q.shift(c, -1)) + at(vel.c[d], q));
+  const T carried = T(0.5) * (at(vel.c[c], q.shift(d, -1)) + at(vel.c[c], q));
+  return carrier * carried;
+}
+
+/// div(u u_c) at the c-face q: the net momentum flux out of its control volume over its volume.
+template <class T>
+SIM_INLINE T advection(const Velocity<T>& vel, int c, const Pos& q, const Spacing3<T>& h) {
+  T sum = T(0);
+  for (int d = 0; d < 3; ++d) sum += (momentum_flux(vel, c, d, q.shift(d, 1)) - momentum_flux(vel, c, d, q)) * h.inv_h[d];
+  return sum;
+}
+
+/// The 7-point Laplacian of f at q.
+template <class T>
+SIM_INLINE T laplacian(const View<const T, 3>& f, const Pos& q, const Spacing3<T>& h) {
+  const T centre = at(f, q);
+  T sum = T(0);
+  for (int d = 0; d < 3; ++d) sum += (at(f, q.shift(d, -1)) - T(2) * centre + at(f, q.shift(d, 1))) * h.inv_h2[d];
+  return sum;
+}
+
+/// The divergence of the face velocities in cell q.
+template <class T>
+SIM_INLINE T divergence(const Velocity<T>& vel, const Pos& q, const Spacing3<T>& h) {
+  T sum = T(0);
+  for (int d = 0; d < 3; ++d) sum += (at(vel.c[d], q.shift(d, 1)) - at(vel.c[d], q)) * h.inv_h[d];
+  return sum;
+}
+
+/// The c-component of grad p at the c-face q (p's neighbour across a periodic side wrapped).
+template <class T, class P>
+SIM_INLINE T pressure_gradient(const solvers::Poisson7<T>& ops, const P& p, int c, const Pos& q, const Spacing3<T>& h) {
+  const Pos lo = q.shift(c, -1);
+  return (ops.at(p, q.p[0], q.p[1], q.p[2]) - ops.at(p, lo.p[0], lo.p[1], lo.p[2])) * h.inv_h[c];
+}
+
+/// One explicit stage: out = w base + (1 - w) (in + dt (nu lap(in) - adv(in))) on every face
+/// of the cells, closed faces (a wall's normal face at index 0) 0. Shu-Osher form: w = 0
+/// forward Euler, w = 1/2 Heun's second stage. dt is read from memory (StepInput).
+template <class T>
+struct MomentumStage3 {
+  Velocity<T> in, base;
+  View<T, 3> out[3];
+  Spacing3<T> h;
+  T nu, w;
+  const double* dt;
+  bool closed_low[3];  ///< dimension d's low side is a wall: its face 0 carries no flow
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
+    const Pos q{{i, j, k}};
+    const T a = T(1) - w, step = a * T(*dt);
+    for (int c = 0; c < 3; ++c) {
+      if (closed_low[c] && q.p[c] == 0) {
+        out[c](i, j, k) = T(0);
+        continue;
+      }
+      const T rate = nu * laplacian(in.c[c], q, h) - advection(in, c, q, h);
+      out[c](i, j, k) = (w != T(0) ? w * at(base.c[c], q) : T(0)) + a * at(in.c[c], q) + step * rate;
+    }
+  }
+};
+
+/// Right-hand side of the pressure equation: b = -div(u) / dt.
+template <class T>
+struct PressureRhs3 {
+  Velocity<T> vel;
+  View<T, 3> b;
+  Spacing3<T> h;
+  const double* dt;
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
+    b(i, j, k) = -T(1 / *dt) * divergence(vel, Pos{{i, j, k}}, h);
+  }
+};
+
+/// The divergence of the face velocities at cell centres.
+template <class T>
+struct Divergence3 {
+  Velocity<T> vel;
+  View<T, 3> out;
+  Spacing3<T> h;
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { out(i, j, k) = divergence(vel, Pos{{i, j, k}}, h); }
+};
+
+/// u_c -= dt grad_c p on every open face of the cells (a wall's face 0 is closed: link 0).
+template <class T>
+struct Project3 {
+  View<T, 3> vel[3];
+  View<const T, 3> p;
+  solvers::Poisson7<T> ops;  ///< the pressure operator: its links and periodic wrap
+  Spacing3<T> h;
+  const double* dt;
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
+    const Pos q{{i, j, k}};
+    for (int c = 0; c < 3; ++c) {
+      const T link = ops.link(c, q.p[c]);
+      if (link != T(0)) vel[c](i, j, k) -= T(*dt) * pressure_gradient(ops, p, c, q, h);
+    }
+  }
+};
+
+/// The ghost rules of the six sides (trivially copyable).
+template <class T>
+struct Walls3 {
+  Side side[6] = {Side::wall, Side::wall, Side::wall, Side::wall, Side::wall, Side::wall};
+  T wall_velocity[6][3] = {};  ///< each wall's velocity (its tangential components; the normal one is 0)
+  index_t n[3] = {1, 1, 1};
+};
+
+/// Fills the ghosts of dimension d's two sides for all three components, over the other two
+/// dimensions' cells and the ghosts of the dimensions filled before it (d' < d), so that edges
+/// and corners get what a dimension-by-dimension fill gives. Periodic: copies across; wall:
+/// the normal face 0 (both ends), each tangential ghost the reflection about the wall velocity.
+template <class T>
+struct FillSides3 {
+  View<T, 3> vel[3];
+  Walls3<T> b;
+  int d;
+  SIM_INLINE void operator()(index_t r, index_t s) const {
+    // (r, s) index the other two dimensions in order; they run from -1 where already filled
+    const int e = d == 0 ? 1 : 0, f = d == 2 ? 1 : 2;
+    const index_t n = b.n[d];
+    auto ref = [&](int c, index_t x) -> T& {
+      index_t p[3];
+      p[d] = x, p[e] = r, p[f] = s;
+      return vel[c](p[0], p[1], p[2]);
+    };
+    for (int c = 0; c < 3; ++c) {
+      if (b.side[2 * d] == Side::periodic) {
+        ref(c, -1) = ref(c, n - 1), ref(c, n) = ref(c, 0);
+        continue;
+      }
+      if (c == d) {
+        ref(c, 0) = T(0), ref(c, -1) = n > 1 ? -ref(c, 1) : T(0);
+      } else {
+        ref(c, -1) = T(2) * b.wall_velocity[2 * d][c] - ref(c, 0);
+      }
+      if (b.side[2 * d + 1] == Side::periodic) continue;  // (not reached: periodic comes in pairs)
+      if (c == d) ref(c, n) = T(0);
+      else ref(c, n) = T(2) * b.wall_velocity[2 * d + 1][c] - ref(c, n - 1);
+    }
+  }
+};
+
+/// The largest |u|, |v|, |w| of a box.
+struct SpeedTriple {
+  double s[3];
+};
+
+/// (|u|, |v|, |w|) at the low faces of cell (i, j, k), for a reduction with LargerSpeeds3.
+template <class T>
+struct FaceSpeeds3 {
+  Velocity<T> vel;
+  SIM_INLINE SpeedTriple operator()(index_t i, index_t j, index_t k) const {
+    SpeedTriple r;
+    for (int c = 0; c < 3; ++c) {
+      const T a = vel.c[c](i, j, k);
+      r.s[c] = double(a < T(0) ? -a : a);
+    }
+    return r;
+  }
+};
+
+/// Componentwise maximum.
+struct LargerSpeeds3 {
+  SIM_INLINE SpeedTriple operator()(const SpeedTriple& a, const SpeedTriple& b) const {
+    SpeedTriple r;
+    for (int c = 0; c < 3; ++c) r.s[c] = a.s[c] < b.s[c] ? b.s[c] : a.s[c];
+    return r;
+  }
+};
+
+/// Sums of a cell: the face velocities' squares (kinetic energy, times 2) and the squares of
+/// the vorticity components on the cell's three low edges (enstrophy, times 2).
+struct EnergySums {
+  double energy, enstrophy;
+};
+
+/// EnergySums of cell (i, j, k); ghosts filled.
+template <class T>
+struct CellEnergy {
+  Velocity<T> vel;
+  Spacing3<T> h;
+  /// Component c of the vorticity on the low edge of cell q along c.
+  SIM_INLINE double vorticity(int c, const Pos& q) const {
+    const int a = (c + 1) % 3, b = (c + 2) % 3;  // omega_c = d_a u_b - d_b u_a
+    return double((at(vel.c[b], q) - at(vel.c[b], q.shift(a, -1))) * h.inv_h[a] -
+                  (at(vel.c[a], q) - at(vel.c[a], q.shift(b, -1))) * h.inv_h[b]);
+  }
+  SIM_INLINE EnergySums operator()(index_t i, index_t j, index_t k) const {
+    const Pos q{{i, j, k}};
+    EnergySums r{0.0, 0.0};
+    for (int c = 0; c < 3; ++c) {
+      const double u = double(at(vel.c[c], q)), o = vorticity(c, q);
+      r.energy += u * u, r.enstrophy += o * o;
+    }
+    return r;
+  }
+};
+
+/// Sum of EnergySums.
+struct AddEnergySums {
+  SIM_INLINE EnergySums operator()(const EnergySums& a, const EnergySums& b) const {
+    return {a.energy + b.energy, a.enstrophy + b.enstrophy};
+  }
+};
+
+/// Cell-centred velocity and the vorticity's magnitude at cell centres (the mean of the
+/// edge values around the centre), for output; ghosts filled.
+template <class T>
+struct CellOutputs3 {
+  Velocity<T> vel;
+  View<T, 3> centred[3], vorticity;
+  Spacing3<T> h;
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
+    const Pos q{{i, j, k}};
+    const CellEnergy<T> edges{vel, h};
+    double sq = 0;
+    for (int c = 0; c < 3; ++c) {
+      centred[c](i, j, k) = T(0.5) * (at(vel.c[c], q) + at(vel.c[c], q.shift(c, 1)));
+      // the four edges along c around the cell centre: low and high in each other dimension
+      const int a = (c + 1) % 3, b = (c + 2) % 3;
+      const double o = 0.25 * (edges.vorticity(c, q) + edges.vorticity(c, q.shift(a, 1)) + edges.vorticity(c, q.shift(b, 1)) +
+                               edges.vorticity(c, q.shift(a, 1).shift(b, 1)));
+      sq += o * o;
+    }
+    vorticity(i, j, k) = T(sq > 0 ? ::sqrt(sq) : 0.0);
+  }
+};
+
+}  // namespace sim::fluid3d
