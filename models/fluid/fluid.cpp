@@ -838,7 +838,7 @@ ModelInfo fluid_model_info() {
   m.uses_boundary = true;
   m.boundary_kinds = {"wall", "periodic", "inflow", "outflow"};
   m.boundary_default = "wall";
-  m.boundary_value_doc = "a wall's tangential velocity (m/s; along +y on x faces, +x on y faces: a lid), an inflow's "
+  m.boundary_value_doc = "a wall's tangential velocity (m/s; along +y on x faces, +x on y and z faces: a lid), an inflow's "
                          "mean velocity (m/s)";
   const std::string renamed = "was replaced by [boundary] ";
   m.schema.retired = {
