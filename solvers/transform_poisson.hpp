@@ -15,7 +15,9 @@
 // side) the constant mode is dropped: the solution has zero mean, and b's mean (which must
 // vanish for a solution to exist) is ignored. One rank, whole grid.
 // In 3D (TransformPoisson3, on the 7-point operator Poisson7) the same per-axis transforms
-// run along the three axes: p = T_x^-1 T_y^-1 T_z^-1 [ (T_z T_y T_x b) / sum_d lambda_d / h_d^2 ].
+// run along the three axes: p = T_x^-1 T_y^-1 T_z^-1 [ (T_z T_y T_x b) / sum_d lambda_d / h_d^2 ];
+// a box periodic all round goes through the 3D Fourier multiplier (core/numerics/spectral3.hpp):
+// one 3D real FFT each way.
 #include <cmath>
 #include <memory>
 #include <string>
@@ -24,6 +26,7 @@
 #include "core/array/expr.hpp"
 #include "core/numerics/fft.hpp"
 #include "core/numerics/spectral.hpp"
+#include "core/numerics/spectral3.hpp"
 #include "solvers/poisson.hpp"
 
 namespace sim::solvers {
@@ -256,8 +259,12 @@ class TransformPoisson3 {
     if (const std::string why = transform_unsupported(box); !why.empty()) throw Error("the transform solver: " + why);
     const Extents<3> shape = extents(box.n[0], box.n[1], box.n[2]);
     norm_ = 1;
+    for (int d = 0; d < 3; ++d) axes_.emplace_back(box.sides[2 * d], box.sides[2 * d + 1], box.n[d]);
+    if (fourier_all_round()) {
+      fused_ = make_fused(ctx, shape);
+      return;
+    }
     for (int d = 0; d < 3; ++d) {
-      axes_.emplace_back(box.sides[2 * d], box.sides[2 * d + 1], box.n[d]);
       forward_[d] = fft::Transform<T, 3>(ctx, axes_[std::size_t(d)].forward, shape, d);
       backward_[d] = fft::Transform<T, 3>(ctx, axes_[std::size_t(d)].backward, shape, d);
       const std::vector<double>& e = axes_[std::size_t(d)].eigenvalues;
@@ -269,6 +276,10 @@ class TransformPoisson3 {
 
   /// x = the solution of A x = b (x may be a Field's interior; the two may not overlap); asynchronous.
   void solve(View<const T, 3> b, View<T, 3> x) {
+    if (fused_) {
+      (*fused_)(b, x);
+      return;
+    }
     View<T, 3> s = spectrum_.view();
     forward_[0](b, s);
     forward_[1](s, s);
@@ -286,12 +297,39 @@ class TransformPoisson3 {
   /// The operator the solver inverts.
   Poisson7<T> stencil() const { return Poisson7<T>::of(box_); }
 
+  /// The 3D Fourier operator when the box is periodic all round (at least 2 cells a side),
+  /// else null: a caller may stage b into it and read the solution back itself (StagedView3).
+  const fft::FourierMultiplier3<T>* fused() const { return fused_.get(); }
+
   /// The transforms used, e.g. "real DFT x real DFT x DCT-II/III".
   std::string description() const {
-    return std::string(axes_[0].label()) + " x " + axes_[1].label() + " x " + axes_[2].label();
+    return std::string(axes_[0].label()) + " x " + axes_[1].label() + " x " + axes_[2].label() +
+           (fused_ ? " (one 3D real FFT each way)" : "");
   }
 
  private:
+  /// True when every axis is periodic with at least 2 cells.
+  bool fourier_all_round() const {
+    for (int d = 0; d < 3; ++d)
+      if (axes_[std::size_t(d)].forward != fft::Kind::r2hc || box_.n[d] < 2) return false;
+    return true;
+  }
+  /// The 3D multiplier 1 / sum_d lambda_d(k_d) / h_d^2 (0 for the null mode), indexed by
+  /// frequency; an axis's eigenvalue at halfcomplex position k is that of frequency k.
+  std::unique_ptr<fft::FourierMultiplier3<T>> make_fused(const Context& ctx, const Extents<3>& shape) const {
+    const Extents<3> ms = fft::FourierMultiplier3<T>::multiplier_shape(shape);
+    std::vector<T> m(std::size_t(ms.size()));
+    for (index_t i = 0; i < ms.n[0]; ++i)
+      for (index_t j = 0; j < ms.n[1]; ++j)
+        for (index_t k = 0; k < ms.n[2]; ++k) {
+          const double lambda = axes_[0].eigenvalues[std::size_t(i)] * box_.inv_h2[0] +
+                                axes_[1].eigenvalues[std::size_t(j)] * box_.inv_h2[1] +
+                                axes_[2].eigenvalues[std::size_t(k)] * box_.inv_h2[2];
+          m[std::size_t((i * ms.n[1] + j) * ms.n[2] + k)] = lambda > 0 ? T(1.0 / lambda) : T(0);
+        }
+    return std::make_unique<fft::FourierMultiplier3<T>>(ctx, shape, Array<T, 3>::from_host(ctx, ms, m));
+  }
+
   Context ctx_;
   PoissonBox3 box_;
   std::vector<TransformAxis> axes_;
@@ -299,6 +337,7 @@ class TransformPoisson3 {
   Array<T, 1> eigenvalues_[3];
   Array<T, 3> spectrum_;
   double norm_ = 1;
+  std::shared_ptr<fft::FourierMultiplier3<T>> fused_;  // periodic all round
 };
 
 }  // namespace sim::solvers

@@ -291,10 +291,19 @@ class FluidModel3 final : public Model {
   /// Makes the state discretely divergence-free: A p = -div(u) / dt, then u -= dt grad p.
   void project(const State<T>& s) {
     fill_ghosts(s);  // the high faces (periodic: the low faces' copies) for the divergence
+    const View<T, 3> faces[3] = {s.c[0]->view(), s.c[1]->view(), s.c[2]->view()};
+    if (const fft::FourierMultiplier3<T>* fused = solver_.fused()) {  // gather and scatter inside our own kernels
+      const fft::StagedView3<T> staged = fused->staged();
+      for_each(ctx_, "fluid3d::pressure_rhs_staged", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device(), staged});
+      fused->apply_staged();
+      for_each(ctx_, "fluid3d::project_staged", cells(),
+               Project3<T, fft::StagedView3<T>>{{faces[0], faces[1], faces[2]}, staged, ops_, h_, dt_.device(), p_.view()});
+      return;
+    }
     for_each(ctx_, "fluid3d::pressure_rhs", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device()});
     solver_.solve(rhs_, p_);
     for_each(ctx_, "fluid3d::project", cells(),
-             Project3<T>{{s.c[0]->view(), s.c[1]->view(), s.c[2]->view()}, p_.view(), ops_, h_, dt_.device()});
+             Project3<T>{{faces[0], faces[1], faces[2]}, p_.view(), ops_, h_, dt_.device()});
   }
 
   /// ||rhs - A p|| / ||rhs|| of the last pressure solve (the right-hand side without its mean

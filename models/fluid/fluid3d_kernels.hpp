@@ -7,6 +7,7 @@
 // the kernels of both backends call; the scheme is the 2D model's (conservative central
 // advection, the 7-point Laplacian, one exact projection per stage).
 #include "core/mesh/grid.hpp"
+#include "core/numerics/spectral3.hpp"
 #include "solvers/transform_poisson.hpp"
 
 namespace sim::fluid3d {
@@ -118,8 +119,11 @@ struct PressureRhs3 {
   View<T, 3> b;
   Spacing3<T> h;
   const double* dt;
+  fft::StagedView3<T> staged{};  ///< when set, b is also written here: the fused transform solve's gather
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
-    b(i, j, k) = -T(1 / *dt) * divergence(vel, Pos{{i, j, k}}, h);
+    const T value = -T(1 / *dt) * divergence(vel, Pos{{i, j, k}}, h);
+    b(i, j, k) = value;
+    if (staged.data) staged(i, j, k) = value;
   }
 };
 
@@ -133,15 +137,19 @@ struct Divergence3 {
 };
 
 /// u_c -= dt grad_c p on every open face of the cells (a wall's face 0 is closed: link 0).
-template <class T>
+/// p is a field's view, or the fused transform solve's staged result, which `store` (when
+/// set) then receives: the solve's scatter fused into the projection.
+template <class T, class P = View<const T, 3>>
 struct Project3 {
   View<T, 3> vel[3];
-  View<const T, 3> p;
+  P p;
   solvers::Poisson7<T> ops;  ///< the pressure operator: its links and periodic wrap
   Spacing3<T> h;
   const double* dt;
+  View<T, 3> store{};
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
     const Pos q{{i, j, k}};
+    if (store.ptr) store(i, j, k) = p(i, j, k);
     for (int c = 0; c < 3; ++c) {
       const T link = ops.link(c, q.p[c]);
       if (link != T(0)) vel[c](i, j, k) -= T(*dt) * pressure_gradient(ops, p, c, q, h);
