@@ -229,11 +229,15 @@ class FluidModel3 final : public Model {
 
   double cell_updates_per_step() const override { return double(grid_.size()); }
 
-  /// Whole-field passes of a step: ghost fills (counted as none: faces only), momentum 6 reads
-  /// + 3 writes (+3 base reads in Heun's second stage), pressure rhs 4, transform solve 3 axes x
-  /// 2 directions x (gather, transform, scatter: about 4 passes) + divide 2, projection 7.
+  /// Whole-field passes of a step, each field read or written once (ghost fills counted as
+  /// none: faces only): momentum 3 reads + 3 writes (+3 base reads in Heun's second stage),
+  /// pressure right-hand side 3 reads + 2 writes (the field and the transform's buffer), the
+  /// transform solve (periodic box: the r2c, the multiplication and the c2r, 6 passes of real
+  /// size; otherwise 3 axes x 2 directions x gather, transform and scatter, 24, and the
+  /// division 2), projection 3 reads + 3 writes + the pressure read and stored, 8.
   double bytes_per_step() const override {
-    const double stage = 9 + 4 + 26 + 7;
+    const double solve = solver_.fused() ? 6 : 26;
+    const double stage = 6 + 5 + solve + 8;
     const double passes = params_.rk2 ? 2 * stage + 3 : stage;
     return passes * double(grid_.size()) * double(sizeof(T));
   }

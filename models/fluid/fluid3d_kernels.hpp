@@ -5,7 +5,9 @@
 // The physics is a few pointwise functions over a face or cell position and a component or
 // direction index (momentum_flux, advection, laplacian, divergence, pressure_gradient), which
 // the kernels of both backends call; the scheme is the 2D model's (conservative central
-// advection, the 7-point Laplacian, one exact projection per stage).
+// advection, the 7-point Laplacian, one exact projection per stage). Components and
+// directions are template arguments, so each use compiles to straight-line code (as runtime
+// loop indices over the views, the CPU's momentum stage ran several times slower).
 #include "core/mesh/grid.hpp"
 #include "core/numerics/spectral3.hpp"
 #include "solvers/transform_poisson.hpp"
@@ -19,7 +21,8 @@ enum class Side { wall, periodic };
 struct Pos {
   index_t p[3];
   /// The position s cells along dimension d.
-  SIM_INLINE Pos shift(int d, index_t s) const {
+  template <int d>
+  SIM_INLINE Pos shift(index_t s) const {
     Pos q = *this;
     q.p[d] += s;
     return q;
@@ -48,42 +51,55 @@ struct Spacing3 {
 /// c-face at q: the d-velocity there (the mean of the two d-faces straddling it) times
 /// component c there (the mean of its two nearest values along d). For d == c both means are
 /// the same: the square of the cell-centred c-velocity.
-template <class T>
-SIM_INLINE T momentum_flux(const Velocity<T>& vel, int c, int d, const Pos& q) {
-  const T carrier = T(0.5) * (at(vel.c[d], q.shift(c, -1)) + at(vel.c[d], q));
-  const T carried = T(0.5) * (at(vel.c[c], q.shift(d, -1)) + at(vel.c[c], q));
+template <int c, int d, class T>
+SIM_INLINE T momentum_flux(const Velocity<T>& vel, const Pos& q) {
+  const T carrier = T(0.5) * (at(vel.c[d], q.template shift<c>(-1)) + at(vel.c[d], q));
+  const T carried = T(0.5) * (at(vel.c[c], q.template shift<d>(-1)) + at(vel.c[c], q));
   return carrier * carried;
 }
 
+/// The net flux of momentum component c through the two d-sides of the c-face q's control volume, over h_d.
+template <int c, int d, class T>
+SIM_INLINE T momentum_flux_difference(const Velocity<T>& vel, const Pos& q, const Spacing3<T>& h) {
+  return (momentum_flux<c, d>(vel, q.template shift<d>(1)) - momentum_flux<c, d>(vel, q)) * h.inv_h[d];
+}
+
 /// div(u u_c) at the c-face q: the net momentum flux out of its control volume over its volume.
-template <class T>
-SIM_INLINE T advection(const Velocity<T>& vel, int c, const Pos& q, const Spacing3<T>& h) {
-  T sum = T(0);
-  for (int d = 0; d < 3; ++d) sum += (momentum_flux(vel, c, d, q.shift(d, 1)) - momentum_flux(vel, c, d, q)) * h.inv_h[d];
-  return sum;
+template <int c, class T>
+SIM_INLINE T advection(const Velocity<T>& vel, const Pos& q, const Spacing3<T>& h) {
+  return momentum_flux_difference<c, 0>(vel, q, h) + momentum_flux_difference<c, 1>(vel, q, h) +
+         momentum_flux_difference<c, 2>(vel, q, h);
+}
+
+/// The second difference of f at q along d, over h_d^2.
+template <int d, class T>
+SIM_INLINE T second_difference(const View<const T, 3>& f, const Pos& q, T centre, const Spacing3<T>& h) {
+  return (at(f, q.template shift<d>(-1)) - T(2) * centre + at(f, q.template shift<d>(1))) * h.inv_h2[d];
 }
 
 /// The 7-point Laplacian of f at q.
 template <class T>
 SIM_INLINE T laplacian(const View<const T, 3>& f, const Pos& q, const Spacing3<T>& h) {
   const T centre = at(f, q);
-  T sum = T(0);
-  for (int d = 0; d < 3; ++d) sum += (at(f, q.shift(d, -1)) - T(2) * centre + at(f, q.shift(d, 1))) * h.inv_h2[d];
-  return sum;
+  return second_difference<0>(f, q, centre, h) + second_difference<1>(f, q, centre, h) + second_difference<2>(f, q, centre, h);
+}
+
+/// The difference of velocity component d across cell q along d, over h_d.
+template <int d, class T>
+SIM_INLINE T outflow(const Velocity<T>& vel, const Pos& q, const Spacing3<T>& h) {
+  return (at(vel.c[d], q.template shift<d>(1)) - at(vel.c[d], q)) * h.inv_h[d];
 }
 
 /// The divergence of the face velocities in cell q.
 template <class T>
 SIM_INLINE T divergence(const Velocity<T>& vel, const Pos& q, const Spacing3<T>& h) {
-  T sum = T(0);
-  for (int d = 0; d < 3; ++d) sum += (at(vel.c[d], q.shift(d, 1)) - at(vel.c[d], q)) * h.inv_h[d];
-  return sum;
+  return outflow<0>(vel, q, h) + outflow<1>(vel, q, h) + outflow<2>(vel, q, h);
 }
 
 /// The c-component of grad p at the c-face q (p's neighbour across a periodic side wrapped).
-template <class T, class P>
-SIM_INLINE T pressure_gradient(const solvers::Poisson7<T>& ops, const P& p, int c, const Pos& q, const Spacing3<T>& h) {
-  const Pos lo = q.shift(c, -1);
+template <int c, class T, class P>
+SIM_INLINE T pressure_gradient(const solvers::Poisson7<T>& ops, const P& p, const Pos& q, const Spacing3<T>& h) {
+  const Pos lo = q.template shift<c>(-1);
   return (ops.at(p, q.p[0], q.p[1], q.p[2]) - ops.at(p, lo.p[0], lo.p[1], lo.p[2])) * h.inv_h[c];
 }
 
@@ -98,17 +114,23 @@ struct MomentumStage3 {
   T nu, w;
   const double* dt;
   bool closed_low[3];  ///< dimension d's low side is a wall: its face 0 carries no flow
+  /// Component c at face q.
+  template <int c>
+  SIM_INLINE void component(const Pos& q, T a, T step) const {
+    T& o = out[c](q.p[0], q.p[1], q.p[2]);
+    if (closed_low[c] && q.p[c] == 0) {
+      o = T(0);
+      return;
+    }
+    const T rate = nu * laplacian(in.c[c], q, h) - advection<c>(in, q, h);
+    o = (w != T(0) ? w * at(base.c[c], q) : T(0)) + a * at(in.c[c], q) + step * rate;
+  }
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
     const Pos q{{i, j, k}};
     const T a = T(1) - w, step = a * T(*dt);
-    for (int c = 0; c < 3; ++c) {
-      if (closed_low[c] && q.p[c] == 0) {
-        out[c](i, j, k) = T(0);
-        continue;
-      }
-      const T rate = nu * laplacian(in.c[c], q, h) - advection(in, c, q, h);
-      out[c](i, j, k) = (w != T(0) ? w * at(base.c[c], q) : T(0)) + a * at(in.c[c], q) + step * rate;
-    }
+    component<0>(q, a, step);
+    component<1>(q, a, step);
+    component<2>(q, a, step);
   }
 };
 
@@ -147,13 +169,18 @@ struct Project3 {
   Spacing3<T> h;
   const double* dt;
   View<T, 3> store{};
+  /// Component c at face q.
+  template <int c>
+  SIM_INLINE void component(const Pos& q, T dt_) const {
+    if (ops.link(c, q.p[c]) != T(0)) vel[c](q.p[0], q.p[1], q.p[2]) -= dt_ * pressure_gradient<c>(ops, p, q, h);
+  }
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
     const Pos q{{i, j, k}};
     if (store.ptr) store(i, j, k) = p(i, j, k);
-    for (int c = 0; c < 3; ++c) {
-      const T link = ops.link(c, q.p[c]);
-      if (link != T(0)) vel[c](i, j, k) -= T(*dt) * pressure_gradient(ops, p, c, q, h);
-    }
+    const T step = T(*dt);
+    component<0>(q, step);
+    component<1>(q, step);
+    component<2>(q, step);
   }
 };
 
@@ -239,19 +266,23 @@ template <class T>
 struct CellEnergy {
   Velocity<T> vel;
   Spacing3<T> h;
-  /// Component c of the vorticity on the low edge of cell q along c.
-  SIM_INLINE double vorticity(int c, const Pos& q) const {
-    const int a = (c + 1) % 3, b = (c + 2) % 3;  // omega_c = d_a u_b - d_b u_a
-    return double((at(vel.c[b], q) - at(vel.c[b], q.shift(a, -1))) * h.inv_h[a] -
-                  (at(vel.c[a], q) - at(vel.c[a], q.shift(b, -1))) * h.inv_h[b]);
+  /// Component c of the vorticity on the low edge of cell q along c: d_a u_b - d_b u_a, (c, a, b) cyclic.
+  template <int c>
+  SIM_INLINE double vorticity(const Pos& q) const {
+    constexpr int a = (c + 1) % 3, b = (c + 2) % 3;
+    return double((at(vel.c[b], q) - at(vel.c[b], q.template shift<a>(-1))) * h.inv_h[a] -
+                  (at(vel.c[a], q) - at(vel.c[a], q.template shift<b>(-1))) * h.inv_h[b]);
+  }
+  /// u_c^2 and omega_c^2 of component c at cell q, added to r.
+  template <int c>
+  SIM_INLINE void add(const Pos& q, EnergySums& r) const {
+    const double u = double(at(vel.c[c], q)), o = vorticity<c>(q);
+    r.energy += u * u, r.enstrophy += o * o;
   }
   SIM_INLINE EnergySums operator()(index_t i, index_t j, index_t k) const {
     const Pos q{{i, j, k}};
     EnergySums r{0.0, 0.0};
-    for (int c = 0; c < 3; ++c) {
-      const double u = double(at(vel.c[c], q)), o = vorticity(c, q);
-      r.energy += u * u, r.enstrophy += o * o;
-    }
+    add<0>(q, r), add<1>(q, r), add<2>(q, r);
     return r;
   }
 };
@@ -270,18 +301,22 @@ struct CellOutputs3 {
   Velocity<T> vel;
   View<T, 3> centred[3], vorticity;
   Spacing3<T> h;
+  /// Component c: the centred velocity stored, the vorticity's square (the mean of the four
+  /// edges along c around the cell centre) added to sq.
+  template <int c>
+  SIM_INLINE void component(const Pos& q, double& sq) const {
+    constexpr int a = (c + 1) % 3, b = (c + 2) % 3;
+    const CellEnergy<T> edges{vel, h};
+    centred[c](q.p[0], q.p[1], q.p[2]) = T(0.5) * (at(vel.c[c], q) + at(vel.c[c], q.template shift<c>(1)));
+    const double o = 0.25 * (edges.template vorticity<c>(q) + edges.template vorticity<c>(q.template shift<a>(1)) +
+                             edges.template vorticity<c>(q.template shift<b>(1)) +
+                             edges.template vorticity<c>(q.template shift<a>(1).template shift<b>(1)));
+    sq += o * o;
+  }
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
     const Pos q{{i, j, k}};
-    const CellEnergy<T> edges{vel, h};
     double sq = 0;
-    for (int c = 0; c < 3; ++c) {
-      centred[c](i, j, k) = T(0.5) * (at(vel.c[c], q) + at(vel.c[c], q.shift(c, 1)));
-      // the four edges along c around the cell centre: low and high in each other dimension
-      const int a = (c + 1) % 3, b = (c + 2) % 3;
-      const double o = 0.25 * (edges.vorticity(c, q) + edges.vorticity(c, q.shift(a, 1)) + edges.vorticity(c, q.shift(b, 1)) +
-                               edges.vorticity(c, q.shift(a, 1).shift(b, 1)));
-      sq += o * o;
-    }
+    component<0>(q, sq), component<1>(q, sq), component<2>(q, sq);
     vorticity(i, j, k) = T(sq > 0 ? ::sqrt(sq) : 0.0);
   }
 };
