@@ -164,3 +164,17 @@ TEST_F(Xdmf, ThreeDimensionalVelocityIsAVector) {
   write_xdmf(at("u.xdmf"), g2, {{"snap_0.h5", 0.0, 0, uv2}});
   EXPECT_EQ(read_text(at("u.xdmf")).find("velocity"), std::string::npos);
 }
+
+TEST_F(Xdmf, VelocityVectorPassesTheH5pyCheck) {
+  if (!have_h5py()) GTEST_SKIP() << "/usr/bin/python3 cannot import h5py (install python3-h5py)";
+  const GridInfo g = grid_of({4, 3, 2});
+  const std::vector<double> u(24, 1.0), v(24, 2.0);
+  const std::vector<float> w(24, 3.0f);
+  const std::vector<FieldView> uvw{{"u", "m/s", true, g.cells, u.data()}, {"v", "m/s", true, g.cells, v.data()},
+                                   {"w", "m/s", false, g.cells, w.data()}};
+  RunInfo info;
+  info.model = "fluid", info.config_toml = "[model]\n", info.backend = "cpu", info.precision = "double";
+  write_snapshot(at("snap_0.h5"), info, g, uvw, 0);
+  write_xdmf(at("s.xdmf"), g, {{"snap_0.h5", 0.0, 0, uvw}});
+  EXPECT_EQ(check_with_h5py(at("snap_0.h5"), at("s.xdmf")), 0);
+}
