@@ -284,12 +284,14 @@ class FluidModel3 final : public Model {
 
   /// Fills the ghosts of the three components, dimension by dimension (edges and corners as one pass each way would).
   void fill_ghosts(const State<T>& s) {
-    for (int d = 0; d < 3; ++d) {
-      const int e = d == 0 ? 1 : 0, f = d == 2 ? 1 : 2;
-      // the other two dimensions: their cells, and their ghosts when filled before this one
-      const Box<2> plane{{e < d ? -1 : 0, f < d ? -1 : 0}, {n_[e] + (e < d ? 1 : 0), n_[f] + (f < d ? 1 : 0)}};
-      for_each(ctx_, "fluid3d::fill_sides", plane, FillSides3<T>{{s.c[0]->view(), s.c[1]->view(), s.c[2]->view()}, walls_, d});
-    }
+    fill_sides<0>(s), fill_sides<1>(s), fill_sides<2>(s);
+  }
+  /// The ghosts of dimension d's sides, over the other two dimensions' cells and their ghosts when filled before d.
+  template <int d>
+  void fill_sides(const State<T>& s) {
+    constexpr int e = FillSides3<T, d>::e, f = FillSides3<T, d>::f;
+    const Box<2> plane{{e < d ? -1 : 0, f < d ? -1 : 0}, {n_[e] + (e < d ? 1 : 0), n_[f] + (f < d ? 1 : 0)}};
+    for_each(ctx_, "fluid3d::fill_sides", plane, FillSides3<T, d>{{s.c[0]->view(), s.c[1]->view(), s.c[2]->view()}, walls_});
   }
 
   /// Makes the state discretely divergence-free: A p = -div(u) / dt, then u -= dt grad p.

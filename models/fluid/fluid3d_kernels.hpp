@@ -196,34 +196,36 @@ struct Walls3 {
 /// dimensions' cells and the ghosts of the dimensions filled before it (d' < d), so that edges
 /// and corners get what a dimension-by-dimension fill gives. Periodic: copies across; wall:
 /// the normal face 0 (both ends), each tangential ghost the reflection about the wall velocity.
-template <class T>
+template <class T, int d>
 struct FillSides3 {
   View<T, 3> vel[3];
   Walls3<T> b;
-  int d;
-  SIM_INLINE void operator()(index_t r, index_t s) const {
-    // (r, s) index the other two dimensions in order; they run from -1 where already filled
-    const int e = d == 0 ? 1 : 0, f = d == 2 ? 1 : 2;
+  static constexpr int e = d == 0 ? 1 : 0, f = d == 2 ? 1 : 2;  ///< the other two dimensions, in order
+  /// Component c at index x along d, (r, s) along e and f.
+  SIM_INLINE T& ref(int c, index_t x, index_t r, index_t s) const {
+    if constexpr (d == 0) return vel[c](x, r, s);
+    else if constexpr (d == 1) return vel[c](r, x, s);
+    else return vel[c](r, s, x);
+  }
+  /// Component c's ghosts on both sides.
+  template <int c>
+  SIM_INLINE void component(index_t r, index_t s) const {
     const index_t n = b.n[d];
-    auto ref = [&](int c, index_t x) -> T& {
-      index_t p[3];
-      p[d] = x, p[e] = r, p[f] = s;
-      return vel[c](p[0], p[1], p[2]);
-    };
-    for (int c = 0; c < 3; ++c) {
-      if (b.side[2 * d] == Side::periodic) {
-        ref(c, -1) = ref(c, n - 1), ref(c, n) = ref(c, 0);
-        continue;
-      }
-      if (c == d) {
-        ref(c, 0) = T(0), ref(c, -1) = n > 1 ? -ref(c, 1) : T(0);
-      } else {
-        ref(c, -1) = T(2) * b.wall_velocity[2 * d][c] - ref(c, 0);
-      }
-      if (b.side[2 * d + 1] == Side::periodic) continue;  // (not reached: periodic comes in pairs)
-      if (c == d) ref(c, n) = T(0);
-      else ref(c, n) = T(2) * b.wall_velocity[2 * d + 1][c] - ref(c, n - 1);
+    if (b.side[2 * d] == Side::periodic) {
+      ref(c, -1, r, s) = ref(c, n - 1, r, s), ref(c, n, r, s) = ref(c, 0, r, s);
+      return;
     }
+    if constexpr (c == d) {
+      ref(c, 0, r, s) = T(0), ref(c, -1, r, s) = n > 1 ? -ref(c, 1, r, s) : T(0);
+      ref(c, n, r, s) = T(0);
+    } else {
+      ref(c, -1, r, s) = T(2) * b.wall_velocity[2 * d][c] - ref(c, 0, r, s);
+      ref(c, n, r, s) = T(2) * b.wall_velocity[2 * d + 1][c] - ref(c, n - 1, r, s);
+    }
+  }
+  /// (r, s) index the other two dimensions; they run from -1 where already filled.
+  SIM_INLINE void operator()(index_t r, index_t s) const {
+    component<0>(r, s), component<1>(r, s), component<2>(r, s);
   }
 };
 
