@@ -694,6 +694,10 @@ std::vector<Schema> framework_schemas() {
       Param::integer("every", 0).at_least(0).in("steps").says("Write a snapshot every this many steps; 0: off"),
       Param::real("every_time", 0.0).at_least(0).in("s").says("Write a snapshot every this much simulated time; 0: off"),
       Param::strings("fields", {}).says("Fields to write; empty: all of the model's"),
+      Param::integer("diagnostics_every", 0).at_least(0).in("steps")
+          .says("Also append a row to diagnostics.csv every this many steps; 0: rows with the snapshots only"),
+      Param::real("diagnostics_every_time", 0.0).at_least(0).in("s")
+          .says("Also append a row to diagnostics.csv every this much simulated time; 0: rows with the snapshots only"),
       Param::integer("compression", 0).range(0, 9).says("Deflate level of the datasets; 0: none"),
       Param::string("prefix", "snapshot").says("File name prefix of the snapshots"),
   }});

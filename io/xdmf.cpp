@@ -40,6 +40,29 @@ std::string list(const std::vector<T>& v) {
   return s;
 }
 
+/// A 3D grid's cell-centred velocity u, v, w (when the entry has all three) as one Vector
+/// attribute "velocity", for glyphs and stream tracers. ParaView's X is the datasets' last
+/// dimension, so its (X, Y, Z) components are (w, v, u).
+std::string velocity_vector(const XdmfEntry& e, const std::vector<std::int64_t>& points) {
+  const FieldView* c[3] = {nullptr, nullptr, nullptr};
+  for (const FieldView& f : e.fields)
+    for (int k = 0; k < 3; ++k)
+      if (f.name == std::string(1, "uvw"[k])) c[k] = &f;
+  if (!c[0] || !c[1] || !c[2]) return "";
+  std::vector<std::int64_t> cells;
+  for (std::int64_t p : points) cells.push_back(p - 1);
+  std::vector<std::int64_t> joined = cells;
+  joined.push_back(3);
+  std::ostringstream x;
+  x << "        <Attribute Name=\"velocity\" AttributeType=\"Vector\" Center=\"Cell\">\n"
+    << "          <DataItem ItemType=\"Function\" Function=\"JOIN($0, $1, $2)\" Dimensions=\"" << list(joined) << "\">\n";
+  for (int k : {2, 1, 0})
+    x << "            <DataItem Dimensions=\"" << list(cells) << "\" NumberType=\"Float\" Precision=\"" << (c[k]->is_double ? 8 : 4)
+      << "\" Format=\"HDF\">" << xml_escape(e.file) << ":/fields/" << c[k]->name << "</DataItem>\n";
+  x << "          </DataItem>\n        </Attribute>\n";
+  return x.str();
+}
+
 }  // namespace
 
 void write_xdmf(const std::string& path, const GridInfo& grid, const std::vector<XdmfEntry>& entries) {
@@ -82,6 +105,7 @@ void write_xdmf(const std::string& path, const GridInfo& grid, const std::vector
         << (f.is_double ? 8 : 4) << "\" Format=\"HDF\">" << xml_escape(e.file) << ":/fields/" << xml_escape(f.name)
         << "</DataItem>\n        </Attribute>\n";
     }
+    if (r == 3) x << velocity_vector(e, points);
     x << "      </Grid>\n";
   }
   x << "    </Grid>\n  </Domain>\n</Xdmf>\n";

@@ -14,6 +14,10 @@
 // multiplier (core/numerics/spectral.hpp): one 2D FFT each way instead of four 1D transforms. When A is singular (no Dirichlet
 // side) the constant mode is dropped: the solution has zero mean, and b's mean (which must
 // vanish for a solution to exist) is ignored. One rank, whole grid.
+// In 3D (TransformPoisson3, on the 7-point operator Poisson7) the same per-axis transforms
+// run along the three axes: p = T_x^-1 T_y^-1 T_z^-1 [ (T_z T_y T_x b) / sum_d lambda_d / h_d^2 ];
+// a box periodic all round goes through the 3D Fourier multiplier (core/numerics/spectral3.hpp):
+// one 3D real FFT each way.
 #include <cmath>
 #include <memory>
 #include <string>
@@ -22,6 +26,7 @@
 #include "core/array/expr.hpp"
 #include "core/numerics/fft.hpp"
 #include "core/numerics/spectral.hpp"
+#include "core/numerics/spectral3.hpp"
 #include "solvers/poisson.hpp"
 
 namespace sim::solvers {
@@ -150,6 +155,189 @@ class TransformPoisson {
   fft::Transform<T, 2> fx_, fy_, bx_, by_;            // the other side combinations
   Array<T, 2> spectrum_;
   Array<T, 1> lx_, ly_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// 3D
+
+/// A 3D box of cells for the pressure equation: cells, 1 / h^2 per axis, and the sides
+/// (x-low, x-high, y-low, y-high, z-low, z-high).
+struct PoissonBox3 {
+  index_t n[3] = {1, 1, 1};
+  double inv_h2[3] = {1, 1, 1};
+  PressureSide sides[6] = {};
+  /// True when no side is Dirichlet: A has the constants as null space.
+  bool singular() const {
+    for (PressureSide s : sides)
+      if (s == PressureSide::dirichlet) return false;
+    return true;
+  }
+};
+
+/// Why box cannot be solved by transforms ("" when it can): a dimension periodic on one side only.
+inline std::string transform_unsupported(const PoissonBox3& box) {
+  for (int d = 0; d < 3; ++d)
+    if ((box.sides[2 * d] == PressureSide::periodic) != (box.sides[2 * d + 1] == PressureSide::periodic))
+      return std::string("dimension ") + "xyz"[d] + " is periodic on one side only";
+  return "";
+}
+
+/// The 7-point operator A p = -lap(p) of a 3D box without obstacles, as kernels see it
+/// (trivially copyable): each face link has coefficient 1 inside, side_coefficient() on a
+/// domain side (0 Neumann, 2 Dirichlet p = 0 on the face, 1 periodic, wrapping).
+template <class T>
+struct Poisson7 {
+  index_t n[3] = {1, 1, 1};
+  T inv_h2[3] = {1, 1, 1};
+  T side_c[6] = {0, 0, 0, 0, 0, 0};
+  bool periodic[3] = {false, false, false};
+
+  /// The operator of box.
+  static Poisson7 of(const PoissonBox3& box) {
+    Poisson7 s;
+    for (int d = 0; d < 3; ++d) {
+      s.n[d] = box.n[d], s.inv_h2[d] = T(box.inv_h2[d]);
+      s.side_c[2 * d] = side_coefficient<T>(box.sides[2 * d]);
+      s.side_c[2 * d + 1] = side_coefficient<T>(box.sides[2 * d + 1]);
+      s.periodic[d] = box.sides[2 * d] == PressureSide::periodic;
+    }
+    return s;
+  }
+  /// Coefficient of the face of dimension d at face index f in [0, n[d]] (f = 0: the low side).
+  SIM_INLINE T link(int d, index_t f) const { return f == 0 ? side_c[2 * d] : f == n[d] ? side_c[2 * d + 1] : T(1); }
+  /// Index q of dimension d wrapped into the box when periodic; -1 when outside and not periodic.
+  SIM_INLINE index_t wrap(int d, index_t q) const {
+    if (q >= 0 && q < n[d]) return q;
+    if (!periodic[d]) return -1;
+    return q < 0 ? q + n[d] : q - n[d];
+  }
+  /// p at (i, j, k), any one index one outside the box: wrapped when periodic, else 0.
+  template <class P>
+  SIM_INLINE T at(const P& p, index_t i, index_t j, index_t k) const {
+    i = wrap(0, i), j = wrap(1, j), k = wrap(2, k);
+    return i < 0 || j < 0 || k < 0 ? T(0) : T(p(i, j, k));
+  }
+  /// (A p)(i, j, k).
+  template <class P>
+  SIM_INLINE T apply(const P& p, index_t i, index_t j, index_t k) const {
+    const T c = p(i, j, k);
+    const T lx = link(0, i), hx = link(0, i + 1), ly = link(1, j), hy = link(1, j + 1), lz = link(2, k), hz = link(2, k + 1);
+    return (lx * (c - at(p, i - 1, j, k)) + hx * (c - at(p, i + 1, j, k))) * inv_h2[0] +
+           (ly * (c - at(p, i, j - 1, k)) + hy * (c - at(p, i, j + 1, k))) * inv_h2[1] +
+           (lz * (c - at(p, i, j, k - 1)) + hz * (c - at(p, i, j, k + 1))) * inv_h2[2];
+  }
+};
+
+/// out = A p (Poisson7).
+template <class T>
+struct Poisson7Apply {
+  Poisson7<T> s;
+  View<const T, 3> p;
+  View<T, 3> out;
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { out(i, j, k) = s.apply(p, i, j, k); }
+};
+
+/// spectrum(i, j, k) *= 1 / (l0(i) c0 + l1(j) c1 + l2(k) c2) / norm, 0 for the null mode.
+template <class T>
+struct SpectralDivide3 {
+  View<T, 3> s;
+  View<const T, 1> l0, l1, l2;
+  T c0, c1, c2, inv_norm;
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
+    const T lambda = l0(i) * c0 + l1(j) * c1 + l2(k) * c2;
+    s(i, j, k) = lambda > T(0) ? s(i, j, k) * (inv_norm / lambda) : T(0);
+  }
+};
+
+/// The exact solve of A p = b (Poisson7) on a 3D box by one transform per axis each way.
+template <class T>
+class TransformPoisson3 {
+ public:
+  TransformPoisson3() = default;
+  /// The solver of box's operator on ctx; throws Error when transform_unsupported(box) says why not.
+  TransformPoisson3(const Context& ctx, const PoissonBox3& box) : ctx_(ctx), box_(box) {
+    if (const std::string why = transform_unsupported(box); !why.empty()) throw Error("the transform solver: " + why);
+    const Extents<3> shape = extents(box.n[0], box.n[1], box.n[2]);
+    norm_ = 1;
+    for (int d = 0; d < 3; ++d) axes_.emplace_back(box.sides[2 * d], box.sides[2 * d + 1], box.n[d]);
+    if (fourier_all_round()) {
+      fused_ = make_fused(ctx, shape);
+      return;
+    }
+    for (int d = 0; d < 3; ++d) {
+      forward_[d] = fft::Transform<T, 3>(ctx, axes_[std::size_t(d)].forward, shape, d);
+      backward_[d] = fft::Transform<T, 3>(ctx, axes_[std::size_t(d)].backward, shape, d);
+      const std::vector<double>& e = axes_[std::size_t(d)].eigenvalues;
+      eigenvalues_[d] = Array<T, 1>::from_host(ctx, extents(box.n[d]), std::vector<T>(e.begin(), e.end()));
+      norm_ *= double(fft::normalisation(axes_[std::size_t(d)].forward, box.n[d]));
+    }
+    spectrum_ = Array<T, 3>(ctx, shape);
+  }
+
+  /// x = the solution of A x = b (x may be a Field's interior; the two may not overlap); asynchronous.
+  void solve(View<const T, 3> b, View<T, 3> x) {
+    if (fused_) {
+      (*fused_)(b, x);
+      return;
+    }
+    View<T, 3> s = spectrum_.view();
+    forward_[0](b, s);
+    forward_[1](s, s);
+    forward_[2](s, s);
+    for_each(ctx_, "poisson::spectral_divide_3d", spectrum_.box(),
+             SpectralDivide3<T>{s, eigenvalues_[0].view(), eigenvalues_[1].view(), eigenvalues_[2].view(),
+                                T(box_.inv_h2[0]), T(box_.inv_h2[1]), T(box_.inv_h2[2]), T(1.0 / norm_)});
+    backward_[2](s, s);
+    backward_[1](s, s);
+    backward_[0](s, x);
+  }
+  /// The same on fields (interiors).
+  void solve(const Field<T, 3>& b, Field<T, 3>& x) { solve(b.view(), x.view()); }
+
+  /// The operator the solver inverts.
+  Poisson7<T> stencil() const { return Poisson7<T>::of(box_); }
+
+  /// The 3D Fourier operator when the box is periodic all round (at least 2 cells a side),
+  /// else null: a caller may stage b into it and read the solution back itself (StagedView3).
+  const fft::FourierMultiplier3<T>* fused() const { return fused_.get(); }
+
+  /// The transforms used, e.g. "real DFT x real DFT x DCT-II/III".
+  std::string description() const {
+    return std::string(axes_[0].label()) + " x " + axes_[1].label() + " x " + axes_[2].label() +
+           (fused_ ? " (one 3D real FFT each way)" : "");
+  }
+
+ private:
+  /// True when every axis is periodic with at least 2 cells.
+  bool fourier_all_round() const {
+    for (int d = 0; d < 3; ++d)
+      if (axes_[std::size_t(d)].forward != fft::Kind::r2hc || box_.n[d] < 2) return false;
+    return true;
+  }
+  /// The 3D multiplier 1 / sum_d lambda_d(k_d) / h_d^2 (0 for the null mode), indexed by
+  /// frequency; an axis's eigenvalue at halfcomplex position k is that of frequency k.
+  std::unique_ptr<fft::FourierMultiplier3<T>> make_fused(const Context& ctx, const Extents<3>& shape) const {
+    const Extents<3> ms = fft::FourierMultiplier3<T>::multiplier_shape(shape);
+    std::vector<T> m(std::size_t(ms.size()));
+    for (index_t i = 0; i < ms.n[0]; ++i)
+      for (index_t j = 0; j < ms.n[1]; ++j)
+        for (index_t k = 0; k < ms.n[2]; ++k) {
+          const double lambda = axes_[0].eigenvalues[std::size_t(i)] * box_.inv_h2[0] +
+                                axes_[1].eigenvalues[std::size_t(j)] * box_.inv_h2[1] +
+                                axes_[2].eigenvalues[std::size_t(k)] * box_.inv_h2[2];
+          m[std::size_t((i * ms.n[1] + j) * ms.n[2] + k)] = lambda > 0 ? T(1.0 / lambda) : T(0);
+        }
+    return std::make_unique<fft::FourierMultiplier3<T>>(ctx, shape, Array<T, 3>::from_host(ctx, ms, m));
+  }
+
+  Context ctx_;
+  PoissonBox3 box_;
+  std::vector<TransformAxis> axes_;
+  fft::Transform<T, 3> forward_[3], backward_[3];
+  Array<T, 1> eigenvalues_[3];
+  Array<T, 3> spectrum_;
+  double norm_ = 1;
+  std::shared_ptr<fft::FourierMultiplier3<T>> fused_;  // periodic all round
 };
 
 }  // namespace sim::solvers

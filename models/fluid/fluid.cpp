@@ -12,6 +12,7 @@
 // columns, so corners match one rank's fill), the pressure solver works on the same boxes
 // (solvers/), and diagnostics reduce over the ranks.
 #include "models/fluid/fluid.hpp"
+#include "models/fluid/fluid3d.hpp"
 
 #include <algorithm>
 #include <array>
@@ -803,8 +804,8 @@ ModelInfo fluid_model_info() {
   using io::Param;
   ModelInfo m;
   m.name = "fluid";
-  m.doc = "2D incompressible Navier-Stokes, projection on a MAC grid, pluggable pressure solvers";
-  m.ranks = {2};
+  m.doc = "2D and 3D incompressible Navier-Stokes, projection on a MAC grid, pluggable pressure solvers";
+  m.ranks = {2, 3};
   m.parallel = Parallel::grid;
   m.schema.section = "model";
   m.schema.doc = "incompressible fluid parameters";
@@ -842,7 +843,7 @@ ModelInfo fluid_model_info() {
   m.uses_boundary = true;
   m.boundary_kinds = {"wall", "periodic", "inflow", "outflow"};
   m.boundary_default = "wall";
-  m.boundary_value_doc = "a wall's tangential velocity (m/s; along +y on x faces, +x on y faces: a lid), an inflow's "
+  m.boundary_value_doc = "a wall's tangential velocity (m/s; along +y on x faces, +x on y and z faces: a lid), an inflow's "
                          "mean velocity (m/s)";
   const std::string renamed = "was replaced by [boundary] ";
   m.schema.retired = {
@@ -854,6 +855,7 @@ ModelInfo fluid_model_info() {
       {"inflow_velocity", renamed + "x_lo_value (the inflow's mean velocity, with x_lo = \"inflow\"), e.g. x_lo_value = 1.0"},
   };
   m.create = [](const ModelSetup& s) -> std::unique_ptr<Model> {
+    if (s.grid.rank == 3) return make_fluid3d(s);
     if (s.float64) return std::make_unique<fluid::FluidModel<double>>(s);
     return std::make_unique<fluid::FluidModel<float>>(s);
   };

@@ -45,13 +45,20 @@ void Simulation::run_activity(Activity& a) {
   if (a.traits().collective_io) drain_writes();
   a.run(*this);
   if (a.traits().output || a.traits().collective_io) counts.blocked_seconds += seconds_since(t0);
-  if (a.traits().output) output_step_ = clock.step;
+  if (!a.traits().output) return;
+  if (&a.schedule() == output_schedule.get()) snapshots_step_ = clock.step;
+  if (&a.schedule() == diagnostics_schedule.get()) diagnostics_step_ = clock.step;
 }
 
 void Simulation::run_output() {
+  // each group (the snapshots' schedule, the diagnostics' own) that has not run at this step
+  const bool snapshots = plan.outputs_on() && snapshots_step_ != clock.step;
+  const bool diagnostics = diagnostics_schedule != output_schedule && diagnostics_step_ != clock.step;
   for (auto& a : activities_)
-    if (&a->schedule() == output_schedule.get()) run_activity(*a);
+    if ((snapshots && &a->schedule() == output_schedule.get()) || (diagnostics && &a->schedule() == diagnostics_schedule.get()))
+      run_activity(*a);
   output_schedule->fired(clock);
+  if (diagnostics_schedule != output_schedule) diagnostics_schedule->fired(clock);
 }
 
 void Simulation::advance(const TimeStepper& stepper) {
@@ -88,10 +95,11 @@ io::RunInfo Simulation::file_info() const {
 
 int Simulation::run() {
   if (!output_schedule) output_schedule = std::make_shared<Never>();
+  if (!diagnostics_schedule) diagnostics_schedule = output_schedule;
   const TimeStepper stepper(plan.dt, plan.total_steps, plan.end_time, plan.adaptive, plan.cfl);
   for (auto& a : activities_) a->start(*this);
-  if (!resumed && plan.outputs_on()) run_output();
-  first_step = output_step_ = clock.step;  // the state at the start is output (or was, before the checkpoint)
+  if (!resumed && plan.diagnostics_on()) run_output();
+  first_step = snapshots_step_ = diagnostics_step_ = clock.step;  // the state at the start is output (or was, before the checkpoint)
   const auto start = std::chrono::steady_clock::now();
   while (stepper.more(clock)) {
     advance(stepper);
@@ -101,7 +109,7 @@ int Simulation::run() {
       if (stop_code_) return *stop_code_;
     }
   }
-  if (plan.outputs_on() && output_step_ != clock.step) run_output();
+  if (plan.diagnostics_on()) run_output();
   ctx.synchronize();
   compute_wall = seconds_since(start);
   drain_writes();

@@ -57,6 +57,8 @@ class Simulation {
   }
   /// The schedule of the output activities (snapshots, diagnostics): set before run().
   std::shared_ptr<Schedule> output_schedule;
+  /// The diagnostics rows' schedule when it differs from output_schedule (set before run(); null: the same).
+  std::shared_ptr<Schedule> diagnostics_schedule;
 
   /// Starts the activities, writes the initial output (unless resumed), steps to the end,
   /// writes the last output and finishes the activities: exit_ok, or the code stop() gave.
@@ -97,7 +99,8 @@ class Simulation {
   std::map<Schedule*, bool> due_now_;  // this step's answers
   std::optional<int> stop_code_;
   std::unique_ptr<DeviceClock> device_clock_;  // adaptive runs, until the model says it cannot
-  std::int64_t finite_step_ = -1, output_step_ = -1;
+  std::int64_t finite_step_ = -1;
+  std::int64_t snapshots_step_ = -1, diagnostics_step_ = -1;  // the last step each output group ran at
 };
 
 }  // namespace sim::run

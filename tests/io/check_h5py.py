@@ -81,9 +81,10 @@ def check_xdmf(path):
         for attr in g.findall("Attribute"):
             item = attr.find("DataItem")
             check(attr.get("Center") == "Cell", f"{where}: attribute {attr.get('Name')} is not cell-centred")
+            per_cell = 3 if attr.get("AttributeType") == "Vector" else 1  # a 3D velocity: JOIN of three fields
             if check(item is not None, f"{where}: attribute {attr.get('Name')} has no DataItem"):
-                check(math.prod(ints(item.get("Dimensions"))) == ncells,
-                      f"{where}: attribute {attr.get('Name')} does not have one value per cell ({ncells})")
+                check(math.prod(ints(item.get("Dimensions"))) == ncells * per_cell,
+                      f"{where}: attribute {attr.get('Name')} does not have {per_cell} value(s) per cell ({ncells} cells)")
     check(times == sorted(times), f"{path}: times are not increasing: {times}")
     # Every heavy-data reference must exist with the declared dimensions and type.
     files = {}

@@ -139,3 +139,42 @@ TEST_F(Xdmf, H5pyCheckCatchesAWrongReference) {
   write_xdmf(at("series.xdmf"), g, entries);
   EXPECT_EQ(check_with_h5py(at("snap_10.h5"), at("series.xdmf")), 1);
 }
+
+// A 3D entry with the cell-centred u, v, w also lists them as one Vector attribute "velocity"
+// (ParaView's X, Y, Z components: w, v, u); without all three, or in 2D, none.
+TEST_F(Xdmf, ThreeDimensionalVelocityIsAVector) {
+  const GridInfo g = grid_of({4, 3, 2});
+  const std::vector<FieldView> uvw{{"u", "m/s", true, g.cells}, {"v", "m/s", true, g.cells}, {"w", "m/s", false, g.cells},
+                                   {"p", "m^2/s^2", true, g.cells}};
+  write_xdmf(at("s.xdmf"), g, {{"snap_0.h5", 0.0, 0, uvw}});
+  const std::string x = read_text(at("s.xdmf"));
+  const std::size_t v = x.find("<Attribute Name=\"velocity\" AttributeType=\"Vector\" Center=\"Cell\">");
+  ASSERT_NE(v, std::string::npos) << x;
+  EXPECT_NE(x.find("Function=\"JOIN($0, $1, $2)\" Dimensions=\"4 3 2 3\"", v), std::string::npos) << x;
+  const std::size_t w = x.find("snap_0.h5:/fields/w", v), vv = x.find("snap_0.h5:/fields/v", v), u = x.find("snap_0.h5:/fields/u", v);
+  ASSERT_NE(w, std::string::npos);
+  EXPECT_LT(w, vv);
+  EXPECT_LT(vv, u);
+  EXPECT_NE(x.find("Precision=\"4\" Format=\"HDF\">snap_0.h5:/fields/w", v), std::string::npos) << x;
+  const std::vector<FieldView> uv{uvw[0], uvw[1], uvw[3]};
+  write_xdmf(at("t.xdmf"), g, {{"snap_0.h5", 0.0, 0, uv}});
+  EXPECT_EQ(read_text(at("t.xdmf")).find("velocity"), std::string::npos);
+  const GridInfo g2 = grid_of({4, 3});
+  const std::vector<FieldView> uv2{{"u", "m/s", true, g2.cells}, {"v", "m/s", true, g2.cells}, {"w", "m/s", true, g2.cells}};
+  write_xdmf(at("u.xdmf"), g2, {{"snap_0.h5", 0.0, 0, uv2}});
+  EXPECT_EQ(read_text(at("u.xdmf")).find("velocity"), std::string::npos);
+}
+
+TEST_F(Xdmf, VelocityVectorPassesTheH5pyCheck) {
+  if (!have_h5py()) GTEST_SKIP() << "/usr/bin/python3 cannot import h5py (install python3-h5py)";
+  const GridInfo g = grid_of({4, 3, 2});
+  const std::vector<double> u(24, 1.0), v(24, 2.0);
+  const std::vector<float> w(24, 3.0f);
+  const std::vector<FieldView> uvw{{"u", "m/s", true, g.cells, u.data()}, {"v", "m/s", true, g.cells, v.data()},
+                                   {"w", "m/s", false, g.cells, w.data()}};
+  RunInfo info;
+  info.model = "fluid", info.config_toml = "[model]\n", info.backend = "cpu", info.precision = "double";
+  write_snapshot(at("snap_0.h5"), info, g, uvw, 0);
+  write_xdmf(at("s.xdmf"), g, {{"snap_0.h5", 0.0, 0, uvw}});
+  EXPECT_EQ(check_with_h5py(at("snap_0.h5"), at("s.xdmf")), 0);
+}

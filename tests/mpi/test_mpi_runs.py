@@ -448,6 +448,13 @@ class Refusals(Case):
         self.assertIn("at least 2 x 2 cells", err)
         self.assertFalse(os.path.exists(os.path.join(self.dir, "f")), "a refused run wrote output")
 
+    def test_fluid_3d_runs_on_one_rank(self):
+        c = self.config("fluid3d", '[run]\nmodel = "fluid"\nbackend = "cpu"\nsteps = 2\n[grid]\ncells = [8, 8, 8]\n'
+                                   'length = [1.0, 1.0, 1.0]\n[boundary]\ndefault = "periodic"\n')
+        err = self.simulate(2, c, "f3", expect=2)
+        self.assertIn("3D fluid runs on one rank", err)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "f3")), "a refused run wrote output")
+
     def test_mcpi_array_path_refuses_several_ranks(self):
         err = self.simulate(2, self.config("mcpi", MCPI), "m", "model.path=\"array\"", expect=2)
         self.assertIn("fused", err)

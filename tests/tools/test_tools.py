@@ -411,5 +411,24 @@ class CommandLineTest(ToolCase):
         subprocess.run(["bash", "-n", os.path.join(TOOLS, "make_gallery.sh")], check=True)
 
 
+
+@needs_mpl
+class TaylorGreen3dTest(ToolCase):
+    def test_compares_a_3d_run_with_the_reference(self):
+        tg = simulate("tg3d", "taylor_green_3d.toml", "grid.cells=[8,8,8]", "run.end_time=0.5", "output.every_time=0")
+        png = self.out("tg.png")
+        r = tool("taylor_green_3d.py", f"8={tg}", "-o", png)
+        self.assertRuns(r)
+        self.assertIn("8: kinetic energy within", r.stdout)
+        self.assertIn("reference 0.01285 at t = 9.00", r.stdout)
+        self.assertImage(png, size=(1100, 450))
+        diag = sk.diagnostics(tg)  # rows every 0.1 s (here every step) without snapshots
+        self.assertGreater(len(diag["time"]), 2)
+        self.assertEqual(snapshots(tg), [])
+
+    def test_refuses_a_run_without_the_3d_columns(self):
+        self.assertRuns(tool("taylor_green_3d.py", runs["a"], "-o", self.out("x.png")), 2)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -215,6 +215,32 @@ TEST_F(RunActivities, DiagnosticsAndSnapshotsAtEachOutputAndTheEnd) {
   EXPECT_TRUE(fs::exists(dir + "/snap.xdmf"));
 }
 
+// Diagnostics rows on a schedule of their own: every diagnostics_every steps and at every
+// snapshot, and at the start and the end; snapshots only on theirs. Without snapshots, rows alone.
+TEST_F(RunActivities, DiagnosticsOnTheirOwnScheduleBesideTheSnapshots) {
+  auto rows_of = [&] {
+    std::ifstream csv(dir + "/diagnostics.csv");
+    std::vector<std::int64_t> rows;
+    for (std::string line; std::getline(csv, line);)
+      if (line[0] != 's') rows.push_back(std::stoll(line));
+    return rows;
+  };
+  Plan p = plan(9);
+  p.output_every = 4, p.diagnostics_every = 3;
+  CounterModel m;
+  ASSERT_EQ(simulation(p, m)->run(), 0);
+  EXPECT_EQ(rows_of(), (std::vector<std::int64_t>{0, 3, 4, 6, 8, 9}));
+  EXPECT_EQ(series_steps(100), (std::vector<std::int64_t>{0, 4, 8, 9}));
+  fs::remove_all(dir), fs::create_directories(dir);
+  Plan q = plan(5);
+  q.diagnostics_every_time = 0.2;
+  CounterModel m2;
+  ASSERT_EQ(simulation(q, m2)->run(), 0);
+  EXPECT_EQ(rows_of(), (std::vector<std::int64_t>{0, 2, 4, 5}));
+  EXPECT_TRUE(series_steps(100).empty());
+  EXPECT_FALSE(fs::exists(dir + "/" + snapshot_name("snap", 0)));
+}
+
 TEST_F(RunActivities, OutputByTimeLandsOnMultiplesWithinTheTolerance) {
   Plan p = plan(10);
   p.output_every_time = 0.25;

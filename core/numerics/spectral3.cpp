@@ -1,0 +1,220 @@
+// The 3D Fourier multiplier (spectral3.hpp): FFTW's 3D r2c / c2r plans on cpu contexts
+// (FFTW_ESTIMATE: the same plan, so the same bits, in every run), cuFFT's on cuda ones.
+#include "core/numerics/spectral3.hpp"
+
+#include <fftw3.h>
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/kernels/for_each.hpp"
+#include "core/numerics/detail/fft_common.hpp"
+#if SIM_TU_HAS_CUDA
+#include <cufft.h>
+
+#include "core/cuda/check.hpp"
+#endif
+
+namespace sim::fft {
+namespace {
+
+template <class T>
+using Cplx = detail::Complex<T>;
+
+template <class T>
+struct Gather3 {
+  View<const T, 3> in;
+  StagedView3<T> real;
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { real(i, j, k) = in(i, j, k); }
+};
+
+template <class T>
+struct Scatter3 {
+  StagedView3<T> real;
+  View<T, 3> out;
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { out(i, j, k) = real(i, j, k); }
+};
+
+/// V *= m * scale, in place.
+template <class T>
+struct MultiplyFourier3 {
+  Cplx<T>* v;
+  View<const T, 3> m;
+  index_t n1, h2;
+  T scale;
+  SIM_INLINE void operator()(index_t k0, index_t k1, index_t k2) const {
+    const T f = m(k0, k1, k2) * scale;
+    Cplx<T>& z = v[(k0 * n1 + k1) * h2 + k2];
+    z.re *= f, z.im *= f;
+  }
+};
+
+template <class T>
+struct Fftw3d;
+template <>
+struct Fftw3d<double> {
+  using plan = fftw_plan;
+  using complex = fftw_complex;
+  static plan r2c(int a, int b, int c, double* r, complex* z) { return fftw_plan_dft_r2c_3d(a, b, c, r, z, FFTW_ESTIMATE); }
+  static plan c2r(int a, int b, int c, complex* z, double* r) { return fftw_plan_dft_c2r_3d(a, b, c, z, r, FFTW_ESTIMATE); }
+  static void run(plan p) { fftw_execute(p); }
+  static void destroy(plan p) { fftw_destroy_plan(p); }
+  static complex* alloc(std::size_t n) { return static_cast<complex*>(fftw_malloc(n * sizeof(complex))); }
+  static void release(complex* z) { fftw_free(z); }
+};
+template <>
+struct Fftw3d<float> {
+  using plan = fftwf_plan;
+  using complex = fftwf_complex;
+  static plan r2c(int a, int b, int c, float* r, complex* z) { return fftwf_plan_dft_r2c_3d(a, b, c, r, z, FFTW_ESTIMATE); }
+  static plan c2r(int a, int b, int c, complex* z, float* r) { return fftwf_plan_dft_c2r_3d(a, b, c, z, r, FFTW_ESTIMATE); }
+  static void run(plan p) { fftwf_execute(p); }
+  static void destroy(plan p) { fftwf_destroy_plan(p); }
+  static complex* alloc(std::size_t n) { return static_cast<complex*>(fftwf_malloc(n * sizeof(complex))); }
+  static void release(complex* z) { fftwf_free(z); }
+};
+
+#if SIM_TU_HAS_CUDA
+void check_cufft3(cufftResult r, const char* call) {
+  if (r != CUFFT_SUCCESS)
+    throw CudaError(std::string("cuFFT ") + call + " failed (cufftResult " + std::to_string(int(r)) + ")");
+}
+void exec_forward3(cufftHandle h, float* r, Cplx<float>* c) { check_cufft3(cufftExecR2C(h, r, reinterpret_cast<cufftComplex*>(c)), "ExecR2C"); }
+void exec_forward3(cufftHandle h, double* r, Cplx<double>* c) {
+  check_cufft3(cufftExecD2Z(h, r, reinterpret_cast<cufftDoubleComplex*>(c)), "ExecD2Z");
+}
+void exec_inverse3(cufftHandle h, Cplx<float>* c, float* r) { check_cufft3(cufftExecC2R(h, reinterpret_cast<cufftComplex*>(c), r), "ExecC2R"); }
+void exec_inverse3(cufftHandle h, Cplx<double>* c, double* r) {
+  check_cufft3(cufftExecZ2D(h, reinterpret_cast<cufftDoubleComplex*>(c), r), "ExecZ2D");
+}
+#endif
+
+}  // namespace
+
+template <class T>
+struct FourierMultiplier3<T>::Impl {
+  Context ctx;
+  index_t n0 = 0, n1 = 0, n2 = 0, h2 = 0;
+  Array<T, 3> m;
+  std::mutex mutex;  // cpu: the buffers are shared by calls
+  // cpu
+  std::vector<T> real;
+  typename Fftw3d<T>::complex* spectrum = nullptr;
+  typename Fftw3d<T>::plan forward = nullptr, inverse = nullptr;
+  // cuda
+  int plan_forward = -1, plan_inverse = -1;
+  T* dreal = nullptr;
+  Cplx<T>* dv = nullptr;
+
+  std::size_t points() const { return std::size_t(n0 * n1 * n2); }
+  std::size_t modes() const { return std::size_t(n0 * n1 * h2); }
+  Box<3> all() const { return Box<3>{{0, 0, 0}, {n0, n1, n2}}; }
+  T* buffer() { return ctx.is_cuda() ? dreal : real.data(); }
+
+  ~Impl() {
+    {
+      std::lock_guard<std::mutex> lock(detail::fftw_planner_mutex());
+      if (forward) Fftw3d<T>::destroy(forward);
+      if (inverse) Fftw3d<T>::destroy(inverse);
+    }
+    if (spectrum) Fftw3d<T>::release(spectrum);
+#if SIM_TU_HAS_CUDA
+    if (plan_forward >= 0) cufftDestroy(cufftHandle(plan_forward));
+    if (plan_inverse >= 0) cufftDestroy(cufftHandle(plan_inverse));
+#endif
+    if (dreal) ctx.deallocate(dreal, points() * sizeof(T));
+    if (dv) ctx.deallocate(dv, modes() * sizeof(Cplx<T>));
+  }
+
+  void plan_cpu() {
+    real.resize(points());
+    std::lock_guard<std::mutex> lock(detail::fftw_planner_mutex());
+    spectrum = Fftw3d<T>::alloc(modes());
+    if (!spectrum) throw Error("FFTW could not allocate the spectrum of a " + to_string(extents(n0, n1, n2)) + " transform");
+    forward = Fftw3d<T>::r2c(int(n0), int(n1), int(n2), real.data(), spectrum);
+    inverse = Fftw3d<T>::c2r(int(n0), int(n1), int(n2), spectrum, real.data());
+    if (!forward || !inverse) throw Error("FFTW could not plan a 3D transform of " + to_string(extents(n0, n1, n2)));
+  }
+
+  void plan_cuda() {
+#if SIM_TU_HAS_CUDA
+    dreal = static_cast<T*>(ctx.allocate(points() * sizeof(T)));
+    dv = static_cast<Cplx<T>*>(ctx.allocate(modes() * sizeof(Cplx<T>)));
+    const bool f64 = sizeof(T) == 8;
+    cufftHandle h;
+    check_cufft3(cufftPlan3d(&h, int(n0), int(n1), int(n2), f64 ? CUFFT_D2Z : CUFFT_R2C), "Plan3d");
+    plan_forward = int(h);
+    check_cufft3(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
+    check_cufft3(cufftPlan3d(&h, int(n0), int(n1), int(n2), f64 ? CUFFT_Z2D : CUFFT_C2R), "Plan3d");
+    plan_inverse = int(h);
+    check_cufft3(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
+#endif
+  }
+
+  /// The transform, multiplication and inverse on the staged buffer, in place.
+  void run_staged() {
+    const T scale = T(1.0 / double(points()));
+    const Box<3> half{{0, 0, 0}, {n0, n1, h2}};
+    if (!ctx.is_cuda()) {
+      Fftw3d<T>::run(forward);
+      for_each(ctx, "fft::fourier3_multiply", half, MultiplyFourier3<T>{reinterpret_cast<Cplx<T>*>(spectrum), m.view(), n1, h2, scale});
+      Fftw3d<T>::run(inverse);
+      return;
+    }
+#if SIM_TU_HAS_CUDA
+    exec_forward3(cufftHandle(plan_forward), dreal, dv);
+    for_each(ctx, "fft::fourier3_multiply", half, MultiplyFourier3<T>{dv, m.view(), n1, h2, scale});
+    exec_inverse3(cufftHandle(plan_inverse), dv, dreal);
+#endif
+  }
+};
+
+template <class T>
+FourierMultiplier3<T>::FourierMultiplier3(const Context& ctx, const Extents<3>& shape, const Array<T, 3>& m)
+    : impl_(std::make_shared<Impl>()) {
+  Impl& im = *impl_;
+  im.ctx = ctx, im.n0 = shape.n[0], im.n1 = shape.n[1], im.n2 = shape.n[2], im.h2 = shape.n[2] / 2 + 1;
+  if (im.n0 < 2 || im.n1 < 2 || im.n2 < 2)
+    throw ShapeError("fft::FourierMultiplier3 needs at least 2 x 2 x 2 points, got " + to_string(shape));
+  if (m.shape() != multiplier_shape(shape))
+    throw ShapeError("fft::FourierMultiplier3: multiplier of shape " + to_string(m.shape()) + " for arrays of shape " +
+                     to_string(shape) + " (expected " + to_string(multiplier_shape(shape)) + ")");
+  if (m.context() != ctx) throw BackendError("fft::FourierMultiplier3: the multiplier lives on another context");
+  im.m = m.clone();
+  if (ctx.is_cuda()) im.plan_cuda();
+  else im.plan_cpu();
+}
+
+template <class T>
+void FourierMultiplier3<T>::operator()(View<const T, 3> in, View<T, 3> out) const {
+  if (!impl_) throw Error("fft::FourierMultiplier3 used before it was planned");
+  Impl& im = *impl_;
+  const Extents<3> shape = extents(im.n0, im.n1, im.n2);
+  if (in.shape != shape || out.shape != shape)
+    throw ShapeError("fft::FourierMultiplier3 planned for shape " + to_string(shape) + ", called with " + to_string(in.shape) +
+                     " -> " + to_string(out.shape));
+  std::unique_lock<std::mutex> lock(im.mutex, std::defer_lock);
+  if (!im.ctx.is_cuda()) lock.lock();
+  const StagedView3<T> s{im.buffer(), im.n1, im.n2};
+  for_each(im.ctx, "fft::fourier3_gather", im.all(), Gather3<T>{in, s});
+  im.run_staged();
+  for_each(im.ctx, "fft::fourier3_scatter", im.all(), Scatter3<T>{s, out});
+}
+
+template <class T>
+StagedView3<T> FourierMultiplier3<T>::staged() const {
+  if (!impl_) throw Error("fft::FourierMultiplier3 used before it was planned");
+  return StagedView3<T>{impl_->buffer(), impl_->n1, impl_->n2};
+}
+
+template <class T>
+void FourierMultiplier3<T>::apply_staged() const {
+  if (!impl_) throw Error("fft::FourierMultiplier3 used before it was planned");
+  impl_->run_staged();
+}
+
+template class FourierMultiplier3<float>;
+template class FourierMultiplier3<double>;
+
+}  // namespace sim::fft

@@ -1,0 +1,358 @@
+// The 3D incompressible fluid (the fluid model on a grid of three cells counts): the 2D
+// model's projection method on a MAC grid, with periodic sides and walls (moving walls with a
+// tangential velocity), forward Euler or Heun's RK2 with one exact transform projection per
+// stage, and an adaptive dt. A step reads:
+//   for each stage:  fill ghosts -> momentum stage -> fill ghosts -> pressure rhs -> transform solve -> project
+// One rank; the 2D model's obstacles, inflow/outflow, dye, implicit viscosity and iterative
+// pressure solvers are refused in 3D with the key to change (check_supported).
+#include "models/fluid/fluid3d.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/array/expr.hpp"
+#include "core/kernels/for_each.hpp"
+#include "core/kernels/reduce.hpp"
+#include "core/runtime/graph.hpp"
+#include "core/runtime/step_input.hpp"
+#include "io/config.hpp"
+#include "models/boundary_config.hpp"
+#include "models/field_ref.hpp"
+#include "models/fluid/fluid3d_kernels.hpp"
+#include "solvers/time_integrators.hpp"
+#include "solvers/transform_poisson.hpp"
+
+namespace sim {
+namespace fluid3d {
+
+/// The [model] and [boundary] parameters of a 3D run, read once.
+struct Parameters {
+  double nu = 0;
+  bool rk2 = true;
+  std::string init = "rest";
+  double amplitude = 1;
+  Side side[6] = {};
+  double wall_velocity[6][3] = {};
+  double speed_hint = 1;  ///< the speed scale of a start at rest: 1 m/s, or a wall's or the initial flow's where faster
+
+  /// Reads c; throws ConfigError at the key of anything the 3D model does not do.
+  static Parameters of(const io::Config& c) {
+    Parameters p;
+    check_supported(c);
+    p.nu = c.real("model", "viscosity");
+    p.rk2 = c.string("model", "time_scheme") == "rk2";
+    p.init = c.string("model", "init");
+    p.amplitude = c.real("model", "init_velocity");
+    const Boundary<3> faces = boundary_from_config<3>(c);
+    p.speed_hint = p.init == "rest" ? 1.0 : std::max(1.0, std::abs(p.amplitude));
+    for (int s = 0; s < 6; ++s) {
+      const FaceBc& f = s % 2 ? faces.hi[s / 2] : faces.lo[s / 2];
+      p.side[s] = f.kind == BcKind::periodic ? Side::periodic : Side::wall;
+      // a wall's value is its speed along the face's first tangential axis: +y on x faces, +x on y and z faces
+      if (p.side[s] == Side::wall) p.wall_velocity[s][s / 2 == 0 ? 1 : 0] = f.value;
+      p.speed_hint = std::max(p.speed_hint, std::abs(f.value));
+    }
+    return p;
+  }
+
+  /// Throws ConfigError at the first key asking for what the 3D model does not do yet.
+  static void check_supported(const io::Config& c) {
+    auto refuse = [&](const char* section, const std::string& key, const std::string& what, const std::string& fix) {
+      throw c.error_at(section, key, what + " is not available on 3D grids yet; " + fix);
+    };
+    if (c.string("model", "obstacle") != "none") refuse("model", "obstacle", "an obstacle", "set obstacle = \"none\"");
+    if (c.string("model", "dye") != "none") refuse("model", "dye", "the passive dye", "set dye = \"none\"");
+    if (c.string("model", "viscous_scheme") != "explicit")
+      refuse("model", "viscous_scheme", "implicit viscosity", "set viscous_scheme = \"explicit\"");
+    if (c.string("model", "advection") != "central")
+      refuse("model", "advection", "upwind-blended advection", "set advection = \"central\"");
+    const std::string solver = c.string("model", "pressure_solver");
+    if (solver != "auto" && solver != "transform")
+      refuse("model", "pressure_solver", "the " + solver + " pressure solver",
+             "use pressure_solver = \"transform\" (or \"auto\"), which solves the obstacle-free box exactly");
+    for (const std::string face : {"default", "x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"}) {
+      if (!c.is_set("boundary", face)) continue;
+      const std::string kind = c.string("boundary", face);
+      if (kind == "inflow" || kind == "outflow")
+        refuse("boundary", face, "an " + kind + " face", "use \"wall\" or \"periodic\"");
+    }
+  }
+};
+
+/// Initial velocity on the faces (host side, once): at rest, uniform along x, or the
+/// Taylor-Green vortex u = A sin(kx x) cos(ky y) cos(kz z), v = -A cos sin cos, w = 0 (k = 2 pi / L).
+struct InitialVelocity {
+  std::string kind;
+  double amplitude = 1, length[3] = {1, 1, 1};
+  /// Component c at position (x, y, z) relative to the origin.
+  double at(int c, double x, double y, double z) const {
+    if (kind == "uniform") return c == 0 ? amplitude : 0.0;
+    if (kind != "taylor_green") return 0.0;
+    const double a = 2 * M_PI * x / length[0], b = 2 * M_PI * y / length[1], g = 2 * M_PI * z / length[2];
+    if (c == 0) return amplitude * std::sin(a) * std::cos(b) * std::cos(g);
+    if (c == 1) return -amplitude * length[1] / length[0] * std::cos(a) * std::sin(b) * std::cos(g);
+    return 0.0;
+  }
+};
+
+/// The velocity state of a stage: three face fields.
+template <class T>
+struct State {
+  Field<T, 3>* c[3];
+  /// Read-only views for the kernels.
+  Velocity<T> velocity() const { return {{c[0]->view(), c[1]->view(), c[2]->view()}}; }
+};
+
+template <class T>
+class FluidModel3 final : public Model {
+ public:
+  explicit FluidModel3(const ModelSetup& setup)
+      : ctx_(setup.ctx), grid_(setup.grid.grid<3>()), params_(Parameters::of(*setup.config)) {
+    const io::Config& c = *setup.config;
+    if (setup.decomposition.ranks() > 1)
+      throw c.error_at("grid", "cells", "the 3D fluid runs on one rank for now (this run is split over " +
+                                            std::to_string(setup.decomposition.ranks()) + "); run it without mpirun");
+    solvers::PoissonBox3 box;
+    for (int d = 0; d < 3; ++d) {
+      n_[d] = grid_.cells.n[d];
+      h_.inv_h[d] = T(1 / grid_.dx[d]), h_.inv_h2[d] = T(1 / (grid_.dx[d] * grid_.dx[d]));
+      box.n[d] = n_[d], box.inv_h2[d] = 1 / (grid_.dx[d] * grid_.dx[d]);
+      walls_.n[d] = n_[d];
+      if (n_[d] < 2) throw c.error_at("grid", "cells", "the 3D fluid needs at least 2 cells along each dimension");
+    }
+    for (int s = 0; s < 6; ++s) {
+      walls_.side[s] = params_.side[s];
+      for (int k = 0; k < 3; ++k) walls_.wall_velocity[s][k] = T(params_.wall_velocity[s][k]);
+      box.sides[s] = params_.side[s] == Side::periodic ? solvers::PressureSide::periodic : solvers::PressureSide::neumann;
+    }
+    solver_ = solvers::TransformPoisson3<T>(ctx_, box);
+    ops_ = solver_.stencil();
+    const std::string method = c.string("model", "pressure_solver");
+    solver_note_ = std::string(method == "auto" ? "auto: a 3D box without obstacles on one rank, solved exactly by fast transforms"
+                                                : "exact, by fast transforms") +
+                   " (" + solver_.description() + ")";
+    init_.kind = params_.init, init_.amplitude = params_.amplitude;
+    for (int d = 0; d < 3; ++d) init_.length[d] = grid_.dx[d] * double(n_[d]);
+    dt_ = StepInput(ctx_);
+    for (Field<T, 3>* f : {&u_[0], &u_[1], &u_[2], &u1_[0], &u1_[1], &u1_[2], &u2_[0], &u2_[1], &u2_[2], &centred_[0],
+                           &centred_[1], &centred_[2], &vorticity_, &p_, &rhs_, &div_})
+      *f = Field<T, 3>(ctx_, grid_), f->fill(T(0));
+  }
+
+  std::vector<FieldRef> fields() override {
+    std::vector<FieldRef> f = {field_ref("u_face", "m/s", u_[0]), field_ref("v_face", "m/s", u_[1]),
+                               field_ref("w_face", "m/s", u_[2]), field_ref("p", "m^2/s^2", p_),
+                               field_ref("u", "m/s", centred_[0]), field_ref("v", "m/s", centred_[1]),
+                               field_ref("w", "m/s", centred_[2]), field_ref("vorticity", "1/s", vorticity_)};
+    f[0].snapshot = f[1].snapshot = f[2].snapshot = false;  // the state on faces: checkpoints only
+    for (std::size_t k = 4; k < f.size(); ++k) f[k].checkpointed = false;  // derived: snapshots only
+    return f;
+  }
+
+  void initialize() override {
+    std::vector<T> host(std::size_t(grid_.size()));
+    for (int c = 0; c < 3; ++c) {
+      for (index_t i = 0; i < n_[0]; ++i)
+        for (index_t j = 0; j < n_[1]; ++j)
+          for (index_t k = 0; k < n_[2]; ++k) {
+            // component c on the low c-face: the face coordinate along c, the centres along the others
+            double x[3] = {(double(i) + 0.5) * grid_.dx[0], (double(j) + 0.5) * grid_.dx[1], (double(k) + 0.5) * grid_.dx[2]};
+            x[c] -= 0.5 * grid_.dx[c];
+            host[std::size_t((i * n_[1] + j) * n_[2] + k)] = T(init_.at(c, x[0], x[1], x[2]));
+          }
+      u_[c].copy_from_host(host);
+    }
+    // start from a divergence-free field that satisfies the boundary conditions
+    fill_ghosts(state());
+    dt_.set(1.0), dt_.upload();
+    project(state());
+    p_.fill(T(0));
+    fill_ghosts(state());
+    last_dt_ = 0;
+  }
+
+  /// Advances by dt: recorded once per buffer parity and replayed (one launch a step on a GPU).
+  void step(double dt) override {
+    last_dt_ = dt;
+    dt_.set(dt);
+    Recorded& r = recorded_[parity_];
+    if (!r.valid()) r = record(ctx_, [this] { dt_.upload(), advance(); });
+    r.replay();
+    flip();
+  }
+
+  bool adaptive_dt() const override { return true; }
+
+  double next_dt(double cfl) override {
+    const SpeedTriple s = reduce(ctx_, "fluid3d::face_speeds", cells(), FaceSpeeds3<T>{state().velocity()}, LargerSpeeds3{},
+                                 SpeedTriple{{0.0, 0.0, 0.0}});
+    double rate = viscous_rate();
+    for (int d = 0; d < 3; ++d) rate += (d == 0 ? std::max(s.s[0], 1e-300) : s.s[d]) / grid_.dx[d];
+    return cfl / rate;
+  }
+
+  double default_dt(double cfl) const override {
+    double rate = viscous_rate();
+    for (int d = 0; d < 3; ++d) rate += params_.speed_hint / grid_.dx[d];
+    return cfl / rate;
+  }
+
+  double stable_dt() const override { return default_dt(1.0); }
+
+  /// Kinetic energy (the integral, and the mean per unit volume), enstrophy-based dissipation
+  /// 2 nu <|omega|^2 / 2>, the largest divergence, the Courant number of the last step.
+  std::vector<Diagnostic> diagnostics() override {
+    fill_ghosts(state());
+    const Velocity<T> vel = state().velocity();
+    for_each(ctx_, "fluid3d::divergence", cells(), Divergence3<T>{vel, div_.view(), h_});
+    const EnergySums e = reduce(ctx_, "fluid3d::energy", cells(), CellEnergy<T>{vel, h_}, AddEnergySums{}, EnergySums{0.0, 0.0});
+    const SpeedTriple s = reduce(ctx_, "fluid3d::face_speeds", cells(), FaceSpeeds3<T>{vel}, LargerSpeeds3{},
+                                 SpeedTriple{{0.0, 0.0, 0.0}});
+    const double cell = grid_.dx[0] * grid_.dx[1] * grid_.dx[2], volume = cell * double(grid_.size());
+    double courant = 0;
+    for (int d = 0; d < 3; ++d) courant += last_dt_ * s.s[d] / grid_.dx[d];
+    return {{"kinetic_energy", "m^5/s^2", 0.5 * cell * e.energy},
+            {"mean_kinetic_energy", "m^2/s^2", 0.5 * e.energy / double(grid_.size())},
+            {"dissipation", "m^2/s^3", params_.nu * e.enstrophy * cell / volume},
+            {"max_divergence", "1/s", double(norm_max(div_))},
+            {"cfl", "", courant},
+            {"pressure_residual", "", pressure_residual()}};
+  }
+
+  void prepare_output() override {
+    fill_ghosts(state());
+    for_each(ctx_, "fluid3d::cell_outputs", cells(),
+             CellOutputs3<T>{state().velocity(), {centred_[0].view(), centred_[1].view(), centred_[2].view()}, vorticity_.view(), h_});
+  }
+
+  double cell_updates_per_step() const override { return double(grid_.size()); }
+
+  /// Whole-field passes of a step, each field read or written once (ghost fills counted as
+  /// none: faces only): momentum 3 reads + 3 writes (+3 base reads in Heun's second stage),
+  /// pressure right-hand side 3 reads + 2 writes (the field and the transform's buffer), the
+  /// transform solve (periodic box: the r2c, the multiplication and the c2r, 6 passes of real
+  /// size; otherwise 3 axes x 2 directions x gather, transform and scatter, 24, and the
+  /// division 2), projection 3 reads + 3 writes + the pressure read and stored, 8.
+  double bytes_per_step() const override {
+    const double solve = solver_.fused() ? 6 : 26;
+    const double stage = 6 + 5 + solve + 8;
+    const double passes = params_.rk2 ? 2 * stage + 3 : stage;
+    return passes * double(grid_.size()) * double(sizeof(T));
+  }
+
+  std::vector<std::string> plan_notes() const override { return {"pressure solver transform: " + solver_note_}; }
+
+  void save_state(std::map<std::string, std::uint64_t>&, std::map<std::string, double>& reals) const override {
+    reals["fluid_last_dt"] = last_dt_;
+  }
+  void load_state(const std::map<std::string, std::uint64_t>&, const std::map<std::string, double>& reals) override {
+    if (reals.count("fluid_last_dt")) last_dt_ = reals.at("fluid_last_dt");
+  }
+
+ private:
+  Box<3> cells() const { return Box<3>{{0, 0, 0}, {n_[0], n_[1], n_[2]}}; }
+  State<T> state() { return {{&u_[0], &u_[1], &u_[2]}}; }
+
+  double viscous_rate() const {
+    double s = 0;
+    for (int d = 0; d < 3; ++d) s += 1 / (grid_.dx[d] * grid_.dx[d]);
+    return 2 * params_.nu * s;
+  }
+
+  /// The stages of one step from u_ into u1_ (Euler) or u2_ (Heun), dt uploaded: the solvers'
+  /// forward Euler and Heun (Shu-Osher form) over the stage "momentum, then projection".
+  void advance() {
+    State<T> s0 = state(), s1{{&u1_[0], &u1_[1], &u1_[2]}}, s2{{&u2_[0], &u2_[1], &u2_[2]}};
+    auto update = [this](State<T>& in, State<T>& out, double, double w, State<T>& base) {
+      fill_ghosts(in);
+      momentum(in, out, base, w);
+      project(out);
+    };
+    if (params_.rk2) solvers::rk2_step(update, s0, s1, s2, dt_.value());
+    else solvers::euler_step(update, s0, s1, dt_.value());
+  }
+
+  /// out = w base + (1 - w)(in + dt (nu lap - adv)(in)); in's ghosts filled.
+  void momentum(State<T>& in, State<T>& out, State<T>& base, double w) {
+    MomentumStage3<T> k{in.velocity(), base.velocity(), {out.c[0]->view(), out.c[1]->view(), out.c[2]->view()},
+                        h_, T(params_.nu), T(w), dt_.device(), {}};
+    for (int d = 0; d < 3; ++d) k.closed_low[d] = walls_.side[2 * d] == Side::wall;
+    for_each(ctx_, "fluid3d::momentum", cells(), k);
+  }
+
+  /// Fills the ghosts of the three components, dimension by dimension (edges and corners as one pass each way would).
+  void fill_ghosts(const State<T>& s) {
+    fill_sides<0>(s), fill_sides<1>(s), fill_sides<2>(s);
+  }
+  /// The ghosts of dimension d's sides, over the other two dimensions' cells and their ghosts when filled before d.
+  template <int d>
+  void fill_sides(const State<T>& s) {
+    constexpr int e = FillSides3<T, d>::e, f = FillSides3<T, d>::f;
+    const Box<2> plane{{e < d ? -1 : 0, f < d ? -1 : 0}, {n_[e] + (e < d ? 1 : 0), n_[f] + (f < d ? 1 : 0)}};
+    for_each(ctx_, "fluid3d::fill_sides", plane, FillSides3<T, d>{{s.c[0]->view(), s.c[1]->view(), s.c[2]->view()}, walls_});
+  }
+
+  /// Makes the state discretely divergence-free: A p = -div(u) / dt, then u -= dt grad p.
+  void project(const State<T>& s) {
+    fill_ghosts(s);  // the high faces (periodic: the low faces' copies) for the divergence
+    const View<T, 3> faces[3] = {s.c[0]->view(), s.c[1]->view(), s.c[2]->view()};
+    if (const fft::FourierMultiplier3<T>* fused = solver_.fused()) {  // gather and scatter inside our own kernels
+      const fft::StagedView3<T> staged = fused->staged();
+      for_each(ctx_, "fluid3d::pressure_rhs_staged", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device(), staged});
+      fused->apply_staged();
+      for_each(ctx_, "fluid3d::project_staged", cells(),
+               Project3<T, fft::StagedView3<T>>{{faces[0], faces[1], faces[2]}, staged, ops_, h_, dt_.device(), p_.view()});
+      return;
+    }
+    for_each(ctx_, "fluid3d::pressure_rhs", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device()});
+    solver_.solve(rhs_, p_);
+    for_each(ctx_, "fluid3d::project", cells(),
+             Project3<T>{{faces[0], faces[1], faces[2]}, p_.view(), ops_, h_, dt_.device()});
+  }
+
+  /// ||rhs - A p|| / ||rhs|| of the last pressure solve (the right-hand side without its mean
+  /// when every side is a wall or periodic, as the solve drops it); 0 before the first step.
+  double pressure_residual() {
+    if (last_dt_ == 0) return 0;
+    rhs_ = rhs_ - T(double(sum(rhs_)) / double(grid_.size()));
+    for_each(ctx_, "fluid3d::pressure_apply", cells(), solvers::Poisson7Apply<T>{ops_, p_.view(), div_.view()});
+    div_ = rhs_ - div_;
+    const double b = std::sqrt(double(dot(rhs_, rhs_)));
+    return b > 0 ? std::sqrt(double(dot(div_, div_))) / b : 0.0;
+  }
+
+  /// Swaps the step's output in as the state.
+  void flip() {
+    parity_ ^= 1;
+    for (int c = 0; c < 3; ++c) std::swap(u_[c], params_.rk2 ? u2_[c] : u1_[c]);
+  }
+
+  Context ctx_;
+  Grid<3> grid_;
+  Parameters params_;
+  InitialVelocity init_;
+  index_t n_[3] = {1, 1, 1};
+  Spacing3<T> h_{};
+  Walls3<T> walls_;
+  solvers::TransformPoisson3<T> solver_;
+  solvers::Poisson7<T> ops_;
+  std::string solver_note_;
+  StepInput dt_;  // the step's dt, read by the kernels from memory
+  Recorded recorded_[2];  // the step per buffer parity (steps swap buffers)
+  int parity_ = 0;
+  double last_dt_ = 0;
+  Field<T, 3> u_[3], u1_[3], u2_[3];  // the state, and the stages' outputs
+  Field<T, 3> centred_[3], vorticity_;  // derived, for snapshots
+  Field<T, 3> p_, rhs_, div_;
+};
+
+}  // namespace fluid3d
+
+std::unique_ptr<Model> make_fluid3d(const ModelSetup& setup) {
+  if (setup.float64) return std::make_unique<fluid3d::FluidModel3<double>>(setup);
+  return std::make_unique<fluid3d::FluidModel3<float>>(setup);
+}
+
+}  // namespace sim

@@ -1,0 +1,326 @@
+#pragma once
+// Kernels of the 3D incompressible fluid on a staggered (MAC) grid. Storage as in 2D
+// (fluid_kernels.hpp): vel[c](i, j, k) is velocity component c on the low c-face of cell
+// (i, j, k); the high faces (index n along c) sit in the ghost layer. p lives at cell centres.
+// The physics is a few pointwise functions over a face or cell position and a component or
+// direction index (momentum_flux, advection, laplacian, divergence, pressure_gradient), which
+// the kernels of both backends call; the scheme is the 2D model's (conservative central
+// advection, the 7-point Laplacian, one exact projection per stage). Components and
+// directions are template arguments, so each use compiles to straight-line code (as runtime
+// loop indices over the views, the CPU's momentum stage ran several times slower).
+#include "core/mesh/grid.hpp"
+#include "core/numerics/spectral3.hpp"
+#include "solvers/transform_poisson.hpp"
+
+namespace sim::fluid3d {
+
+/// What one side of the box is (sides ordered x-low, x-high, y-low, y-high, z-low, z-high).
+enum class Side { wall, periodic };
+
+/// A cell or face position.
+struct Pos {
+  index_t p[3];
+  /// The position s cells along dimension d.
+  template <int d>
+  SIM_INLINE Pos shift(index_t s) const {
+    Pos q = *this;
+    q.p[d] += s;
+    return q;
+  }
+};
+
+/// f at position q.
+template <class T>
+SIM_INLINE T at(const View<const T, 3>& f, const Pos& q) {
+  return f(q.p[0], q.p[1], q.p[2]);
+}
+
+/// The three velocity components (read-only views).
+template <class T>
+struct Velocity {
+  View<const T, 3> c[3];
+};
+
+/// Grid spacing as kernels use it.
+template <class T>
+struct Spacing3 {
+  T inv_h[3], inv_h2[3];
+};
+
+/// The flux of momentum component c through the low d-side of the control volume around the
+/// c-face at q: the d-velocity there (the mean of the two d-faces straddling it) times
+/// component c there (the mean of its two nearest values along d). For d == c both means are
+/// the same: the square of the cell-centred c-velocity.
+template <int c, int d, class T>
+SIM_INLINE T momentum_flux(const Velocity<T>& vel, const Pos& q) {
+  const T carrier = T(0.5) * (at(vel.c[d], q.template shift<c>(-1)) + at(vel.c[d], q));
+  const T carried = T(0.5) * (at(vel.c[c], q.template shift<d>(-1)) + at(vel.c[c], q));
+  return carrier * carried;
+}
+
+/// The net flux of momentum component c through the two d-sides of the c-face q's control volume, over h_d.
+template <int c, int d, class T>
+SIM_INLINE T momentum_flux_difference(const Velocity<T>& vel, const Pos& q, const Spacing3<T>& h) {
+  return (momentum_flux<c, d>(vel, q.template shift<d>(1)) - momentum_flux<c, d>(vel, q)) * h.inv_h[d];
+}
+
+/// div(u u_c) at the c-face q: the net momentum flux out of its control volume over its volume.
+template <int c, class T>
+SIM_INLINE T advection(const Velocity<T>& vel, const Pos& q, const Spacing3<T>& h) {
+  return momentum_flux_difference<c, 0>(vel, q, h) + momentum_flux_difference<c, 1>(vel, q, h) +
+         momentum_flux_difference<c, 2>(vel, q, h);
+}
+
+/// The second difference of f at q along d, over h_d^2.
+template <int d, class T>
+SIM_INLINE T second_difference(const View<const T, 3>& f, const Pos& q, T centre, const Spacing3<T>& h) {
+  return (at(f, q.template shift<d>(-1)) - T(2) * centre + at(f, q.template shift<d>(1))) * h.inv_h2[d];
+}
+
+/// The 7-point Laplacian of f at q.
+template <class T>
+SIM_INLINE T laplacian(const View<const T, 3>& f, const Pos& q, const Spacing3<T>& h) {
+  const T centre = at(f, q);
+  return second_difference<0>(f, q, centre, h) + second_difference<1>(f, q, centre, h) + second_difference<2>(f, q, centre, h);
+}
+
+/// The difference of velocity component d across cell q along d, over h_d.
+template <int d, class T>
+SIM_INLINE T outflow(const Velocity<T>& vel, const Pos& q, const Spacing3<T>& h) {
+  return (at(vel.c[d], q.template shift<d>(1)) - at(vel.c[d], q)) * h.inv_h[d];
+}
+
+/// The divergence of the face velocities in cell q.
+template <class T>
+SIM_INLINE T divergence(const Velocity<T>& vel, const Pos& q, const Spacing3<T>& h) {
+  return outflow<0>(vel, q, h) + outflow<1>(vel, q, h) + outflow<2>(vel, q, h);
+}
+
+/// The c-component of grad p at the c-face q (p's neighbour across a periodic side wrapped).
+template <int c, class T, class P>
+SIM_INLINE T pressure_gradient(const solvers::Poisson7<T>& ops, const P& p, const Pos& q, const Spacing3<T>& h) {
+  const Pos lo = q.template shift<c>(-1);
+  return (ops.at(p, q.p[0], q.p[1], q.p[2]) - ops.at(p, lo.p[0], lo.p[1], lo.p[2])) * h.inv_h[c];
+}
+
+/// One explicit stage: out = w base + (1 - w) (in + dt (nu lap(in) - adv(in))) on every face
+/// of the cells, closed faces (a wall's normal face at index 0) 0. Shu-Osher form: w = 0
+/// forward Euler, w = 1/2 Heun's second stage. dt is read from memory (StepInput).
+template <class T>
+struct MomentumStage3 {
+  Velocity<T> in, base;
+  View<T, 3> out[3];
+  Spacing3<T> h;
+  T nu, w;
+  const double* dt;
+  bool closed_low[3];  ///< dimension d's low side is a wall: its face 0 carries no flow
+  /// Component c at face q.
+  template <int c>
+  SIM_INLINE void component(const Pos& q, T a, T step) const {
+    T& o = out[c](q.p[0], q.p[1], q.p[2]);
+    if (closed_low[c] && q.p[c] == 0) {
+      o = T(0);
+      return;
+    }
+    const T rate = nu * laplacian(in.c[c], q, h) - advection<c>(in, q, h);
+    o = (w != T(0) ? w * at(base.c[c], q) : T(0)) + a * at(in.c[c], q) + step * rate;
+  }
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
+    const Pos q{{i, j, k}};
+    const T a = T(1) - w, step = a * T(*dt);
+    component<0>(q, a, step);
+    component<1>(q, a, step);
+    component<2>(q, a, step);
+  }
+};
+
+/// Right-hand side of the pressure equation: b = -div(u) / dt.
+template <class T>
+struct PressureRhs3 {
+  Velocity<T> vel;
+  View<T, 3> b;
+  Spacing3<T> h;
+  const double* dt;
+  fft::StagedView3<T> staged{};  ///< when set, b is also written here: the fused transform solve's gather
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
+    const T value = -T(1 / *dt) * divergence(vel, Pos{{i, j, k}}, h);
+    b(i, j, k) = value;
+    if (staged.data) staged(i, j, k) = value;
+  }
+};
+
+/// The divergence of the face velocities at cell centres.
+template <class T>
+struct Divergence3 {
+  Velocity<T> vel;
+  View<T, 3> out;
+  Spacing3<T> h;
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { out(i, j, k) = divergence(vel, Pos{{i, j, k}}, h); }
+};
+
+/// u_c -= dt grad_c p on every open face of the cells (a wall's face 0 is closed: link 0).
+/// p is a field's view, or the fused transform solve's staged result, which `store` (when
+/// set) then receives: the solve's scatter fused into the projection.
+template <class T, class P = View<const T, 3>>
+struct Project3 {
+  View<T, 3> vel[3];
+  P p;
+  solvers::Poisson7<T> ops;  ///< the pressure operator: its links and periodic wrap
+  Spacing3<T> h;
+  const double* dt;
+  View<T, 3> store{};
+  /// Component c at face q.
+  template <int c>
+  SIM_INLINE void component(const Pos& q, T dt_) const {
+    if (ops.link(c, q.p[c]) != T(0)) vel[c](q.p[0], q.p[1], q.p[2]) -= dt_ * pressure_gradient<c>(ops, p, q, h);
+  }
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
+    const Pos q{{i, j, k}};
+    if (store.ptr) store(i, j, k) = p(i, j, k);
+    const T step = T(*dt);
+    component<0>(q, step);
+    component<1>(q, step);
+    component<2>(q, step);
+  }
+};
+
+/// The ghost rules of the six sides (trivially copyable).
+template <class T>
+struct Walls3 {
+  Side side[6] = {Side::wall, Side::wall, Side::wall, Side::wall, Side::wall, Side::wall};
+  T wall_velocity[6][3] = {};  ///< each wall's velocity (its tangential components; the normal one is 0)
+  index_t n[3] = {1, 1, 1};
+};
+
+/// Fills the ghosts of dimension d's two sides for all three components, over the other two
+/// dimensions' cells and the ghosts of the dimensions filled before it (d' < d), so that edges
+/// and corners get what a dimension-by-dimension fill gives. Periodic: copies across; wall:
+/// the normal face 0 (both ends), each tangential ghost the reflection about the wall velocity.
+template <class T, int d>
+struct FillSides3 {
+  View<T, 3> vel[3];
+  Walls3<T> b;
+  static constexpr int e = d == 0 ? 1 : 0, f = d == 2 ? 1 : 2;  ///< the other two dimensions, in order
+  /// Component c at index x along d, (r, s) along e and f.
+  SIM_INLINE T& ref(int c, index_t x, index_t r, index_t s) const {
+    if constexpr (d == 0) return vel[c](x, r, s);
+    else if constexpr (d == 1) return vel[c](r, x, s);
+    else return vel[c](r, s, x);
+  }
+  /// Component c's ghosts on both sides.
+  template <int c>
+  SIM_INLINE void component(index_t r, index_t s) const {
+    const index_t n = b.n[d];
+    if (b.side[2 * d] == Side::periodic) {
+      ref(c, -1, r, s) = ref(c, n - 1, r, s), ref(c, n, r, s) = ref(c, 0, r, s);
+      return;
+    }
+    if constexpr (c == d) {
+      ref(c, 0, r, s) = T(0), ref(c, -1, r, s) = n > 1 ? -ref(c, 1, r, s) : T(0);
+      ref(c, n, r, s) = T(0);
+    } else {
+      ref(c, -1, r, s) = T(2) * b.wall_velocity[2 * d][c] - ref(c, 0, r, s);
+      ref(c, n, r, s) = T(2) * b.wall_velocity[2 * d + 1][c] - ref(c, n - 1, r, s);
+    }
+  }
+  /// (r, s) index the other two dimensions; they run from -1 where already filled.
+  SIM_INLINE void operator()(index_t r, index_t s) const {
+    component<0>(r, s), component<1>(r, s), component<2>(r, s);
+  }
+};
+
+/// The largest |u|, |v|, |w| of a box.
+struct SpeedTriple {
+  double s[3];
+};
+
+/// (|u|, |v|, |w|) at the low faces of cell (i, j, k), for a reduction with LargerSpeeds3.
+template <class T>
+struct FaceSpeeds3 {
+  Velocity<T> vel;
+  SIM_INLINE SpeedTriple operator()(index_t i, index_t j, index_t k) const {
+    SpeedTriple r;
+    for (int c = 0; c < 3; ++c) {
+      const T a = vel.c[c](i, j, k);
+      r.s[c] = double(a < T(0) ? -a : a);
+    }
+    return r;
+  }
+};
+
+/// Componentwise maximum.
+struct LargerSpeeds3 {
+  SIM_INLINE SpeedTriple operator()(const SpeedTriple& a, const SpeedTriple& b) const {
+    SpeedTriple r;
+    for (int c = 0; c < 3; ++c) r.s[c] = a.s[c] < b.s[c] ? b.s[c] : a.s[c];
+    return r;
+  }
+};
+
+/// Sums of a cell: the face velocities' squares (kinetic energy, times 2) and the squares of
+/// the vorticity components on the cell's three low edges (enstrophy, times 2).
+struct EnergySums {
+  double energy, enstrophy;
+};
+
+/// EnergySums of cell (i, j, k); ghosts filled.
+template <class T>
+struct CellEnergy {
+  Velocity<T> vel;
+  Spacing3<T> h;
+  /// Component c of the vorticity on the low edge of cell q along c: d_a u_b - d_b u_a, (c, a, b) cyclic.
+  template <int c>
+  SIM_INLINE double vorticity(const Pos& q) const {
+    constexpr int a = (c + 1) % 3, b = (c + 2) % 3;
+    return double((at(vel.c[b], q) - at(vel.c[b], q.template shift<a>(-1))) * h.inv_h[a] -
+                  (at(vel.c[a], q) - at(vel.c[a], q.template shift<b>(-1))) * h.inv_h[b]);
+  }
+  /// u_c^2 and omega_c^2 of component c at cell q, added to r.
+  template <int c>
+  SIM_INLINE void add(const Pos& q, EnergySums& r) const {
+    const double u = double(at(vel.c[c], q)), o = vorticity<c>(q);
+    r.energy += u * u, r.enstrophy += o * o;
+  }
+  SIM_INLINE EnergySums operator()(index_t i, index_t j, index_t k) const {
+    const Pos q{{i, j, k}};
+    EnergySums r{0.0, 0.0};
+    add<0>(q, r), add<1>(q, r), add<2>(q, r);
+    return r;
+  }
+};
+
+/// Sum of EnergySums.
+struct AddEnergySums {
+  SIM_INLINE EnergySums operator()(const EnergySums& a, const EnergySums& b) const {
+    return {a.energy + b.energy, a.enstrophy + b.enstrophy};
+  }
+};
+
+/// Cell-centred velocity and the vorticity's magnitude at cell centres (the mean of the
+/// edge values around the centre), for output; ghosts filled.
+template <class T>
+struct CellOutputs3 {
+  Velocity<T> vel;
+  View<T, 3> centred[3], vorticity;
+  Spacing3<T> h;
+  /// Component c: the centred velocity stored, the vorticity's square (the mean of the four
+  /// edges along c around the cell centre) added to sq.
+  template <int c>
+  SIM_INLINE void component(const Pos& q, double& sq) const {
+    constexpr int a = (c + 1) % 3, b = (c + 2) % 3;
+    const CellEnergy<T> edges{vel, h};
+    centred[c](q.p[0], q.p[1], q.p[2]) = T(0.5) * (at(vel.c[c], q) + at(vel.c[c], q.template shift<c>(1)));
+    const double o = 0.25 * (edges.template vorticity<c>(q) + edges.template vorticity<c>(q.template shift<a>(1)) +
+                             edges.template vorticity<c>(q.template shift<b>(1)) +
+                             edges.template vorticity<c>(q.template shift<a>(1).template shift<b>(1)));
+    sq += o * o;
+  }
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
+    const Pos q{{i, j, k}};
+    double sq = 0;
+    component<0>(q, sq), component<1>(q, sq), component<2>(q, sq);
+    vorticity(i, j, k) = T(sq > 0 ? ::sqrt(sq) : 0.0);
+  }
+};
+
+}  // namespace sim::fluid3d
