@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/kernels/one_block.hpp"
+#include "core/runtime/tuning.hpp"
 #include "solvers/mg_tiles.hpp"
 #include "solvers/mg_transfer.hpp"
 #include "solvers/poisson.hpp"
@@ -138,6 +139,16 @@ struct MgOptions {
   bool fluid_interpolation = true;
 };
 
+/// opt with the multigrid knobs that are set (core/runtime/tuning.hpp) in place of its fields.
+inline MgOptions tuned(MgOptions opt) {
+  const tuning::Values& k = tuning::current();
+  if (k.mg_pre_smooth > 0) opt.pre_smooth = k.mg_pre_smooth, opt.post_smooth = k.mg_post_smooth;
+  if (k.mg_block_cells >= 0) opt.block_cells = index_t(k.mg_block_cells);
+  if (k.mg_tiles >= 0) opt.tiles = k.mg_tiles == 1;
+  if (k.mg_gather_cells > 0) opt.gather_cells = index_t(k.mg_gather_cells);
+  return opt;
+}
+
 template <class T>
 class Multigrid {
  public:
@@ -146,15 +157,7 @@ class Multigrid {
   Multigrid(const Context& ctx, const PoissonGrid<T>& grid, const PoissonPartition& part, MgOptions opt = {}) : opt_(opt) {
     if (opt_.pre_smooth == 0) opt_.pre_smooth = sizeof(T) == 4 ? 1 : 2;
     if (opt_.post_smooth == 0) opt_.post_smooth = sizeof(T) == 4 ? 1 : 2;
-    if (const char* e = std::getenv("SIMKIT_MG_SMOOTH"))  // "pre,post" sweeps, for tuning
-      if (std::sscanf(e, "%d,%d", &opt_.pre_smooth, &opt_.post_smooth) != 2 || opt_.pre_smooth < 1 || opt_.post_smooth < 1)
-        throw Error(std::string("SIMKIT_MG_SMOOTH='") + e + "': expected two sweep counts of at least 1, e.g. \"2,2\"");
-    if (const char* e = std::getenv("SIMKIT_MG_BLOCK_CELLS"))  // for tuning
-      opt_.block_cells = index_t(std::atol(e));
-    if (const char* e = std::getenv("SIMKIT_MG_TILES"))  // for comparisons
-      opt_.tiles = std::string(e) != "0";
-    if (const char* e = std::getenv("SIMKIT_MG_FLUID_INTERP"))  // for comparisons
-      opt_.fluid_interpolation = std::string(e) != "0";
+    opt_ = tuned(opt_);
     PoissonGrid<T> g = grid;
     PoissonPartition p = part;
     for (int k = 0; k < 4; ++k) sides_[k] = grid.sides[k];
@@ -289,10 +292,9 @@ class Multigrid {
     return f.view().ptr ? f.view() : View<const T, 2>{};
   }
 
-  /// opt_.gather_cells, else SIMKIT_MG_GATHER_CELLS (for tuning), else the backend's default.
+  /// opt_.gather_cells, else the backend's default.
   index_t gather_threshold(const Context& ctx) const {
     if (opt_.gather_cells > 0) return opt_.gather_cells;
-    if (const char* e = std::getenv("SIMKIT_MG_GATHER_CELLS"); e && std::atol(e) > 0) return index_t(std::atol(e));
     return ctx.is_cuda() ? 128 * 128 : 16 * 16;
   }
 

@@ -23,6 +23,7 @@
 
 #include "core/mesh/boundary.hpp"
 #include "core/cuda/check.hpp"
+#include "core/runtime/tuning.hpp"
 #include "core/mesh/stencil.hpp"
 
 namespace sim::gpu {
@@ -358,12 +359,6 @@ __global__ void __launch_bounds__(32 * BY, pass_3d_pairs_threads_per_sm<T, S>() 
   else pass_3d_pairs_block<T, I, ROWS, BY, true>(a, phase, tile);
 }
 
-/// A tuning override from the environment, or 0.
-inline int stencil_knob(const char* name) {
-  const char* e = std::getenv(name);
-  return e ? std::atoi(e) : 0;
-}
-
 /// Cells per thread along dimension 0 by default: measured best on the H100 for the heat
 /// stage (bench/results/2026-11-21-h100-run3).
 template <class T>
@@ -378,8 +373,8 @@ constexpr int pair_rows() { return sizeof(T) == 4 && S > 1 ? 2 : default_rows<T>
 /// Cells per thread along dimension 0: fallback (the kernel's default), unless
 /// SIMKIT_STENCIL_ROWS = 1, 2, 4 or 8 overrides it, for tuning.
 inline int stencil_rows(int fallback) {
-  static const int forced = stencil_knob("SIMKIT_STENCIL_ROWS");
-  if (forced == 1 || forced == 2 || forced == 4 || forced == 8) return forced;
+  const int forced = tuning::current().stencil_rows;  // validated: 1, 2, 4 or 8 when set
+  if (forced > 0) return forced;
   return fallback;
 }
 
@@ -389,18 +384,10 @@ inline int stencil_rows(int fallback) {
 constexpr bool stencil_pairs_by_default = true;
 
 /// Whether the 3D pass may pair columns: SIMKIT_STENCIL_PAIRS (0 off, 1 on where the layout
-/// allows) overrides stencil_pairs_by_default; set_stencil_pairs changes it (tests).
-inline bool& stencil_pairs() {
-  static bool on = std::getenv("SIMKIT_STENCIL_PAIRS") ? stencil_knob("SIMKIT_STENCIL_PAIRS") == 1
-                                                        : stencil_pairs_by_default;
-  return on;
-}
-
-/// Turns the paired-column 3D pass on or off (tests compare both); returns the previous setting.
-inline bool set_stencil_pairs(bool on) {
-  const bool was = stencil_pairs();
-  stencil_pairs() = on;
-  return was;
+/// allows) overrides stencil_pairs_by_default (core/runtime/tuning.hpp).
+inline bool stencil_pairs() {
+  const int knob = tuning::current().stencil_pairs;
+  return knob < 0 ? stencil_pairs_by_default : knob == 1;
 }
 
 /// Whether the 3D tile of S fields (ROWS planes of BY + 2 rows of COLS) fits the 48 KB of
@@ -431,7 +418,7 @@ constexpr bool pairs_possible() {
 /// when the grid would be too large.
 template <class T, class I, int S, int ROWS, int TILE_COLS, class Kernel>
 bool launch_3d(index_t n0, index_t n1, index_t units, const Kernel& kernel) {
-  static const int knob = stencil_knob("SIMKIT_STENCIL_BLOCK_Y");
+  const int knob = tuning::current().stencil_block_y;
   constexpr bool offer16 = std::is_same<I, int>::value && tile_fits<T, S, ROWS, 16, TILE_COLS>();
   const int by = offer16 && knob == 16 ? 16 : 8;
   const index_t gz = (n0 + ROWS - 1) / ROWS, gy = (n1 + by - 1) / by;

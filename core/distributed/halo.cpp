@@ -8,6 +8,7 @@
 #include "core/array/array.hpp"
 #include "core/runtime/error.hpp"
 #include "core/runtime/host_buffer.hpp"
+#include "core/runtime/tuning.hpp"
 #if SIMKIT_HAS_CUDA
 #include "core/distributed/copy_stream.hpp"
 #endif
@@ -36,12 +37,8 @@ Transfer face_transfer(int peer, int d, int side, const void* send, void* recv, 
   return {peer, 2 * d + side, 2 * d + (1 - side), send, recv, bytes};
 }
 
-/// SIMKIT_HALO: "nccl", "host", or "auto" (also when unset or anything else).
-std::string halo_mode() {
-  const char* e = std::getenv("SIMKIT_HALO");
-  const std::string m = e ? e : "";
-  return m == "nccl" || m == "host" ? m : "auto";
-}
+/// SIMKIT_HALO (core/runtime/tuning.hpp): "nccl", "host", or "auto" (the default).
+std::string halo_mode() { return tuning::current().halo; }
 // auto: NCCL from this face size on, when some rank has two faces or more. Measured on H200s
 // (bench/results/2026-11-21-h200x4-mpi, heat weak scaling): host staging hides 32-128 KB
 // faces (2D) behind the interior kernel, 96-99% against NCCL's 86-97%, and one 1-2 MB face
