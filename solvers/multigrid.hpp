@@ -115,9 +115,8 @@ struct MgBlockCycle {
 /// Multigrid options.
 struct MgOptions {
   /// Red-black sweeps before and after the coarse correction (equal: CG needs a symmetric
-  /// preconditioner); 0: the precision's default, 1 in float32 and 2 in float64 (on the H100
-  /// the cylinder's float32 step took 1.39 ms with 1,1 against 1.63 with 2,2: a sweep on the
-  /// fine levels costs more than the iterations it saves at float32's tolerances).
+  /// preconditioner); 0: the precision's default, 1 in float32 and 2 in float64 (a sweep on the
+  /// fine levels costs more than the iterations it saves at float32's tolerances; docs/performance.md).
   int pre_smooth = 0, post_smooth = 0;
   /// Coarsen while a level has more cells than this (and even sizes). The coarsest level is
   /// solved by a dense operator in one pass, so a coarsest of 256 cells saves a level's dozen
@@ -128,8 +127,7 @@ struct MgOptions {
   index_t gather_cells = 0;
   /// One rank: the levels from the first with at most this many cells down run as one launch
   /// (core/kernels/one_block.hpp) instead of a dozen launches each; 0 runs every level by itself.
-  /// (On the H100 one block is slower than separate launches over 64^2 cells: the cylinder at
-  /// 1024 x 256 ran 5.08 ms a step with 64^2, 4.41 ms with none, 4.32 ms with 32^2.)
+  /// (Above about 32^2 cells one block is slower than separate launches, which use the whole GPU.)
   index_t block_cells = 32 * 32;
   /// One rank: levels of even sizes above block_cells smooth on tiles (mg_tiles.hpp), the same
   /// values for a third of the memory traffic; false runs every colour pass by itself.
@@ -323,7 +321,7 @@ class Multigrid {
 
   /// True when level l (not the last) smooths on tiles: one rank, even sizes, above the one-block
   /// levels, and no obstacle (whose per-face links the tiles read from memory cell by cell: the
-  /// cylinder ran 5.3 ms a step on tiles against 3.9 level by level on the H100).
+  /// cylinder ran slower on tiles than level by level).
   bool tiled(int l) const {
     const PoissonStencil<T>& s = levels_[std::size_t(l)].stencil;
     const bool shared = s.halo_x[0] || s.halo_x[1] || s.halo_y[0] || s.halo_y[1];

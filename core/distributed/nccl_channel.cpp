@@ -72,8 +72,8 @@ std::shared_ptr<NcclChannel> NcclChannel::get(const Comm& comm, const Context& c
   check_nccl(ncclCommInitRank(&impl->comm, comm.size(), id, comm.rank()), "ncclCommInitRank");
   // The NCCL stream runs at the highest priority. At the compute stream's priority, the
   // block scheduler hands the interior update's pending blocks out before the NCCL kernel's,
-  // so the transfer only began once the interior was done and nothing overlapped (4 H200s,
-  // 512^3 float32 per GPU: 0.415 ms a step at equal priority, 0.396 at high, 0.383 on one GPU).
+  // so the transfer only began once the interior was done and nothing overlapped
+  // (docs/performance.md).
   // SIMKIT_NCCL_PRIORITY=low (diagnostic) gives it the compute stream's priority again.
   const std::string& priority = tuning::current().nccl_priority;
   int least = 0, greatest = 0;
