@@ -6,7 +6,7 @@
 // as simulate does with a fixed dt) and reports the median per step; diagnostics are read
 // after timing. Steps the model records as CUDA graphs (the transform solver) replay so.
 // The flow is the lid-driven cavity at Re 1000 with explicit Euler (one projection per step,
-// the scheme of ../shared/peers/fluid.py), started from a state developed by --spinup steps.
+// the scheme of the CuPy peer script fluid.py), started from a state developed by --spinup steps.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>

@@ -11,9 +11,9 @@ commit=$(git rev-parse --short HEAD)
 "$build"/bench/bench_arrays --backend cpu --n "$n" --dtype "$dtype" --repeat 5 --commit "$commit" \
   --json "$out/bench_arrays_cpu_$dtype.json"
 py=/usr/bin/python3  # Debian's python3-numpy
-peers=../shared/peers/peers.py
-[ -f "$peers" ] || peers=.shared/peers/peers.py
-$py "$peers" arrays --backend numpy --n "$n" --dtype "$dtype" --repeat 5 | tee "$out/peers_numpy_$dtype.jsonl"
+peers=${SIMKIT_PEERS:-.shared/peers}  # the peer scripts (peers.py, fluid_fast.py) live outside the repository
+[ -d "$peers" ] || { echo "no peer scripts in $peers: set SIMKIT_PEERS to their folder" >&2; exit 2; }
+$py "$peers/peers.py" arrays --backend numpy --n "$n" --dtype "$dtype" --repeat 5 | tee "$out/peers_numpy_$dtype.jsonl"
 nproc > "$out/cpus.txt"; lscpu | grep -E "Model name|^CPU\(s\)" >> "$out/cpus.txt"
 $py - "$out/bench_arrays_cpu_$dtype.json" "$out/peers_numpy_$dtype.jsonl" "$dtype" <<'PY' | tee "$out/table_$dtype.md"
 import json, sys

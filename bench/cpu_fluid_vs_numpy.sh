@@ -15,6 +15,8 @@ out=$1; build=${2:-build}; rounds=${3:-3}; sampling=${4:---steps 5 --batch 10}
 mkdir -p "$out"
 commit=${COMMIT:-$(git rev-parse --short HEAD)}  # COMMIT: the one BUILD_DIR was built from, when HEAD has moved on
 py=/usr/bin/python3  # Debian's python3-numpy and python3-scipy
+peers=${SIMKIT_PEERS:-.shared/peers}  # the peer scripts (peers.py, fluid_fast.py) live outside the repository
+[ -d "$peers" ] || { echo "no peer scripts in $peers: set SIMKIT_PEERS to their folder" >&2; exit 2; }
 loads=()
 for r in $(seq 1 "$rounds"); do
   before=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -22,7 +24,7 @@ for r in $(seq 1 "$rounds"); do
     --commit "$commit" --json "$out/simkit_r$r.json" > /dev/null
   for n in 128 256; do
     for p in float32 float64; do
-      env -u OMP_NUM_THREADS -u OMP_WAIT_POLICY $py ../shared/peers/fluid_fast.py --backend numpy --n "$n" --steps 50 --dtype "$p"
+      env -u OMP_NUM_THREADS -u OMP_WAIT_POLICY $py "$peers/fluid_fast.py" --backend numpy --n "$n" --steps 50 --dtype "$p"
     done
   done | $py -c 'import json, sys; json.dump([json.loads(l) for l in sys.stdin], sys.stdout, indent=1)' > "$out/numpy_r$r.json"
   loads+=("round $r: load $before before, $(cut -d' ' -f1-3 /proc/loadavg) after")

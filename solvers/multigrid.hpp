@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/kernels/one_block.hpp"
+#include "core/runtime/tuning.hpp"
 #include "solvers/mg_tiles.hpp"
 #include "solvers/mg_transfer.hpp"
 #include "solvers/poisson.hpp"
@@ -114,9 +115,8 @@ struct MgBlockCycle {
 /// Multigrid options.
 struct MgOptions {
   /// Red-black sweeps before and after the coarse correction (equal: CG needs a symmetric
-  /// preconditioner); 0: the precision's default, 1 in float32 and 2 in float64 (on the H100
-  /// the cylinder's float32 step took 1.39 ms with 1,1 against 1.63 with 2,2: a sweep on the
-  /// fine levels costs more than the iterations it saves at float32's tolerances).
+  /// preconditioner); 0: the precision's default, 1 in float32 and 2 in float64 (a sweep on the
+  /// fine levels costs more than the iterations it saves at float32's tolerances; docs/performance.md).
   int pre_smooth = 0, post_smooth = 0;
   /// Coarsen while a level has more cells than this (and even sizes). The coarsest level is
   /// solved by a dense operator in one pass, so a coarsest of 256 cells saves a level's dozen
@@ -127,8 +127,7 @@ struct MgOptions {
   index_t gather_cells = 0;
   /// One rank: the levels from the first with at most this many cells down run as one launch
   /// (core/kernels/one_block.hpp) instead of a dozen launches each; 0 runs every level by itself.
-  /// (On the H100 one block is slower than separate launches over 64^2 cells: the cylinder at
-  /// 1024 x 256 ran 5.08 ms a step with 64^2, 4.41 ms with none, 4.32 ms with 32^2.)
+  /// (Above about 32^2 cells one block is slower than separate launches, which use the whole GPU.)
   index_t block_cells = 32 * 32;
   /// One rank: levels of even sizes above block_cells smooth on tiles (mg_tiles.hpp), the same
   /// values for a third of the memory traffic; false runs every colour pass by itself.
@@ -138,6 +137,16 @@ struct MgOptions {
   bool fluid_interpolation = true;
 };
 
+/// opt with the multigrid knobs that are set (core/runtime/tuning.hpp) in place of its fields.
+inline MgOptions tuned(MgOptions opt) {
+  const tuning::Values& k = tuning::current();
+  if (k.mg_pre_smooth > 0) opt.pre_smooth = k.mg_pre_smooth, opt.post_smooth = k.mg_post_smooth;
+  if (k.mg_block_cells >= 0) opt.block_cells = index_t(k.mg_block_cells);
+  if (k.mg_tiles >= 0) opt.tiles = k.mg_tiles == 1;
+  if (k.mg_gather_cells > 0) opt.gather_cells = index_t(k.mg_gather_cells);
+  return opt;
+}
+
 template <class T>
 class Multigrid {
  public:
@@ -146,15 +155,7 @@ class Multigrid {
   Multigrid(const Context& ctx, const PoissonGrid<T>& grid, const PoissonPartition& part, MgOptions opt = {}) : opt_(opt) {
     if (opt_.pre_smooth == 0) opt_.pre_smooth = sizeof(T) == 4 ? 1 : 2;
     if (opt_.post_smooth == 0) opt_.post_smooth = sizeof(T) == 4 ? 1 : 2;
-    if (const char* e = std::getenv("SIMKIT_MG_SMOOTH"))  // "pre,post" sweeps, for tuning
-      if (std::sscanf(e, "%d,%d", &opt_.pre_smooth, &opt_.post_smooth) != 2 || opt_.pre_smooth < 1 || opt_.post_smooth < 1)
-        throw Error(std::string("SIMKIT_MG_SMOOTH='") + e + "': expected two sweep counts of at least 1, e.g. \"2,2\"");
-    if (const char* e = std::getenv("SIMKIT_MG_BLOCK_CELLS"))  // for tuning
-      opt_.block_cells = index_t(std::atol(e));
-    if (const char* e = std::getenv("SIMKIT_MG_TILES"))  // for comparisons
-      opt_.tiles = std::string(e) != "0";
-    if (const char* e = std::getenv("SIMKIT_MG_FLUID_INTERP"))  // for comparisons
-      opt_.fluid_interpolation = std::string(e) != "0";
+    opt_ = tuned(opt_);
     PoissonGrid<T> g = grid;
     PoissonPartition p = part;
     for (int k = 0; k < 4; ++k) sides_[k] = grid.sides[k];
@@ -291,10 +292,9 @@ class Multigrid {
     return f.view().ptr ? f.view() : View<const T, 2>{};
   }
 
-  /// opt_.gather_cells, else SIMKIT_MG_GATHER_CELLS (for tuning), else the backend's default.
+  /// opt_.gather_cells, else the backend's default.
   index_t gather_threshold(const Context& ctx) const {
     if (opt_.gather_cells > 0) return opt_.gather_cells;
-    if (const char* e = std::getenv("SIMKIT_MG_GATHER_CELLS"); e && std::atol(e) > 0) return index_t(std::atol(e));
     return ctx.is_cuda() ? 128 * 128 : 16 * 16;
   }
 
@@ -323,7 +323,7 @@ class Multigrid {
 
   /// True when level l (not the last) smooths on tiles: one rank, even sizes, above the one-block
   /// levels, and no obstacle (whose per-face links the tiles read from memory cell by cell: the
-  /// cylinder ran 5.3 ms a step on tiles against 3.9 level by level on the H100).
+  /// cylinder ran slower on tiles than level by level).
   bool tiled(int l) const {
     const PoissonStencil<T>& s = levels_[std::size_t(l)].stencil;
     const bool shared = s.halo_x[0] || s.halo_x[1] || s.halo_y[0] || s.halo_y[1];

@@ -84,7 +84,7 @@ void copy(const Context& ctx, View<const T, Rank> src, View<T, Rank> dst) {
   if (src.contiguous() && dst.contiguous()) {  // one flat loop, no per-dimension index arithmetic
     const index_t n = src.size();
 #if SIM_TU_HAS_CUDA
-    if (ctx.is_cuda()) {  // cudaMemcpy's rate (a kernel of 4-byte elements reached 60% of it); Default: UVA finds
+    if (ctx.is_cuda()) {  // cudaMemcpy's rate (a kernel of 4-byte elements falls well short of it); Default: UVA finds
                           // the direction, so pinned host staging buffers copy too
       if (n > 0)
         SIM_CUDA_CHECK(cudaMemcpyAsync(dst.ptr, src.ptr, std::size_t(n) * sizeof(T), cudaMemcpyDefault,

@@ -3,9 +3,8 @@
 // rather than linked, so that simkit can tell OpenBLAS how long its threads may spin.
 // OpenBLAS's workers spin after every call, by default for 2^28 cycles (about 0.1 s), and
 // only read the limit (OPENBLAS_THREAD_TIMEOUT) when the library loads; a linked OpenBLAS
-// loads before any simkit code runs. Spinning beside the cpu pool, they halved the speed of
-// what followed a matmul or a solve on the 2-core development machine (a float64 2048^2
-// matvec took 0.69-0.72 ms after a matmul instead of 0.36; bench/results/2026-11-24-cpu-2core-blas).
+// loads before any simkit code runs. Spinning beside the cpu pool, they slowed whatever
+// followed a matmul or a solve on a machine with few cores (docs/performance.md).
 // Opened here, OpenBLAS spins 2^20 cycles (a fraction of a millisecond: back-to-back calls,
 // as inside a solve, still find its threads awake) unless OPENBLAS_THREAD_TIMEOUT is set.
 // Call sites read as the library's own calls: cpu_libs::blas()->cblas_dgemm(...).

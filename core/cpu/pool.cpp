@@ -35,7 +35,7 @@ inline void pause_or_yield(int k) {
 
 /// How long a worker polls for the next pass before it sleeps. It yields every 64 polls: on a
 /// busy machine the scheduler may put it on the caller's core, where plain spinning took the
-/// caller's time (2 threads, load 4.4: 0.29 ms a 128^2 float32 fluid step against 0.19 alone).
+/// caller's time (slower than one thread alone; docs/performance.md).
 constexpr auto spin_time = std::chrono::microseconds(100);
 
 thread_local bool in_worker = false;

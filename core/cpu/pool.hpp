@@ -6,9 +6,8 @@
 // server) it runs the chunks itself and goes on. With OpenMP's parallel regions the caller
 // waits at the join for every thread of the team; with libgomp's default waiting (workers spin
 // about 3 ms after a region, then sleep) a spinning worker that the scheduler has taken off
-// the core is not woken early, and on the 2-core development machine under load every region
-// waited a scheduler tick (about 4 ms) for it: 11.6 ms a 128^2 fluid step instead of 0.5
-// (bench/results/2026-11-24-cpu-2core-fluid). Workers spin briefly after a pass (the next one
+// the core is not woken early, and on a loaded machine every region waited a scheduler tick
+// for it, many times a small step's work (docs/performance.md). Workers spin briefly after a pass (the next one
 // usually follows within microseconds), then sleep on a condition variable.
 //
 // The number of threads is OpenMP's (omp_get_max_threads(): OMP_NUM_THREADS, or the

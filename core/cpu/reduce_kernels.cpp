@@ -38,12 +38,11 @@ void for_chunks(index_t chunks, bool parallel, const F& f) {
 constexpr index_t parallel_elements = 1 << 16;  // fewer elements than this: the calling thread alone
 
 constexpr index_t arg_block = 1 << 12;  // argmin / argmax: elements a block
-// column sums: rows a tile sweeps before the next tile. Few: on 2048-column matrices (rows 8 or
-// 16 KiB apart, so one L1 set for a tile's lines) 32 rows ran 3x slower on AVX2 and up to 6x on
-// SSE2 than 8 rows (measured on the development machine; AVX-512 alike at 8 and 32).
+// column sums: rows a tile sweeps before the next tile. Few: on 2048-column matrices rows are
+// 8 or 16 KiB apart, so a tile's lines share one L1 set, and more rows evict each other.
 constexpr index_t col_rows = 8;
-// column sums: columns a chunk (a thread's unit of work). Wide: longer runs of each row; on
-// 2048 x 2048 doubles one thread took 0.72-0.80 ms at 512 against 0.98-1.06 at 256.
+// column sums: columns a chunk (a thread's unit of work). Wide: longer runs of each row, which
+// the prefetcher follows (docs/performance.md).
 constexpr index_t col_chunk = 512;
 
 template <class T>

@@ -1,8 +1,7 @@
 #pragma once
 // cuBLAS and cuSOLVER, opened on first use (dlopen) rather than linked: loading libcublas at
-// start-up costs every process about 0.1 s on the H100 machine (an empty program linked to
-// cudart takes 1 ms, linked to cublas 93-104 ms; bench/results/2026-11-24-h100-session12),
-// which runs that never multiply matrices (every model) should not pay. cuFFT (7 ms) stays linked.
+// start-up costs every process a noticeable part of a short run's time (docs/performance.md),
+// which runs that never multiply matrices (every model) should not pay. cuFFT, cheap to load, stays linked.
 // Call sites read as the library's own calls: cuda_libs::cublas().cublasDgemm_64(...).
 #include <cublas_v2.h>
 #include <cusolverDn.h>

@@ -23,6 +23,7 @@
 
 #include "core/mesh/boundary.hpp"
 #include "core/cuda/check.hpp"
+#include "core/runtime/tuning.hpp"
 #include "core/mesh/stencil.hpp"
 
 namespace sim::gpu {
@@ -127,7 +128,7 @@ __device__ __forceinline__ void store_tile(V (&tile)[S][ROWS][BY + 2][32], const
 /// One 3D block's cells: 32 columns (k) x BY rows (j) x ROWS planes (i). The j neighbours
 /// come from a shared-memory tile of the block's centres (rows j-1 and j+BY loaded by the
 /// first and last warp rows), so each row leaves L2 once per block: the float32 3D stage
-/// is bound by L2 traffic (its fabric between the two L2 halves, per ncu on the H100).
+/// is bound by L2 traffic (its fabric between the two L2 halves, per ncu).
 /// GUARD: a block at the grid's far edges (partial in some dimension); all threads reach
 /// the barrier either way.
 template <class T, class I, int ROWS, int BY, bool GUARD, int S, int P, int O, class U>
@@ -179,8 +180,8 @@ __device__ __forceinline__ void pass_3d_block(const PassArgs<T, S, P, O, U>& a, 
 
 /// Occupancy asked of ptxas for the 3D pass. One field read with neighbours (the heat stage):
 /// full (32 registers) where that spills at most a word (float64, two rows, none read at the
-/// cell: the stage without source or blend), else three quarters (40 registers); measured on
-/// the H100, bench/results/2026-11-22-h100-heat3d-tile. Two or more (Gray-Scott): half (64
+/// cell: the stage without source or blend), else three quarters (40 registers), the fastest
+/// of the occupancies measured (docs/performance.md). Two or more (Gray-Scott): half (64
 /// registers), as 40 would spill their neighbour registers (ptxas: 140-160 bytes).
 template <class T, int ROWS, int S, int P>
 constexpr int pass_3d_threads_per_sm() {
@@ -358,49 +359,35 @@ __global__ void __launch_bounds__(32 * BY, pass_3d_pairs_threads_per_sm<T, S>() 
   else pass_3d_pairs_block<T, I, ROWS, BY, true>(a, phase, tile);
 }
 
-/// A tuning override from the environment, or 0.
-inline int stencil_knob(const char* name) {
-  const char* e = std::getenv(name);
-  return e ? std::atoi(e) : 0;
-}
-
-/// Cells per thread along dimension 0 by default: measured best on the H100 for the heat
-/// stage (bench/results/2026-11-21-h100-run3).
+/// Cells per thread along dimension 0 by default: the fastest measured for the heat stage
+/// (more rows share a thread's start-up and index arithmetic; float64 runs out of registers sooner).
 template <class T>
 constexpr int default_rows() { return sizeof(T) == 4 ? 4 : 2; }
 
 /// The same for the paired-column 3D pass: two rows for float32 with two or more fields read
-/// with neighbours (Gray-Scott 512^3: 0.887 of copy against 0.833 with four; heat, one field,
-/// keeps four: 0.891 against 0.861; bench/results/2026-11-24-h100-session14).
+/// with neighbours (each field doubles the registers a row takes, and four rows spill); one
+/// field (heat) keeps four. Figures in docs/performance.md.
 template <class T, int S>
 constexpr int pair_rows() { return sizeof(T) == 4 && S > 1 ? 2 : default_rows<T>(); }
 
 /// Cells per thread along dimension 0: fallback (the kernel's default), unless
 /// SIMKIT_STENCIL_ROWS = 1, 2, 4 or 8 overrides it, for tuning.
 inline int stencil_rows(int fallback) {
-  static const int forced = stencil_knob("SIMKIT_STENCIL_ROWS");
-  if (forced == 1 || forced == 2 || forced == 4 || forced == 8) return forced;
+  const int forced = tuning::current().stencil_rows;  // validated: 1, 2, 4 or 8 when set
+  if (forced > 0) return forced;
   return fallback;
 }
 
 /// Whether the paired-column 3D pass runs where the layout allows it, by default (float32
-/// and float64). Measured on the H100 at 512^3 (session 14): Gray-Scott float32 0.887 of copy
-/// against 0.769 one cell a thread, heat 3D float32 0.89 against 0.82, float64 unchanged.
+/// and float64): half the load instructions per byte, faster in float32 and no slower in
+/// float64 (docs/performance.md).
 constexpr bool stencil_pairs_by_default = true;
 
 /// Whether the 3D pass may pair columns: SIMKIT_STENCIL_PAIRS (0 off, 1 on where the layout
-/// allows) overrides stencil_pairs_by_default; set_stencil_pairs changes it (tests).
-inline bool& stencil_pairs() {
-  static bool on = std::getenv("SIMKIT_STENCIL_PAIRS") ? stencil_knob("SIMKIT_STENCIL_PAIRS") == 1
-                                                        : stencil_pairs_by_default;
-  return on;
-}
-
-/// Turns the paired-column 3D pass on or off (tests compare both); returns the previous setting.
-inline bool set_stencil_pairs(bool on) {
-  const bool was = stencil_pairs();
-  stencil_pairs() = on;
-  return was;
+/// allows) overrides stencil_pairs_by_default (core/runtime/tuning.hpp).
+inline bool stencil_pairs() {
+  const int knob = tuning::current().stencil_pairs;
+  return knob < 0 ? stencil_pairs_by_default : knob == 1;
 }
 
 /// Whether the 3D tile of S fields (ROWS planes of BY + 2 rows of COLS) fits the 48 KB of
@@ -424,14 +411,14 @@ constexpr bool pairs_possible() {
 }
 
 /// Launches a 3D pass kernel: blocks of 32 threads across units (columns, or pairs of them)
-/// and BY rows of dimension 1, each thread ROWS cells of dimension 0 deep. BY is 8 (measured
-/// best on the H100, bench/results/2026-11-22-h100-heat3d-tile), or 16 with
+/// and BY rows of dimension 1, each thread ROWS cells of dimension 0 deep. BY is 8 (the fastest
+/// measured: a taller block re-reads fewer tile rows but leaves fewer blocks a multiprocessor), or 16 with
 /// SIMKIT_STENCIL_BLOCK_Y = 16 (tuning; 32-bit offsets, and where the tile of TILE_COLS
 /// columns fits). kernel(std::integral_constant<int, BY>, grid, block) launches it; false
 /// when the grid would be too large.
 template <class T, class I, int S, int ROWS, int TILE_COLS, class Kernel>
 bool launch_3d(index_t n0, index_t n1, index_t units, const Kernel& kernel) {
-  static const int knob = stencil_knob("SIMKIT_STENCIL_BLOCK_Y");
+  const int knob = tuning::current().stencil_block_y;
   constexpr bool offer16 = std::is_same<I, int>::value && tile_fits<T, S, ROWS, 16, TILE_COLS>();
   const int by = offer16 && knob == 16 ? 16 : 8;
   const index_t gz = (n0 + ROWS - 1) / ROWS, gy = (n1 + by - 1) / by;

@@ -8,6 +8,7 @@
 #include "core/array/array.hpp"
 #include "core/runtime/error.hpp"
 #include "core/runtime/host_buffer.hpp"
+#include "core/runtime/tuning.hpp"
 #if SIMKIT_HAS_CUDA
 #include "core/distributed/copy_stream.hpp"
 #endif
@@ -36,19 +37,13 @@ Transfer face_transfer(int peer, int d, int side, const void* send, void* recv, 
   return {peer, 2 * d + side, 2 * d + (1 - side), send, recv, bytes};
 }
 
-/// SIMKIT_HALO: "nccl", "host", or "auto" (also when unset or anything else).
-std::string halo_mode() {
-  const char* e = std::getenv("SIMKIT_HALO");
-  const std::string m = e ? e : "";
-  return m == "nccl" || m == "host" ? m : "auto";
-}
-// auto: NCCL from this face size on, when some rank has two faces or more. Measured on H200s
-// (bench/results/2026-11-21-h200x4-mpi, heat weak scaling): host staging hides 32-128 KB
-// faces (2D) behind the interior kernel, 96-99% against NCCL's 86-97%, and one 1-2 MB face
-// per rank (3D 512^3 on 2 GPUs), 98% against 91-94%; two such faces (4 GPUs) take it to
-// 55-59%, NCCL 88-91%. Blocking exchanges (the fluid model and its multigrid levels: small
-// faces, nothing to overlap) are latency-bound, where NCCL is ahead: fluid 4096^2 on 4 H200s
-// took 13.96 ms a step through NCCL, 17.43 through host buffers (2026-11-22-h200x4-fluid).
+/// SIMKIT_HALO (core/runtime/tuning.hpp): "nccl", "host", or "auto" (the default).
+std::string halo_mode() { return tuning::current().halo; }
+// auto: NCCL from this face size on, when some rank has two faces or more. In heat weak
+// scaling host staging hides small faces (2D) and one large face per rank behind the interior
+// kernel better than NCCL, while two large faces a rank saturate the copy engines and NCCL wins.
+// Blocking exchanges (the fluid model and its multigrid levels: small faces, nothing to
+// overlap) are latency-bound, where NCCL is ahead. Figures in docs/performance.md.
 constexpr double nccl_min_face_bytes = 256 * 1024;
 }  // namespace
 
@@ -132,7 +127,7 @@ Halo<T, Rank>::Halo(const Comm& comm, const Subdomain& sub, int ghost, const Con
 template <class T, int Rank>
 void Halo<T, Rank>::connect(const Context& ctx) {
 #if SIMKIT_HAS_NCCL
-  // NCCL connects a pair of ranks on their first send/receive (0.2-0.6 s on H200s): one
+  // NCCL connects a pair of ranks on their first send/receive (a fraction of a second): one
   // element to and from every neighbour, in the order post_device uses, does it now
   std::vector<DeviceTransfer> sends, recvs;
   for (auto [d, side] : faces(0, Rank, false))

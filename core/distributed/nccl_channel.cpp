@@ -10,6 +10,7 @@
 
 #include "core/cuda/check.hpp"
 #include "core/runtime/error.hpp"
+#include "core/runtime/tuning.hpp"
 
 namespace sim {
 
@@ -27,8 +28,7 @@ void check_nccl(ncclResult_t r, const char* what) {
 enum class Order { overlap, serial, deferred, hostsync };
 
 Order order_from_env() {
-  const char* e = std::getenv("SIMKIT_NCCL_ORDER");
-  const std::string v = e ? e : "";
+  const std::string& v = tuning::current().nccl_order;
   return v == "serial" ? Order::serial : v == "deferred" ? Order::deferred : v == "hostsync" ? Order::hostsync : Order::overlap;
 }
 
@@ -72,14 +72,14 @@ std::shared_ptr<NcclChannel> NcclChannel::get(const Comm& comm, const Context& c
   check_nccl(ncclCommInitRank(&impl->comm, comm.size(), id, comm.rank()), "ncclCommInitRank");
   // The NCCL stream runs at the highest priority. At the compute stream's priority, the
   // block scheduler hands the interior update's pending blocks out before the NCCL kernel's,
-  // so the transfer only began once the interior was done and nothing overlapped (4 H200s,
-  // 512^3 float32 per GPU: 0.415 ms a step at equal priority, 0.396 at high, 0.383 on one GPU).
+  // so the transfer only began once the interior was done and nothing overlapped
+  // (docs/performance.md).
   // SIMKIT_NCCL_PRIORITY=low (diagnostic) gives it the compute stream's priority again.
-  const char* priority = std::getenv("SIMKIT_NCCL_PRIORITY");
+  const std::string& priority = tuning::current().nccl_priority;
   int least = 0, greatest = 0;
   SIM_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
   SIM_CUDA_CHECK(cudaStreamCreateWithPriority(&impl->stream, cudaStreamNonBlocking,
-                                              priority && std::string(priority) == "low" ? least : greatest));
+                                              priority == "low" ? least : greatest));
   impl->order = order_from_env();
   SIM_CUDA_CHECK(cudaEventCreateWithFlags(&impl->queued, cudaEventDisableTiming));
   SIM_CUDA_CHECK(cudaEventCreateWithFlags(&impl->done, cudaEventDisableTiming));

@@ -313,8 +313,7 @@ void lu_solve_fallback(index_t n, const T* a, const std::vector<index_t>& piv, T
 }
 
 // How far ahead (bytes) each row's loads are prefetched: the hardware's stream prefetchers
-// stop at 4 KiB pages. A float64 2048^2 matvec (32 MiB, past the 32 MiB L3 with x and y)
-// on the 2-core machine: median 0.331 ms with 8 KiB, 0.358 without (6 interleaved runs each).
+// stop at 4 KiB pages, which matters once the matrix no longer fits the last-level cache.
 constexpr int matvec_prefetch_bytes = 8192;
 // Rows [i0, i1) of y = alpha A x + beta y for a row-major A: each row's dot product in 32
 // lanes (independent chains for 2 to 8 vector registers, whatever the vector width), the
@@ -340,8 +339,8 @@ inline void matvec_rows_body(index_t i0, index_t i1, index_t n, T alpha, const T
   }
 }
 // The same, compiled for AVX-512 and AVX2 too and picked at load time (NumPy's OpenBLAS uses
-// the wide vectors as well; AVX-512 over AVX2: 2048^2 float64 0.69-0.73 ms against 0.75-0.84 on
-// the 2-core machine); no FMA (-ffp-contract=off), so every version rounds alike.
+// the wide vectors as well, and AVX-512 is faster than AVX2 there); no FMA (-ffp-contract=off),
+// so every version rounds alike.
 __attribute__((target_clones("avx512f", "avx2", "default"))) void matvec_rows_range(index_t i0, index_t i1, index_t n, float alpha,
                                                                          const float* a, index_t lda, const float* x,
                                                                          index_t incx, float beta, float* y, index_t incy) {
@@ -545,7 +544,7 @@ void matvec(const Context& ctx, View<const T, 2> A, View<const T, 1> x, View<T, 
       detail::matvec_rows_gpu(ctx, m, n, alpha, a.p, a.ld, x.ptr, incx, beta, y.ptr, incy);
 #endif
   } else {
-    if (const auto* L = cpu_libs::blas()) {  // OpenBLAS's gemv: float64 2048^2 0.21 ms against 0.28-0.36 for matvec_rows_cpu
+    if (const auto* L = cpu_libs::blas()) {  // OpenBLAS's gemv: faster than matvec_rows_cpu where it exists
 #if SIMKIT_HAS_CBLAS
       check_int("matvec", std::max({m, n, a.ld, incx, incy}));
       // y is not to be read when beta is 0, but BLAS kernels have let a NaN in it through (0 * NaN;

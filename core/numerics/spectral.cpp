@@ -1,10 +1,8 @@
 // Spectral multipliers (spectral.hpp): on either backend a gather, a 2D real FFT (FFTW's
 // r2c / c2r plans on cpu contexts, cuFFT on cuda ones), one spectral kernel, the inverse FFT
 // and a scatter. The cosine basis goes through the real FFT on the CPU too: FFTW's own 2D
-// REDFT10 / REDFT01 pair (FFTW_ESTIMATE) takes 3.5 to 6.5 times as long as an r2c / c2r pair
-// of the same size (on the 2-core development machine, float64 / float32: 0.25 / 0.17 ms
-// against 0.05 / 0.05 ms at 128^2, 1.3 / 1.0 ms against 0.23 / 0.16 ms at 256^2), and it
-// allocates a work buffer on every call (malloc was about 3% of the step's profile with it).
+// REDFT10 / REDFT01 pair (FFTW_ESTIMATE) takes several times as long as an r2c / c2r pair of
+// the same size (docs/performance.md), and it allocates a work buffer on every call.
 // The cosine basis through a real FFT (Makhoul): with v the input reordered along both axes
 // (x_0, x_2, x_4, ..., x_5, x_3, x_1) and V = rfft2(v),
 //   dctn(x)(a, b) = 2 Re[ W1(a) (W2(b) V(a, b) + conj(W2(b)) V(a, -b)) ],  W(k) = e^{-i pi k / 2n},

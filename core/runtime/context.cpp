@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/runtime/error.hpp"
+#include "core/runtime/tuning.hpp"
 
 #if SIMKIT_HAS_CUDA
 #include <cublas_v2.h>
@@ -245,7 +246,7 @@ void* Context::blas_handle() const {
     int major = 0;
     SIM_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, im.device));
     std::size_t mib = major >= 9 ? 32 : 4;
-    if (const char* e = std::getenv("SIMKIT_CUBLAS_WORKSPACE_MIB")) mib = std::size_t(std::max(0, std::atoi(e)));
+    if (const long long knob = tuning::current().cublas_workspace_mib; knob >= 0) mib = std::size_t(knob);
     if (mib > 0) {
       SIM_CUDA_CHECK(cudaMalloc(&im.blas_workspace, mib << 20));
       if (cuda_libs::cublas().cublasSetWorkspace(im.blas, im.blas_workspace, mib << 20) != CUBLAS_STATUS_SUCCESS)

@@ -1,4 +1,4 @@
-// The seed article's in-place chain  x *= 5; x *= x; x += x  on a random array, as simkit,
+// The classic CuPy in-place chain  x *= 5; x *= x; x += x  on a random array, as simkit,
 // written two ways: the same three statements (three passes, as in CuPy), and one fused
 // expression x = ((x * 5) * (x * 5)) * 2 (one pass). Both checked against the host.
 //   from_cupy_chain [--backend cpu|cuda|auto] [--size N] [--dtype float32|float64|both]

@@ -1,4 +1,4 @@
-// np.dot / cp.dot of two random n x n matrices (the seed articles: 1024^2 and 5000^2, float32
+// np.dot / cp.dot of two random n x n matrices (as CuPy introductions time it: 1024^2 and 5000^2, float32
 // and float64), as simkit:  auto C = sim::matmul(A, B);
 // Checks 200 entries of C (random rows and columns) against a host dot product in double.
 //   from_cupy_matmul [--backend cpu|cuda|auto] [--size 1024 --size 5000] [--dtype float32|float64|both]

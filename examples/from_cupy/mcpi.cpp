@@ -1,4 +1,4 @@
-// Monte Carlo pi from random arrays (the seed article's CuPy version:
+// Monte Carlo pi from random arrays (the usual CuPy version:
 //   x = cp.random.random(n); y = cp.random.random(n); pi = 4 * cp.sum(x*x + y*y < 1) / n)
 // as simkit:  fill_uniform(x); fill_uniform(y); 4.0 * sim::count(x * x + y * y < 1) / n
 // The count is one fused pass (no temporary for x*x + y*y). Checked against the same random

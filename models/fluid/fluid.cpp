@@ -32,6 +32,7 @@
 #include "core/kernels/for_each_reduce.hpp"
 #include "core/kernels/reduce_async.hpp"
 #include "core/runtime/step_input.hpp"
+#include "core/runtime/tuning.hpp"
 #include "io/config.hpp"
 #include "models/boundary_config.hpp"
 #include "models/field_ref.hpp"
@@ -167,16 +168,15 @@ class FluidModel final : public Model {
     // fills anyway (for the test that compares the two).
     const bool walls = bc_.side[0] == Side::wall && bc_.side[1] == Side::wall && bc_.side[2] == Side::wall &&
                        bc_.side[3] == Side::wall;
-    if (const char* e = std::getenv("SIMKIT_FLUID_SCALE_GUESS")) scale_guess_ = std::string(e) != "0";  // for comparisons
+    if (const int knob = tuning::current().fluid_scale_guess; knob >= 0) scale_guess_ = knob == 1;  // for comparisons
     guess_weight_ = rk2_ ? 0.5 : 1.0;
     // A cubic through the last four pressures when they are solved tightly; a line when the
     // tolerance is loose, since extrapolation multiplies each pressure's own error (by 3 for a
     // line, 15 for a cubic; cavity float32 at 1e-4: 1 iteration a step with a line, 2 with a cubic)
     guess_order_ = tol_ < 1e-6 ? 3 : 1;
-    if (const char* e = std::getenv("SIMKIT_FLUID_GUESS_ORDER")) guess_order_ = std::atoi(e) >= 3 ? 3 : std::atoi(e) >= 1 ? 1 : 0;  // for comparisons
+    if (const int knob = tuning::current().fluid_guess_order; knob >= 0) guess_order_ = knob;  // for comparisons
     extrapolate_ = !rk2_ && guess_order_ > 0;
-    const char* every = std::getenv("SIMKIT_FLUID_FILL_EVERY_STAGE");
-    fill_stage_output_ = !walls || implicit_ || (every && std::string(every) == "1");
+    fill_stage_output_ = !walls || implicit_ || tuning::current().fluid_fill_every_stage == 1;
     bc_.oy = sub_.offset[1], bc_.ny_global = gny_;
     bc0_ = bc_;  // the homogeneous rules of the implicit viscous solve: no lid, no inflow
     for (T& w : bc0_.wall_velocity) w = T(0);

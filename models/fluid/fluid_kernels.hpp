@@ -432,7 +432,7 @@ struct Project {
   P p;
   solvers::PoissonStencil<T> links;
   const double* dt;  ///< read from memory (StepInput)
-  double inv_hx, inv_hy;  ///< 1 / h: dt / h as a product (a double division a cell cost 8% of a 1024^2 step)
+  double inv_hx, inv_hy;  ///< 1 / h: dt / h as a product (a double division a cell is costly on GPUs)
   View<T, 2> store{};
   /// Projects the faces at (i, j); returns (|u(i, j)|, |v(i, j)|) after, for the maximum speeds
   /// (0 outside the cells: FaceSpeeds's values, so a reduction fused into the pass gives its bits).

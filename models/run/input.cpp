@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "core/runtime/error.hpp"
+#include "core/runtime/tuning.hpp"
 #include "io/hdf5_file.hpp"
 #include "models/plugin.hpp"
 #include "models/run/clock.hpp"
@@ -502,13 +503,30 @@ void print_dry_run(const RunInput& in, const Comm& comm) {
               plan.out_dir.c_str(), (long long)plan.output_every, plan.output_every_time,
               (long long)plan.checkpoint_every, plan.checkpoint_minutes, (long long)plan.keep);
   for (const std::string& note : in.model->plan_notes()) std::printf("model      %s\n", note.c_str());
+  for (const std::string& knob : tuning::set_knobs()) std::printf("tuning     %s (docs/tuning.md)\n", knob.c_str());
+}
+
+void print_tuning_knobs() {
+  std::printf("\n# Tuning knobs: SIMKIT_* environment variables, read once at start (docs/tuning.md).\n"
+              "# They change how the run computes, not what; unset, each takes its default.\n");
+  for (const tuning::Knob& k : tuning::knobs()) {
+    const std::string value = tuning::setting(k.name);
+    std::printf("# %s = %s\n#   %s; accepts %s; default %s\n", k.name, value.empty() ? "(unset)" : value.c_str(), k.what,
+                k.accepts, k.fallback);
+  }
 }
 
 std::optional<int> prepare_run(const RunOptions& opt, ModelRegistry& registry, const Comm& comm, RunInput& in,
                                DirectoryLock& lock) {
-  agreed_step(comm, [&] { load_config(opt, registry, in); });
+  agreed_step(comm, [&] {
+    tuning::load_environment();  // a bad knob is bad input, before anything runs
+    load_config(opt, registry, in);
+  });
   if (opt.print_config) {
-    if (comm.rank() == 0) std::fputs(in.config.to_toml(in.schemas, true).c_str(), stdout);
+    if (comm.rank() == 0) {
+      std::fputs(in.config.to_toml(in.schemas, true).c_str(), stdout);
+      print_tuning_knobs();
+    }
     return 0;
   }
   agreed_step(comm, [&] { resolve_plan(in, comm); });

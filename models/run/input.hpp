@@ -54,5 +54,7 @@ Decomposition decompose(const io::Config& config, const GridSpec& grid, int rank
 
 /// Prints the --dry-run plan on stdout (rank 0).
 void print_dry_run(const RunInput& in, const Comm& comm);
+/// Prints every tuning knob, its setting, what it accepts and its default, as TOML comments (--print-config).
+void print_tuning_knobs();
 
 }  // namespace sim::run

@@ -8,6 +8,7 @@
 
 #include "core/runtime/copy_rate.hpp"
 #include "core/runtime/error.hpp"
+#include "core/runtime/tuning.hpp"
 #include "models/run/log.hpp"
 #include "models/run/simulation.hpp"
 
@@ -60,6 +61,7 @@ void log_summary(Simulation& sim, const RunSummary& s) {
       human_time(s.writer_busy_seconds).c_str());
   log("peak memory: %s (%s)", format_bytes(double(s.peak_memory_bytes)).c_str(), s.device.c_str());
   for (const Diagnostic& d : sim.model.diagnostics()) log("  %-14s %.10g %s", d.name.c_str(), d.value, d.unit.c_str());
+  for (const std::string& knob : tuning::set_knobs()) log("tuning: %s (set in the environment; docs/tuning.md)", knob.c_str());
 }
 
 }  // namespace sim::run

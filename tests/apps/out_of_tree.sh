@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CTest: the README's "Your own model" commands, run as written (install simkit, build the
+# CTest: the README's "Writing a model" commands, run as written (install simkit, build the
 # Gray-Scott plugin out of tree with find_package(simkit), run it through the installed
 # simulate with --plugin), and a check that the spots pattern forms; then the array tour built
 # out of tree, and the plugin run as the tutorial does, from its folder with [run] plugins.
@@ -15,8 +15,8 @@ work="$tmp/work"
 mkdir -p "$work"
 ln -s "$(cd "$build" && pwd)" "$work/build"
 cp -r "$src/examples" "$work/examples"
-mapfile -t readme < <(awk '/^## Your own model/ { f = 1 } f && /^```sh/ { b = 1; next } b && /^```/ { exit } b' "$src/README.md")
-[ "${#readme[@]}" -eq 3 ] || { echo "README: expected 3 commands under 'Your own model', found ${#readme[@]}" >&2; exit 1; }
+mapfile -t readme < <(awk '/^## Writing a model/ { f = 1 } f && /^```sh/ { b = 1; next } b && /^```/ { exit } b' "$src/README.md")
+[ "${#readme[@]}" -eq 3 ] || { echo "README: expected 3 commands under 'Writing a model', found ${#readme[@]}" >&2; exit 1; }
 for line in "${readme[@]}"; do
   cmd=${line%%#*}   # drop the comment
   echo "README> $cmd"

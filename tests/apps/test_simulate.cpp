@@ -340,6 +340,39 @@ TEST(Simulate, CommandLineFlags) {
   EXPECT_EQ(run("info '" + dir + "/nothing.h5'").code, 2);
 }
 
+// The tuning knobs (docs/tuning.md): every one listed by --print-config, the ones set printed by
+// --dry-run, and a bad value refused with the variable named, exit code 2 and nothing written.
+TEST(Simulate, TuningKnobsAreListedShownAndValidated) {
+  const std::string dir = scratch("tuning");
+  const std::string cfg = heat_config(dir, "euler");
+  const std::string printed = stdout_of("'" + cfg + "' --print-config");
+  for (const char* knob : {"SIMKIT_HALO", "SIMKIT_NCCL_ORDER", "SIMKIT_NCCL_PRIORITY", "SIMKIT_STENCIL_ROWS",
+                           "SIMKIT_STENCIL_PAIRS", "SIMKIT_STENCIL_BLOCK_Y", "SIMKIT_CUBLAS_WORKSPACE_MIB",
+                           "SIMKIT_DEVICE_STEPS", "SIMKIT_MG_SMOOTH", "SIMKIT_MG_BLOCK_CELLS", "SIMKIT_MG_TILES",
+                           "SIMKIT_MG_GATHER_CELLS", "SIMKIT_FLUID_GUESS_ORDER", "SIMKIT_FLUID_SCALE_GUESS",
+                           "SIMKIT_FLUID_FILL_EVERY_STAGE"})
+    EXPECT_NE(printed.find(std::string("# ") + knob + " = (unset)"), std::string::npos) << knob;
+  const std::string plan = stdout_of("'" + cfg + "' --dry-run --backend cpu --output '" + dir + "/out'");
+  EXPECT_EQ(plan.find("tuning     SIMKIT_"), std::string::npos) << plan;
+  const std::string env = "SIMKIT_MG_SMOOTH=2,1 ";
+  std::string tuned;
+  if (FILE* p = popen((env + simulate + " '" + cfg + "' --dry-run --backend cpu 2>/dev/null").c_str(), "r")) {
+    char buf[4096];
+    while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) tuned.append(buf, n);
+    pclose(p);
+  }
+  EXPECT_NE(tuned.find("tuning     SIMKIT_MG_SMOOTH=2,1"), std::string::npos) << tuned;
+  const std::string errfile = dir + "/err.txt";
+  const int status = std::system(("SIMKIT_STENCIL_ROWS=3 " + simulate + " '" + cfg + "' --backend cpu --output '" + dir +
+                                  "/bad' --quiet >/dev/null 2>'" + errfile + "'").c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  std::stringstream err;
+  err << std::ifstream(errfile).rdbuf();
+  EXPECT_NE(err.str().find("SIMKIT_STENCIL_ROWS='3': expected 1, 2, 4 or 8"), std::string::npos) << err.str();
+  EXPECT_FALSE(fs::exists(dir + "/bad"));
+}
+
 // What a newcomer types (issue 21): the shipped config stops at end_time, and the command
 // line's run.steps must win over it instead of being refused as "both steps and end_time".
 TEST(Simulate, CommandLineStepsWinOverTheFilesEndTime) {

@@ -20,6 +20,7 @@
 #include "core/mesh/boundary.hpp"
 #include "core/numerics/random.hpp"
 #include "core/mesh/stencil_pass.hpp"
+#include "core/runtime/tuning.hpp"
 #include "tests/support/backends.hpp"
 #include "tests/support/ruled_faces.hpp"
 
@@ -176,9 +177,8 @@ void check_all(const Context& ctx, const Extents<Rank>& cells, const std::vector
 template <class F>
 void with_pairs(bool on, const F& run) {
 #if SIM_TU_HAS_CUDA
-  const bool was = gpu::set_stencil_pairs(on);
+  const sim::tuning::Scoped pairs("SIMKIT_STENCIL_PAIRS", on ? "1" : "0");
   run();
-  gpu::set_stencil_pairs(was);
 #else
   (void)on;
   run();

@@ -22,6 +22,7 @@
 #include "tests/models/ghia1982.hpp"
 #include "tests/support/backends.hpp"
 #include "tests/support/model_values.hpp"
+#include "core/runtime/tuning.hpp"
 
 using namespace sim;
 
@@ -214,7 +215,7 @@ TYPED_TEST(Fluid, WalledStagesNeedNoFillBeforeTheirProjection) {
     const std::string lines = std::string("time_scheme = \"") + scheme + "\"\ndye = \"half\"\ny_hi_value = 1.0\n";
     std::vector<std::vector<double>> runs;
     for (const char* every : {"1", "0"}) {
-      setenv("SIMKIT_FLUID_FILL_EVERY_STAGE", every, 1);
+      sim::tuning::set("SIMKIT_FLUID_FILL_EVERY_STAGE", every);
       Sim s = make(this->ctx, 32, 24, lines);
       for (int k = 0; k < 20; ++k) s->step(s->next_dt(0.5));
       std::vector<double> all;
@@ -224,7 +225,7 @@ TYPED_TEST(Fluid, WalledStagesNeedNoFillBeforeTheirProjection) {
       }
       runs.push_back(all);
     }
-    unsetenv("SIMKIT_FLUID_FILL_EVERY_STAGE");
+    sim::tuning::set("SIMKIT_FLUID_FILL_EVERY_STAGE", "");
     ASSERT_EQ(runs[0].size(), runs[1].size());
     std::size_t differ = 0;
     for (std::size_t k = 0; k < runs[0].size(); ++k) differ += std::memcmp(&runs[0][k], &runs[1][k], sizeof(double)) != 0;
@@ -350,13 +351,13 @@ TYPED_TEST(Fluid, ChannelPastACylinderConservesMassAndStaysBounded) {
 // the iterations (SIMKIT_FLUID_SCALE_GUESS=0 turns it off).
 TYPED_TEST(Fluid, RescaledPressureGuessSavesIterations) {
   auto iterations = [&](const char* scale) {
-    setenv("SIMKIT_FLUID_SCALE_GUESS", scale, 1);
+    sim::tuning::set("SIMKIT_FLUID_SCALE_GUESS", scale);
     Sim s = make(this->ctx, 128, 32,
                  "viscosity = 0.002\nx_lo = \"inflow\"\nx_lo_value = 1.0\nx_hi = \"outflow\"\ninit = \"uniform\"\n"
                  "obstacle = \"cylinder\"\nobstacle_center = [0.25, 0.125]\nobstacle_radius = 0.04\npressure_tol = 1e-5\n"
                  "pressure_solver = \"mg_cg\"\ntime_scheme = \"rk2\"\n",
                  0.25, "float32");
-    unsetenv("SIMKIT_FLUID_SCALE_GUESS");
+    sim::tuning::set("SIMKIT_FLUID_SCALE_GUESS", "");
     double total = 0;
     for (int k = 0; k < 40; ++k) {
       s->step(s->next_dt(0.5));
@@ -376,9 +377,9 @@ TYPED_TEST(Fluid, RescaledPressureGuessSavesIterations) {
 // pressure of the walled (singular) cavity, whose history is kept mean-free.
 TYPED_TEST(Fluid, ExtrapolatedPressureGuessSavesIterations) {
   auto run = [&](const char* order, double* iterations, std::vector<double>* u, std::vector<double>* p) {
-    setenv("SIMKIT_FLUID_GUESS_ORDER", order, 1);
+    sim::tuning::set("SIMKIT_FLUID_GUESS_ORDER", order);
     Sim s = make(this->ctx, 64, 64, "viscosity = 0.001\ny_hi_value = 1.0\ntime_scheme = \"euler\"\npressure_solver = \"mg_cg\"\n");
-    unsetenv("SIMKIT_FLUID_GUESS_ORDER");
+    sim::tuning::set("SIMKIT_FLUID_GUESS_ORDER", "");
     *iterations = 0;
     for (int k = 0; k < 300; ++k) {
       s->step(s->next_dt(0.5));

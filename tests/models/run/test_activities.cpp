@@ -23,6 +23,7 @@
 #include "models/run/summary.hpp"
 #include "models/runner.hpp"
 #include "tests/models/run/counter_model.hpp"
+#include "core/runtime/tuning.hpp"
 
 namespace fs = std::filesystem;
 
@@ -267,8 +268,8 @@ TEST_F(RunActivities, DeviceClockedBatchesFireActivitiesAtTheSameSteps) {
     std::vector<std::int64_t> snapshots;
   };
   auto run_in = [&](const std::string& sub, bool batches) {
-    if (batches) unsetenv("SIMKIT_DEVICE_STEPS");
-    else setenv("SIMKIT_DEVICE_STEPS", "0", 1);
+    if (batches) sim::tuning::set("SIMKIT_DEVICE_STEPS", "");
+    else sim::tuning::set("SIMKIT_DEVICE_STEPS", "0");
     p.out_dir = dir + "/" + sub;
     fs::create_directories(p.out_dir);
     testing::ClockedCounterModel m;
@@ -277,7 +278,7 @@ TEST_F(RunActivities, DeviceClockedBatchesFireActivitiesAtTheSameSteps) {
     Simulation s(p, m, ctx, Comm(), info);
     add_standard_activities(s, true, 0);
     EXPECT_EQ(s.run(), 0);
-    unsetenv("SIMKIT_DEVICE_STEPS");
+    sim::tuning::set("SIMKIT_DEVICE_STEPS", "");
     Run r{m.u, s.clock, m.batches, "", io::list_checkpoints(p.out_dir, "ckpt"), {}};
     std::stringstream text;
     text << std::ifstream(p.out_dir + "/diagnostics.csv").rdbuf();
