@@ -690,6 +690,8 @@ std::vector<Schema> framework_schemas() {
       Param::string("directory", "output").says("Directory for snapshots and checkpoints"),
       Param::integer("every", 0).at_least(0).in("steps").says("Write a snapshot every this many steps; 0: off"),
       Param::real("every_time", 0.0).at_least(0).in("s").says("Write a snapshot every this much simulated time; 0: off"),
+      Param::integer("diagnostics_every", 0).at_least(0).in("steps")
+          .says("Write a diagnostics row every this many steps, with or without snapshots; 0: a row at each snapshot"),
       Param::strings("fields", {}).says("Fields to write; empty: all of the model's"),
       Param::integer("compression", 0).range(0, 9).says("Deflate level of the datasets; 0: none"),
       Param::string("prefix", "snapshot").says("File name prefix of the snapshots"),

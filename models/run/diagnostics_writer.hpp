@@ -18,17 +18,22 @@ bool parse_diagnostics_row(const std::string& line, std::size_t columns, std::ve
 /// columns (one vector per column); stops at the first damaged or cut row, with a note.
 std::string kept_diagnostics(const std::string& path, std::int64_t step, std::vector<std::vector<double>>& columns);
 
-/// Appends a diagnostics row at each output.
+/// Appends a diagnostics row at each output, or on its own cadence (output.diagnostics_every).
 class DiagnosticsWriter : public Activity {
  public:
-  /// On the output schedule.
-  explicit DiagnosticsWriter(std::shared_ptr<Schedule> output_schedule);
+  /// On the output schedule, or on its own (own_cadence: rows apart from snapshots, and
+  /// diagnostics.h5 rewritten at the end rather than at each row).
+  DiagnosticsWriter(std::shared_ptr<Schedule> schedule, bool own_cadence = false);
   /// Writes the CSV header, or on resume trims the CSV to the resumed step.
   void start(Simulation& sim) override;
   /// Appends a row (collective: the model's diagnostics).
   void run(Simulation& sim) override;
+  /// On its own cadence: writes diagnostics.h5 from the rows.
+  void finish(Simulation& sim) override;
 
  private:
+  bool own_cadence_ = false;
+  std::int64_t last_row_step_ = -1;  // the step of the last row (a step gets one row)
   std::string csv_;
   std::vector<std::string> names_, units_;
   std::vector<std::vector<double>> columns_;

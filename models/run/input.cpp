@@ -155,6 +155,7 @@ void resolve_plan(RunInput& in, const Comm& comm) {
   plan.ckpt_prefix = config.string("checkpoint", "prefix");
   plan.output_every = config.integer("output", "every");
   plan.output_every_time = config.real("output", "every_time");
+  plan.diagnostics_every = config.integer("output", "diagnostics_every");
   plan.gzip = int(config.integer("output", "compression"));
   plan.output_fields = config.strings("output", "fields");
   plan.checkpoint_every = config.integer("checkpoint", "every");

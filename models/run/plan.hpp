@@ -20,6 +20,7 @@ struct Plan {
   double cfl = 0;
   std::string out_dir, snap_prefix, ckpt_prefix;
   std::int64_t output_every = 0, checkpoint_every = 0, keep = 3;
+  std::int64_t diagnostics_every = 0;  ///< > 0: a diagnostics row every this many steps, apart from snapshots
   double output_every_time = 0, checkpoint_minutes = 0;
   int gzip = 0;
   std::vector<std::string> output_fields;  ///< empty: the model's snapshot fields

@@ -29,7 +29,9 @@ void add_standard_activities(Simulation& sim, bool quiet, double next_output_tim
   sim.output_schedule = any_of(std::move(output));
 
   sim.add(std::make_unique<FiniteGuard>(sim.output_schedule, true));
-  sim.add(std::make_unique<DiagnosticsWriter>(sim.output_schedule));
+  if (plan.diagnostics_every > 0) sim.diagnostics_schedule = std::make_shared<EverySteps>(plan.diagnostics_every);
+  sim.add(std::make_unique<DiagnosticsWriter>(sim.diagnostics_schedule ? sim.diagnostics_schedule : sim.output_schedule,
+                                              sim.diagnostics_schedule != nullptr));
   sim.add(std::make_unique<SnapshotWriter>(sim.output_schedule));
   sim.add(std::make_unique<FiniteGuard>(std::make_shared<EverySteps>(100), false));
   Checkpointer& checkpointer = sim.add(std::make_unique<Checkpointer>(

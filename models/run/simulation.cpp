@@ -54,6 +54,12 @@ void Simulation::run_output() {
   output_schedule->fired(clock);
 }
 
+void Simulation::run_diagnostics() {
+  if (!diagnostics_schedule) return;
+  for (auto& a : activities_)
+    if (&a->schedule() == diagnostics_schedule.get()) run_activity(*a);
+}
+
 void Simulation::advance(const TimeStepper& stepper) {
   if (device_clock_) {
     const std::int64_t ran = device_steps(stepper);
@@ -91,6 +97,7 @@ int Simulation::run() {
   const TimeStepper stepper(plan.dt, plan.total_steps, plan.end_time, plan.adaptive, plan.cfl);
   for (auto& a : activities_) a->start(*this);
   if (!resumed && plan.outputs_on()) run_output();
+  if (!resumed) run_diagnostics();
   first_step = output_step_ = clock.step;  // the state at the start is output (or was, before the checkpoint)
   const auto start = std::chrono::steady_clock::now();
   while (stepper.more(clock)) {
@@ -102,6 +109,7 @@ int Simulation::run() {
     }
   }
   if (plan.outputs_on() && output_step_ != clock.step) run_output();
+  run_diagnostics();  // the last step's row (the writer skips a step it has one for)
   ctx.synchronize();
   compute_wall = seconds_since(start);
   drain_writes();

@@ -57,6 +57,8 @@ class Simulation {
   }
   /// The schedule of the output activities (snapshots, diagnostics): set before run().
   std::shared_ptr<Schedule> output_schedule;
+  /// The diagnostics rows' own schedule (output.diagnostics_every), or null: a row at each output.
+  std::shared_ptr<Schedule> diagnostics_schedule;
 
   /// Starts the activities, writes the initial output (unless resumed), steps to the end,
   /// writes the last output and finishes the activities: exit_ok, or the code stop() gave.
@@ -93,6 +95,7 @@ class Simulation {
   void advance(const TimeStepper& stepper);  // one step, or a batch of device-clocked steps
   std::int64_t device_steps(const TimeStepper& stepper);  // a batch: the steps that ran, or -1
   void run_output();      // the activities on the output schedule, now
+  void run_diagnostics();  // the activities on the diagnostics schedule (if any), now
   std::vector<std::unique_ptr<Activity>> activities_;
   std::map<Schedule*, bool> due_now_;  // this step's answers
   std::optional<int> stop_code_;

@@ -158,6 +158,47 @@ TEST_F(RunActivities, DiagnosticsAndSnapshotsAtEachOutputAndTheEnd) {
   EXPECT_TRUE(fs::exists(dir + "/snap.xdmf"));
 }
 
+/// The steps of the rows of dir's diagnostics.csv.
+std::vector<std::int64_t> diagnostics_rows(const std::string& dir) {
+  std::ifstream csv(dir + "/diagnostics.csv");
+  std::vector<std::int64_t> rows;
+  for (std::string line; std::getline(csv, line);)
+    if (!line.empty() && line[0] != 's') rows.push_back(std::stoll(line));
+  return rows;
+}
+
+TEST_F(RunActivities, DiagnosticsOnTheirOwnCadenceWithoutSnapshots) {
+  Plan p = plan(7);
+  p.diagnostics_every = 2;  // no snapshots at all
+  CounterModel m;
+  auto s = simulation(p, m);
+  ASSERT_EQ(s->run(), 0);
+  EXPECT_EQ(diagnostics_rows(dir), (std::vector<std::int64_t>{0, 2, 4, 6, 7}));  // the start and the last step too
+  EXPECT_EQ(s->counts.snapshots, 0);
+  EXPECT_FALSE(fs::exists(dir + "/" + snapshot_name("snap", 0)));
+  EXPECT_TRUE(fs::exists(dir + "/diagnostics.h5"));  // written at the end from the rows
+}
+
+TEST_F(RunActivities, DiagnosticsCadenceIndependentOfSnapshots) {
+  Plan p = plan(8);
+  p.diagnostics_every = 1, p.output_every = 4;
+  CounterModel m;
+  auto s = simulation(p, m);
+  ASSERT_EQ(s->run(), 0);
+  EXPECT_EQ(diagnostics_rows(dir), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8}));  // one row a step
+  EXPECT_EQ(s->counts.snapshots, 3);  // 0, 4, 8
+  // resumed from the checkpoint at step 4, the rows continue without a repeated row
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  p.checkpoint_every = 4;
+  CounterModel first;
+  ASSERT_EQ(simulation(p, first)->run(), 0);
+  fs::remove(io::checkpoint_path(dir, "ckpt", 8));
+  CounterModel resumed;
+  ASSERT_EQ(simulation(p, resumed, true)->run(), 0);
+  EXPECT_EQ(diagnostics_rows(dir), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
+}
+
 TEST_F(RunActivities, OutputByTimeLandsOnMultiplesWithinTheTolerance) {
   Plan p = plan(10);
   p.output_every_time = 0.25;
