@@ -710,7 +710,8 @@ std::vector<Schema> framework_schemas() {
   return out;
 }
 
-Schema boundary_schema(const std::vector<std::string>& kinds, const std::string& default_kind, const std::string& value_doc) {
+Schema boundary_schema(const std::vector<std::string>& kinds, const std::string& default_kind, const std::string& value_doc,
+                       int rank) {
   std::string kind_list;
   for (const std::string& k : kinds) kind_list += (kind_list.empty() ? "" : ", ") + k;
   Schema bc{"boundary", "Boundary conditions, per face (" + kind_list + ")", {}};
@@ -718,7 +719,9 @@ Schema boundary_schema(const std::vector<std::string>& kinds, const std::string&
   bc.params.push_back(Param::real("default_value", 0.0).says("Value on faces not set below: " + value_doc));
   std::vector<std::string> face_kinds = kinds;
   face_kinds.insert(face_kinds.begin(), "");
-  for (const std::string face : {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"}) {
+  const char* const faces[] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
+  for (int f = 0; f < 2 * std::min(std::max(rank, 1), 3); ++f) {
+    const std::string face = faces[f];
     bc.params.push_back(Param::string(face, "").one_of(face_kinds).says("Condition on the " + face + " face; \"\": use default"));
     bc.params.push_back(Param::real(face + "_value", 0.0).says("Value on the " + face + " face: " + value_doc + "; unset: default_value"));
   }

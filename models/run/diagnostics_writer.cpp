@@ -59,7 +59,7 @@ DiagnosticsWriter::DiagnosticsWriter(std::shared_ptr<Schedule> schedule, bool ow
 
 void DiagnosticsWriter::start(Simulation& sim) {
   csv_ = sim.plan.out_dir + "/diagnostics.csv";
-  names_ = {"step", "time"}, units_ = {"", "s"};
+  names_ = {"step", "time"}, units_ = {"", sim.plan.time_unit};
   for (const Diagnostic& d : sim.model.diagnostics()) names_.push_back(d.name), units_.push_back(d.unit);
   columns_.assign(names_.size(), {});
   if (sim.resumed) last_row_step_ = sim.clock.step;  // its row was written before the checkpoint

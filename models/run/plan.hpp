@@ -18,6 +18,7 @@ struct Plan {
   double end_time = 0;          ///< > 0: the last step is shortened to end exactly here
   bool adaptive = false;        ///< the model picks each dt (model.next_dt(cfl))
   double cfl = 0;
+  std::string time_unit = "s";  ///< the model's unit of time ("" when dimensionless)
   std::string out_dir, snap_prefix, ckpt_prefix;
   std::int64_t output_every = 0, checkpoint_every = 0, keep = 3;
   std::int64_t diagnostics_every = 0;  ///< > 0: a diagnostics row every this many steps, apart from snapshots

@@ -179,6 +179,17 @@ TEST_F(RunActivities, DiagnosticsOnTheirOwnCadenceWithoutSnapshots) {
   EXPECT_TRUE(fs::exists(dir + "/diagnostics.h5"));  // written at the end from the rows
 }
 
+TEST_F(RunActivities, DimensionlessTimeHasNoUnit) {
+  Plan p = plan(2);
+  p.output_every = 1, p.time_unit = "";
+  CounterModel m;
+  ASSERT_EQ(simulation(p, m)->run(), 0);
+  std::ifstream csv(dir + "/diagnostics.csv");
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_EQ(header, "step,time,total [K]");
+}
+
 TEST_F(RunActivities, DiagnosticsCadenceIndependentOfSnapshots) {
   Plan p = plan(8);
   p.diagnostics_every = 1, p.output_every = 4;
