@@ -693,11 +693,11 @@ std::vector<Schema> framework_schemas() {
       Param::string("directory", "output").says("Directory for snapshots and checkpoints"),
       Param::integer("every", 0).at_least(0).in("steps").says("Write a snapshot every this many steps; 0: off"),
       Param::real("every_time", 0.0).at_least(0).in("s").says("Write a snapshot every this much simulated time; 0: off"),
-      Param::strings("fields", {}).says("Fields to write; empty: all of the model's"),
       Param::integer("diagnostics_every", 0).at_least(0).in("steps")
-          .says("Also append a row to diagnostics.csv every this many steps; 0: rows with the snapshots only"),
+          .says("Write a diagnostics row every this many steps, with or without snapshots; 0: a row at each snapshot"),
+      Param::strings("fields", {}).says("Fields to write; empty: all of the model's"),
       Param::real("diagnostics_every_time", 0.0).at_least(0).in("s")
-          .says("Also append a row to diagnostics.csv every this much simulated time; 0: rows with the snapshots only"),
+          .says("Write a diagnostics row every this much simulated time, with or without snapshots; 0: a row at each snapshot"),
       Param::integer("compression", 0).range(0, 9).says("Deflate level of the datasets; 0: none"),
       Param::string("prefix", "snapshot").says("File name prefix of the snapshots"),
   }});
@@ -715,7 +715,8 @@ std::vector<Schema> framework_schemas() {
   return out;
 }
 
-Schema boundary_schema(const std::vector<std::string>& kinds, const std::string& default_kind, const std::string& value_doc) {
+Schema boundary_schema(const std::vector<std::string>& kinds, const std::string& default_kind, const std::string& value_doc,
+                       int rank) {
   std::string kind_list;
   for (const std::string& k : kinds) kind_list += (kind_list.empty() ? "" : ", ") + k;
   Schema bc{"boundary", "Boundary conditions, per face (" + kind_list + ")", {}};
@@ -723,7 +724,9 @@ Schema boundary_schema(const std::vector<std::string>& kinds, const std::string&
   bc.params.push_back(Param::real("default_value", 0.0).says("Value on faces not set below: " + value_doc));
   std::vector<std::string> face_kinds = kinds;
   face_kinds.insert(face_kinds.begin(), "");
-  for (const std::string face : {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"}) {
+  const char* const faces[] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
+  for (int f = 0; f < 2 * std::min(std::max(rank, 1), 3); ++f) {
+    const std::string face = faces[f];
     bc.params.push_back(Param::string(face, "").one_of(face_kinds).says("Condition on the " + face + " face; \"\": use default"));
     bc.params.push_back(Param::real(face + "_value", 0.0).says("Value on the " + face + " face: " + value_doc + "; unset: default_value"));
   }

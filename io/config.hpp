@@ -126,8 +126,10 @@ std::string nearest(const std::string& word, const std::vector<std::string>& can
 /// scalar kinds: periodic, dirichlet, neumann).
 std::vector<Schema> framework_schemas();
 /// The [boundary] section for a model that accepts `kinds` (default_kind on faces not set), a
-/// face's value meaning value_doc ("value (dirichlet) or outward gradient (neumann)").
-Schema boundary_schema(const std::vector<std::string>& kinds, const std::string& default_kind, const std::string& value_doc);
+/// face's value meaning value_doc ("value (dirichlet) or outward gradient (neumann)"), with
+/// the faces of the first `rank` dimensions (x, y, z).
+Schema boundary_schema(const std::vector<std::string>& kinds, const std::string& default_kind, const std::string& value_doc,
+                       int rank = 3);
 /// Cross-field rules of the framework sections, checked after validate(): exactly one of
 /// run.steps / run.end_time set; not both run.dt and run.cfl set; run.dt > 0 when set;
 /// grid.length and grid.origin (when set) have as many entries as grid.cells.

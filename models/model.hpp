@@ -178,13 +178,15 @@ struct ModelInfo {
   std::string boundary_default = "neumann";
   std::string boundary_value_doc = "value (dirichlet) or outward gradient (neumann)";
   Parallel parallel = Parallel::none;  ///< how it runs on several ranks
+  std::string time_unit = "s";         ///< the unit of its time (diagnostics.csv); "" for a dimensionless model
   std::vector<int> ranks = {1, 2, 3};
   std::function<std::unique_ptr<Model>(const ModelSetup&)> create;
 };
 
 /// Every schema a config of this model is validated against: the framework's sections, with
-/// [boundary] taking the model's kinds, and the model's [model] section.
-std::vector<io::Schema> schemas_of(const ModelInfo& info);
+/// [boundary] taking the model's kinds (faces of the first grid_rank dimensions), and the
+/// model's [model] section.
+std::vector<io::Schema> schemas_of(const ModelInfo& info, int grid_rank = 3);
 
 /// The models a run can choose from (built-ins and loaded plugins), by name.
 class ModelRegistry {

@@ -16,10 +16,16 @@ void Model::check_dt(double dt) const {
   }
 }
 
-std::vector<io::Schema> schemas_of(const ModelInfo& info) {
+std::vector<io::Schema> schemas_of(const ModelInfo& info, int grid_rank) {
+  // a face's value means nothing to a model whose kinds take none (periodic, a scalar's wall)
+  bool takes_value = !info.boundary_value_doc.empty();
+  bool only_periodic = true;
+  for (const std::string& k : info.boundary_kinds) only_periodic = only_periodic && k == "periodic";
+  if (only_periodic) takes_value = false;
+  const std::string value_doc = takes_value ? info.boundary_value_doc : "not used (no kind of this model takes a value)";
   std::vector<io::Schema> schemas = io::framework_schemas();
   for (io::Schema& s : schemas)
-    if (s.section == "boundary") s = io::boundary_schema(info.boundary_kinds, info.boundary_default, info.boundary_value_doc);
+    if (s.section == "boundary") s = io::boundary_schema(info.boundary_kinds, info.boundary_default, value_doc, grid_rank);
   schemas.push_back(info.schema);
   return schemas;
 }

@@ -257,8 +257,8 @@ class ConjugateGradient {
     res.iterations = int(st[kIters]);
     const double bnorm = std::sqrt(parts<N>(st.data(), kParts + 3 * N));
     res.residual = std::sqrt(st[kRr]) / (bnorm > 0 ? bnorm : 1.0);
-    res.converged = st[kStatus] == kConverged;
-    res.stalled = st[kStatus] == kFloor;
+    res.converged = st[kStatus] == double(kConverged);
+    res.stalled = st[kStatus] == double(kFloor);
     expected_ = res.iterations;
     if (res.converged && rel_tol < 10 * double(std::numeric_limits<T>::epsilon()) && b[0] != x[0])
       check_true_residual(apply, x, b, bnorm, st[kTarget], res);

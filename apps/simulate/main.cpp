@@ -5,12 +5,15 @@
 //   simulate models
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <limits>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "core/runtime/context.hpp"
 #include "io/hdf5_file.hpp"
@@ -85,16 +88,27 @@ std::string toml_string(const std::string& text) {
 void print_models(const sim::ModelRegistry& registry) {
   for (const sim::ModelInfo& m : registry.all()) {
     std::printf("%s: %s\n", m.name.c_str(), m.doc.c_str());
-    std::printf("  %-18s %-18s %-14s %-36s %-8s %s\n", "[model] key", "type", "default", "range/choices", "unit", "doc");
+    // columns as wide as their longest entry (a long key or default keeps the rest aligned)
+    std::vector<std::array<std::string, 6>> rows = {{"[model] key", "type", "default", "range/choices", "unit", "doc"}};
     for (const sim::io::Param& p : m.schema.params)
-      std::printf("  %-18s %-18s %-14s %-36s %-8s %s\n", p.name.c_str(), sim::io::type_name(p.type),
-                  p.default_value ? format_value(*p.default_value).c_str() : "(required)", format_range(p).c_str(),
-                  p.unit.c_str(), p.doc.c_str());
+      rows.push_back({p.name, sim::io::type_name(p.type), p.default_value ? format_value(*p.default_value) : "(required)",
+                      format_range(p), p.unit, p.doc});
+    std::size_t width[5] = {};
+    for (const auto& r : rows)
+      for (int c = 0; c < 5; ++c) width[c] = std::max(width[c], r[c].size());
+    for (const auto& r : rows) {
+      std::string line = " ";
+      for (int c = 0; c < 5; ++c) line += " " + r[c] + std::string(width[c] - r[c].size(), ' ');
+      std::printf("%s %s\n", line.c_str(), r[5].c_str());
+    }
     if (m.uses_boundary) {
       std::string kinds;
       for (const std::string& k : m.boundary_kinds) kinds += (kinds.empty() ? "" : "|") + k;
-      std::printf("  [boundary] x_lo, x_hi, y_lo, ... (default: %s): %s; <face>_value: %s\n", m.boundary_default.c_str(),
-                  kinds.c_str(), m.boundary_value_doc.c_str());
+      bool only_periodic = true;
+      for (const std::string& k : m.boundary_kinds) only_periodic = only_periodic && k == "periodic";
+      const std::string value = only_periodic || m.boundary_value_doc.empty() ? "" : "; <face>_value: " + m.boundary_value_doc;
+      const char* faces = m.ranks.size() == 1 && m.ranks[0] == 1 ? "x_lo, x_hi" : "x_lo, x_hi, y_lo, ...";
+      std::printf("  [boundary] %s (default: %s): %s%s\n", faces, m.boundary_default.c_str(), kinds.c_str(), value.c_str());
     }
     std::printf("\n");
   }

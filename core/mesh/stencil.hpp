@@ -16,10 +16,12 @@ template <class T, int Rank>
 struct Spacing {
   T inv_dx2[Rank];  ///< 1 / dx^2
   T inv_2dx[Rank];  ///< 1 / (2 dx)
+  T inv_dx[Rank];   ///< 1 / dx (face area over cell volume, for flux-form updates)
   /// The spacings of grid g.
   static Spacing of(const Grid<Rank>& g) {
     Spacing s;
-    for (int d = 0; d < Rank; ++d) s.inv_dx2[d] = T(1.0 / (g.dx[d] * g.dx[d])), s.inv_2dx[d] = T(0.5 / g.dx[d]);
+    for (int d = 0; d < Rank; ++d)
+      s.inv_dx2[d] = T(1.0 / (g.dx[d] * g.dx[d])), s.inv_2dx[d] = T(0.5 / g.dx[d]), s.inv_dx[d] = T(1.0 / g.dx[d]);
     return s;
   }
 };

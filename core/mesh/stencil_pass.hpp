@@ -23,6 +23,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/distributed/decomposition.hpp"
 #include "core/mesh/boundary.hpp"
 #include "core/kernels/for_each.hpp"
 #include "core/mesh/grid.hpp"
@@ -46,6 +47,17 @@ struct LastDimFaces {
 template <class T, int Rank>
 LastDimFaces<T> last_dim_faces(const Boundary<Rank>& bc, const Grid<Rank>& g) {
   return {face_rule<T>(bc, g, Rank - 1, 0), face_rule<T>(bc, g, Rank - 1, 1), g.cells.n[Rank - 1]};
+}
+
+/// The rules of the last dimension's faces of this rank's box `sub` (grid g): on the faces
+/// that lie on the global boundary only; a face shared with another rank reads the ghosts its
+/// halo exchange fills. On one process (sub the whole grid) the same as last_dim_faces(bc, g).
+template <class T, int Rank>
+LastDimFaces<T> last_dim_faces(const Boundary<Rank>& bc, const Grid<Rank>& g, const Subdomain& sub) {
+  LastDimFaces<T> f = last_dim_faces<T>(bc, g);
+  f.lo.on = sub.at_boundary(Rank - 1, 0);
+  f.hi.on = sub.at_boundary(Rank - 1, 1);
+  return f;
 }
 
 /// N views of one kind (at least one slot, so that N = 0 compiles).

@@ -4,7 +4,8 @@
 //   du/dt = Du lap(u) - u v^2 + F (1 - u)
 //   dv/dt = Dv lap(v) + u v^2 - (F + k) v
 //
-// On a 2D or 3D grid, explicit Euler in time. Built out of tree against the installed
+// On a 2D or 3D grid, explicit Euler in time, on one process or split over ranks (mpirun):
+// the same bits either way. Built out of tree against the installed
 // package (CMakeLists.txt next to this file) into libgray_scott.so, which `simulate` loads
 // through `[run] plugins = [...]`. docs/writing-a-model.md walks through this file.
 #include <simkit/model.hpp>
@@ -52,13 +53,15 @@ struct EulerStep {
 };
 
 /// The initial state: u = 1, v = 0, but u = 1/2, v = 1/4 in the seed squares (cubes in 3D),
-/// plus noise; seed centres are fractions of the domain, drawn at random.
+/// plus noise; seed centres are fractions of the domain, drawn at random. Evaluated at global
+/// indices (local cell i is global cell i + offset), so a split does not change it.
 template <class T, int Rank>
 struct InitSpots {
   View<T, Rank> u, v;
   View<const T, Rank> noise_u, noise_v;
   View<const T, 1> centers;  ///< seed s, dimension d at s * Rank + d, in (0, 1)
-  Grid<Rank> grid;
+  Grid<Rank> grid;           ///< the whole grid
+  index_t offset[Rank] = {};  ///< global index of this rank's first cell
   int seeds = 0;
   double half_side = 0;
   double length[Rank] = {};
@@ -77,7 +80,7 @@ struct InitSpots {
     for (int s = 0; s < seeds; ++s) {
       bool inside = true;
       for (int d = 0; d < Rank && inside; ++d) {
-        double r = grid.center(d, p[d]) - (grid.origin[d] + double(centers(s * Rank + d)) * length[d]);
+        double r = grid.center(d, p[d] + offset[d]) - (grid.origin[d] + double(centers(s * Rank + d)) * length[d]);
         if (periodic[d]) r -= length[d] * ::floor(r / length[d] + 0.5);  // nearest periodic image
         inside = r >= -half_side && r <= half_side;
       }
@@ -93,10 +96,11 @@ template <class T, int Rank>
 class GrayScott final : public Model {
  public:
   explicit GrayScott(const ModelSetup& setup)
-      : ctx_(setup.ctx), grid_(setup.grid.grid<Rank>()), h_(Spacing<T, Rank>::of(grid_)),
+      : ctx_(setup.ctx), comm_(setup.comm), sub_(subdomain_of<Rank>(setup)), global_(setup.grid.grid<Rank>()),
+        grid_(box_grid(global_, sub_)), h_(Spacing<T, Rank>::of(grid_)),
         u_(ctx_, grid_), v_(ctx_, grid_), un_(ctx_, grid_), vn_(ctx_, grid_),
         bc_(boundary_from_config<Rank>(*setup.config)),
-        faces_(last_dim_faces<T>(bc_, grid_)) {
+        faces_(last_dim_faces<T>(bc_, grid_, sub_)), halo_(comm_, sub_, grid_.ghost, ctx_) {
     const io::Config& c = *setup.config;
     Du_ = c.real("model", "Du"), Dv_ = c.real("model", "Dv");
     F_ = c.real("model", "F"), k_ = c.real("model", "k");
@@ -104,30 +108,36 @@ class GrayScott final : public Model {
     seed_size_ = c.real("model", "seed_size");
     noise_ = c.real("model", "noise");
     for (int d = 0; d < Rank; ++d)
-      if (seed_size_ > grid_.dx[d] * double(grid_.cells.n[d]))
+      if (seed_size_ > global_.dx[d] * double(global_.cells.n[d]))
         throw c.error_at("model", "seed_size", "a seed is larger than the domain in dimension " + std::to_string(d) +
                                                    "; choose a seed_size below the grid length");
   }
 
-  std::vector<FieldRef> fields() override { return {field_ref("u", "", u_), field_ref("v", "", v_)}; }
+  // each rank's box goes at its offset in the whole grid's snapshots and checkpoints
+  std::vector<FieldRef> fields() override {
+    return {field_ref("u", "", u_, sub_, global_.cells), field_ref("v", "", v_, sub_, global_.cells)};
+  }
 
   void initialize() override {
     // Random numbers come from the run's context: the same run.seed gives the same spots,
-    // on the GPU and on the CPU.
+    // on the GPU and on the CPU. Every rank draws the same seed centres; the noise is keyed
+    // by the global cell index (fill_uniform of a field with this rank's box), so each cell
+    // gets the same draw on any number of ranks.
     Array<T, 1> centers(ctx_, extents(index_t(seeds_) * Rank));
-    Array<T, Rank> noise_u(ctx_, grid_.cells), noise_v(ctx_, grid_.cells);
+    Field<T, Rank> noise_u(ctx_, grid_), noise_v(ctx_, grid_);
     fill_uniform(centers);
     if (noise_ > 0) {
-      fill_uniform(noise_u, T(-noise_), T(noise_));
-      fill_uniform(noise_v, T(-noise_), T(noise_));
+      fill_uniform(noise_u, sub_, global_.cells, T(-noise_), T(noise_));
+      fill_uniform(noise_v, sub_, global_.cells, T(-noise_), T(noise_));
     } else {
       noise_u.fill(T(0)), noise_v.fill(T(0));
     }
-    InitSpots<T, Rank> init{u_.view(), v_.view(), noise_u.view(), noise_v.view(), centers.view(), grid_};
+    InitSpots<T, Rank> init{u_.view(), v_.view(), noise_u.view(), noise_v.view(), centers.view(), global_};
     init.seeds = seeds_;
     init.half_side = 0.5 * seed_size_;
     for (int d = 0; d < Rank; ++d) {
-      init.length[d] = grid_.dx[d] * double(grid_.cells.n[d]);
+      init.offset[d] = sub_.offset[d];
+      init.length[d] = global_.dx[d] * double(global_.cells.n[d]);
       init.periodic[d] = bc_.lo[d].kind == BcKind::periodic;
     }
     for_each(ctx_, "gray_scott::init", grid_.interior(), init);
@@ -135,9 +145,12 @@ class GrayScott final : public Model {
 
   void step(double dt) override {
     // ghosts of every face but the last dimension's, whose rules the pass applies itself
-    // (faces_): a separate fill of those strided faces touches one sector per row, twice
+    // (faces_, on the global boundary only): a separate fill of those strided faces touches
+    // one sector per row, twice. Then the faces shared with other ranks get their cells.
     fill_ghosts(u_, bc_, Rank - 1);
     fill_ghosts(v_, bc_, Rank - 1);
+    halo_.exchange(u_);
+    halo_.exchange(v_);
     const Rates<T> rates{T(Du_), T(Dv_), T(F_), T(k_)};
     stencil_pass(ctx_, "gray_scott::step", grid_.interior(), EulerStep<T, Rank>{h_, rates, T(dt)}, reads(u_, v_),
                  writes(un_, vn_), faces_);
@@ -153,27 +166,33 @@ class GrayScott final : public Model {
     return D > 0 ? 1.0 / (2.0 * D * s) : std::numeric_limits<double>::infinity();
   }
 
+  /// Over the whole grid: sums, minima and maxima of every rank's box, reduced over the ranks.
   std::vector<Diagnostic> diagnostics() override {
-    const double n = double(grid_.size());
-    const double mean_v = sum(v_) / n;
-    return {{"mean_u", "", sum(u_) / n},
+    const double n = double(global_.size());
+    const double mean_v = comm_.sum(double(sum(v_))) / n;
+    const double var_v = comm_.sum(double(sum((v_ - T(mean_v)) * (v_ - T(mean_v))))) / n;
+    return {{"mean_u", "", comm_.sum(double(sum(u_))) / n},
             {"mean_v", "", mean_v},
-            {"min_v", "", double(min(v_))},
-            {"max_v", "", double(max(v_))},
-            {"std_v", "", std::sqrt(sum((v_ - T(mean_v)) * (v_ - T(mean_v))) / n)}};
+            {"min_v", "", comm_.min(double(min(v_)))},
+            {"max_v", "", comm_.max(double(max(v_)))},
+            {"std_v", "", std::sqrt(var_v)}};
   }
 
-  double cell_updates_per_step() const override { return double(grid_.size()); }
+  double cell_updates_per_step() const override { return double(global_.size()); }
   /// A step reads u and v and writes un and vn once: 4 fields.
-  double bytes_per_step() const override { return 4.0 * double(grid_.size()) * double(sizeof(T)); }
+  double bytes_per_step() const override { return 4.0 * double(global_.size()) * double(sizeof(T)); }
 
  private:
   Context ctx_;
-  Grid<Rank> grid_;
+  Comm comm_;            // the ranks of the run (one without mpirun)
+  Subdomain sub_;        // this rank's box: cells, global offset, neighbours (the whole grid on one)
+  Grid<Rank> global_;    // the whole grid
+  Grid<Rank> grid_;      // this rank's box of it
   Spacing<T, Rank> h_;
   Field<T, Rank> u_, v_, un_, vn_;
   Boundary<Rank> bc_;
-  LastDimFaces<T> faces_;  // the last dimension's boundary rules, applied by the stencil pass
+  LastDimFaces<T> faces_;  // the last dimension's boundary rules on the global boundary, applied by the pass
+  Halo<T, Rank> halo_;     // exchanges the faces shared with other ranks
   double Du_ = 0, Dv_ = 0, F_ = 0, k_ = 0, seed_size_ = 0, noise_ = 0;
   int seeds_ = 0;
 };
@@ -195,6 +214,7 @@ sim::ModelInfo gray_scott_info() {
   m.doc = "Gray-Scott reaction-diffusion (u + 2v -> 3v), 2D/3D, explicit Euler";
   m.uses_boundary = true;
   m.ranks = {2, 3};
+  m.parallel = sim::Parallel::grid;  // runs split over mpirun's ranks, one box of the grid each
   m.schema.section = "model";
   m.schema.doc = "Gray-Scott parameters";
   auto p = [&](Param q) { m.schema.params.push_back(std::move(q)); };

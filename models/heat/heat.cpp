@@ -116,15 +116,6 @@ inline Scheme scheme_of(const std::string& name) {
   throw Error("unknown heat scheme '" + name + "' (expected euler, rk2, crank_nicolson or backward_euler)");
 }
 
-/// This rank's box of the setup's grid (the whole grid on one rank).
-template <int Rank>
-Subdomain subdomain_of(const ModelSetup& setup) {
-  const Boundary<Rank> bc = boundary_from_config<Rank>(*setup.config);
-  bool periodic[3] = {false, false, false};
-  for (int d = 0; d < Rank; ++d) periodic[d] = bc.lo[d].kind == BcKind::periodic;
-  return setup.subdomain(periodic);
-}
-
 template <class T, int Rank>
 class HeatModel final : public Model {
  public:
@@ -246,9 +237,7 @@ class HeatModel final : public Model {
   /// The rules of the last dimension's physical faces of this rank's box (the stage applies
   /// them where its box touches them).
   LastDimFaces<T> ruled_faces() const {
-    LastDimFaces<T> f = last_dim_faces<T>(bc_, grid_);
-    f.lo.on = sub_.at_boundary(Rank - 1, 0), f.hi.on = sub_.at_boundary(Rank - 1, 1);
-    return f;
+    return last_dim_faces<T>(bc_, grid_, sub_);
   }
   View<const T, Rank> src_view() const { return has_source_ ? source_.view() : u_.view(); }
 

@@ -105,6 +105,7 @@ ModelInfo mcpi_model_info() {
   ModelInfo m;
   m.name = "mcpi";
   m.doc = "Monte Carlo integration: pi, or the volume of the unit d-ball; fused or array path";
+  m.time_unit = "";  // time counts batches
   m.parallel = Parallel::own;
   m.schema.section = "model";
   m.schema.doc = "Monte Carlo parameters (the run draws run.steps batches)";

@@ -77,14 +77,15 @@ void replace_file(const std::string& path, const std::string& text) {
   }
 }
 
-DiagnosticsWriter::DiagnosticsWriter(std::shared_ptr<Schedule> output_schedule)
-    : Activity(std::move(output_schedule), {false, true}) {}
+DiagnosticsWriter::DiagnosticsWriter(std::shared_ptr<Schedule> schedule, bool own_cadence)
+    : Activity(std::move(schedule), {false, !own_cadence}), own_cadence_(own_cadence) {}
 
 void DiagnosticsWriter::start(Simulation& sim) {
   csv_ = sim.plan.out_dir + "/diagnostics.csv";
-  names_ = {"step", "time"}, units_ = {"", "s"};
+  names_ = {"step", "time"}, units_ = {"", sim.plan.time_unit};
   for (const Diagnostic& d : sim.model.diagnostics()) names_.push_back(d.name), units_.push_back(d.unit);
   columns_.assign(names_.size(), {});
+  if (sim.resumed) last_row_step_ = sim.clock.step;  // its row was written before the checkpoint
   if (sim.comm.rank() != 0) return;  // rank 0 alone writes diagnostics.csv / .h5
   if (sim.resumed && std::ifstream(csv_).good()) {  // (a resumed run may start in a new directory)
     replace_file(csv_, kept_diagnostics(csv_, sim.clock.step, columns_));
@@ -99,6 +100,8 @@ void DiagnosticsWriter::start(Simulation& sim) {
 }
 
 void DiagnosticsWriter::run(Simulation& sim) {
+  if (sim.clock.step == last_row_step_) return;  // same on every rank: the row is collective
+  last_row_step_ = sim.clock.step;
   std::vector<double> row = {double(sim.clock.step), sim.clock.time};
   for (const Diagnostic& d : sim.model.diagnostics()) row.push_back(d.value);  // collective: every rank
   if (sim.comm.rank() != 0) return;
@@ -112,7 +115,12 @@ void DiagnosticsWriter::run(Simulation& sim) {
   out << "\n";
   out.flush();
   if (!out) throw Error(csv_ + ": cannot append a row (" + std::strerror(errno) + "); is the disk full?");
-  io::write_timeseries(sim.plan.out_dir + "/diagnostics.h5", sim.file_info(), names_, units_, columns_);
+  if (!own_cadence_) io::write_timeseries(sim.plan.out_dir + "/diagnostics.h5", sim.file_info(), names_, units_, columns_);
+}
+
+void DiagnosticsWriter::finish(Simulation& sim) {
+  if (own_cadence_ && sim.comm.rank() == 0)
+    io::write_timeseries(sim.plan.out_dir + "/diagnostics.h5", sim.file_info(), names_, units_, columns_);
 }
 
 }  // namespace sim::run

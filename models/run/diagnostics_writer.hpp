@@ -1,8 +1,7 @@
 #pragma once
 // diagnostics.csv and diagnostics.h5: one row per output (step, time, then the model's
 // diagnostics). Rank 0 writes them; every rank computes the diagnostics (collective). On
-// resume the CSV keeps its rows up to the resumed step (rewritten to a temporary, then renamed:
-// a kill or a full disk leaves the old file whole); a damaged or cut row (a crash
+// resume the CSV keeps its rows up to the resumed step; a damaged or cut row (a crash
 // mid-write, a full disk) is dropped with a note, and so is every row after it.
 #include <string>
 #include <vector>
@@ -24,17 +23,22 @@ std::string kept_diagnostics(const std::string& path, std::int64_t step, std::ve
 /// was. Throws Error.
 void replace_file(const std::string& path, const std::string& text);
 
-/// Appends a diagnostics row at each output.
+/// Appends a diagnostics row at each output, or on its own cadence (output.diagnostics_every).
 class DiagnosticsWriter : public Activity {
  public:
-  /// On the output schedule.
-  explicit DiagnosticsWriter(std::shared_ptr<Schedule> output_schedule);
+  /// On the output schedule, or on its own (own_cadence: rows apart from snapshots, and
+  /// diagnostics.h5 rewritten at the end rather than at each row).
+  DiagnosticsWriter(std::shared_ptr<Schedule> schedule, bool own_cadence = false);
   /// Writes the CSV header, or on resume trims the CSV to the resumed step.
   void start(Simulation& sim) override;
   /// Appends a row (collective: the model's diagnostics).
   void run(Simulation& sim) override;
+  /// On its own cadence: writes diagnostics.h5 from the rows.
+  void finish(Simulation& sim) override;
 
  private:
+  bool own_cadence_ = false;
+  std::int64_t last_row_step_ = -1;  // the step of the last row (a step gets one row)
   std::string csv_;
   std::vector<std::string> names_, units_;
   std::vector<std::vector<double>> columns_;

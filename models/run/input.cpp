@@ -176,6 +176,7 @@ void resolve_plan(RunInput& in, const Comm& comm) {
     log("note: grid.decomposition is for runs under mpirun; this run has one process and holds the whole grid");
   }
   plan.float64 = config.string("run", "precision") == "float64";
+  plan.time_unit = in.info->time_unit;
   plan.out_dir = config.string("output", "directory");
   plan.snap_prefix = config.string("output", "prefix");
   plan.ckpt_prefix = config.string("checkpoint", "prefix");
@@ -523,8 +524,10 @@ std::optional<int> prepare_run(const RunOptions& opt, ModelRegistry& registry, c
     load_config(opt, registry, in);
   });
   if (opt.print_config) {
+    // the boundary faces of the grid's dimensions only (no z_lo / z_hi for a 2D grid)
+    const int rank = int(in.config.integers("grid", "cells").size());
     if (comm.rank() == 0) {
-      std::fputs(in.config.to_toml(in.schemas, true).c_str(), stdout);
+      std::fputs(in.config.to_toml(schemas_of(*in.info, rank), true).c_str(), stdout);
       print_tuning_knobs();
     }
     return 0;

@@ -28,24 +28,19 @@ void add_standard_activities(Simulation& sim, bool quiet, double next_output_tim
     output.push_back(output_time = std::make_shared<EveryTime>(plan.output_every_time, next_output_time));
   if (plan.checkpoint_every > 0) checkpoint.push_back(std::make_shared<EverySteps>(plan.checkpoint_every));
   if (plan.checkpoint_minutes > 0) checkpoint.push_back(std::make_shared<EveryWallMinutes>(plan.checkpoint_minutes, sim.comm));
-  // diagnostics rows go with every snapshot, and on their own schedule when one is set (separate
-  // schedule objects: each moves its own next due time when it fires)
-  std::vector<std::shared_ptr<Schedule>> diagnostics;
-  if (plan.diagnostics_every > 0 || plan.diagnostics_every_time > 0) {
-    if (plan.output_every > 0) diagnostics.push_back(std::make_shared<EverySteps>(plan.output_every));
-    if (plan.output_every_time > 0) diagnostics.push_back(std::make_shared<EveryTime>(plan.output_every_time, next_output_time));
-    if (plan.diagnostics_every > 0) diagnostics.push_back(std::make_shared<EverySteps>(plan.diagnostics_every));
-    if (plan.diagnostics_every_time > 0) {
-      const double interval = plan.diagnostics_every_time;  // on resume: the first multiple after the checkpoint's time
-      const double next = sim.resumed ? (std::floor(sim.clock.time / interval * (1 + 1e-12)) + 1) * interval : 0.0;
-      diagnostics.push_back(std::make_shared<EveryTime>(interval, next));
-    }
-  }
   sim.output_schedule = any_of(std::move(output));
-  sim.diagnostics_schedule = diagnostics.empty() ? sim.output_schedule : any_of(std::move(diagnostics));
 
   sim.add(std::make_unique<FiniteGuard>(sim.output_schedule, true));
-  sim.add(std::make_unique<DiagnosticsWriter>(sim.diagnostics_schedule));
+  std::vector<std::shared_ptr<Schedule>> diagnostics;  // rows on their own cadence, when one is set
+  if (plan.diagnostics_every > 0) diagnostics.push_back(std::make_shared<EverySteps>(plan.diagnostics_every));
+  if (plan.diagnostics_every_time > 0) {
+    const double interval = plan.diagnostics_every_time;  // on resume: the first multiple after the checkpoint's time
+    const double next = sim.resumed ? (std::floor(sim.clock.time / interval * (1 + 1e-12)) + 1) * interval : 0.0;
+    diagnostics.push_back(std::make_shared<EveryTime>(interval, next));
+  }
+  if (!diagnostics.empty()) sim.diagnostics_schedule = any_of(std::move(diagnostics));
+  sim.add(std::make_unique<DiagnosticsWriter>(sim.diagnostics_schedule ? sim.diagnostics_schedule : sim.output_schedule,
+                                              sim.diagnostics_schedule != nullptr));
   sim.add(std::make_unique<SnapshotWriter>(sim.output_schedule));
   sim.add(std::make_unique<FiniteGuard>(std::make_shared<EverySteps>(100), false));
   Checkpointer& checkpointer = sim.add(std::make_unique<Checkpointer>(

@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/runtime/tuning.hpp"
 #include "models/run/host_fields.hpp"
 
 namespace sim::run {
@@ -25,7 +24,8 @@ Simulation::Simulation(Plan p, Model& m, Context c, Comm k, io::RunInfo i)
     if (f.checkpointed) state_fields.push_back(f);
   }
   clock.dt = plan.dt;
-  if (plan.adaptive && tuning::current().device_steps != 0) device_clock_ = std::make_unique<DeviceClock>(ctx);
+  const char* knob = std::getenv("SIMKIT_DEVICE_STEPS");
+  if (plan.adaptive && !(knob && std::string(knob) == "0")) device_clock_ = std::make_unique<DeviceClock>(ctx);
 }
 
 Simulation::~Simulation() = default;
@@ -45,20 +45,19 @@ void Simulation::run_activity(Activity& a) {
   if (a.traits().collective_io) drain_writes();
   a.run(*this);
   if (a.traits().output || a.traits().collective_io) counts.blocked_seconds += seconds_since(t0);
-  if (!a.traits().output) return;
-  if (&a.schedule() == output_schedule.get()) snapshots_step_ = clock.step;
-  if (&a.schedule() == diagnostics_schedule.get()) diagnostics_step_ = clock.step;
+  if (a.traits().output) output_step_ = clock.step;
 }
 
 void Simulation::run_output() {
-  // each group (the snapshots' schedule, the diagnostics' own) that has not run at this step
-  const bool snapshots = plan.outputs_on() && snapshots_step_ != clock.step;
-  const bool diagnostics = diagnostics_schedule != output_schedule && diagnostics_step_ != clock.step;
   for (auto& a : activities_)
-    if ((snapshots && &a->schedule() == output_schedule.get()) || (diagnostics && &a->schedule() == diagnostics_schedule.get()))
-      run_activity(*a);
+    if (&a->schedule() == output_schedule.get()) run_activity(*a);
   output_schedule->fired(clock);
-  if (diagnostics_schedule != output_schedule) diagnostics_schedule->fired(clock);
+}
+
+void Simulation::run_diagnostics() {
+  if (!diagnostics_schedule) return;
+  for (auto& a : activities_)
+    if (&a->schedule() == diagnostics_schedule.get()) run_activity(*a);
 }
 
 void Simulation::advance(const TimeStepper& stepper) {
@@ -95,11 +94,11 @@ io::RunInfo Simulation::file_info() const {
 
 int Simulation::run() {
   if (!output_schedule) output_schedule = std::make_shared<Never>();
-  if (!diagnostics_schedule) diagnostics_schedule = output_schedule;
   const TimeStepper stepper(plan.dt, plan.total_steps, plan.end_time, plan.adaptive, plan.cfl);
   for (auto& a : activities_) a->start(*this);
-  if (!resumed && plan.diagnostics_on()) run_output();
-  first_step = snapshots_step_ = diagnostics_step_ = clock.step;  // the state at the start is output (or was, before the checkpoint)
+  if (!resumed && plan.outputs_on()) run_output();
+  if (!resumed) run_diagnostics();
+  first_step = output_step_ = clock.step;  // the state at the start is output (or was, before the checkpoint)
   const auto start = std::chrono::steady_clock::now();
   while (stepper.more(clock)) {
     advance(stepper);
@@ -109,7 +108,8 @@ int Simulation::run() {
       if (stop_code_) return *stop_code_;
     }
   }
-  if (plan.diagnostics_on()) run_output();
+  if (plan.outputs_on() && output_step_ != clock.step) run_output();
+  run_diagnostics();  // the last step's row (the writer skips a step it has one for)
   ctx.synchronize();
   compute_wall = seconds_since(start);
   drain_writes();

@@ -57,7 +57,7 @@ class Simulation {
   }
   /// The schedule of the output activities (snapshots, diagnostics): set before run().
   std::shared_ptr<Schedule> output_schedule;
-  /// The diagnostics rows' schedule when it differs from output_schedule (set before run(); null: the same).
+  /// The diagnostics rows' own schedule (output.diagnostics_every), or null: a row at each output.
   std::shared_ptr<Schedule> diagnostics_schedule;
 
   /// Starts the activities, writes the initial output (unless resumed), steps to the end,
@@ -95,12 +95,12 @@ class Simulation {
   void advance(const TimeStepper& stepper);  // one step, or a batch of device-clocked steps
   std::int64_t device_steps(const TimeStepper& stepper);  // a batch: the steps that ran, or -1
   void run_output();      // the activities on the output schedule, now
+  void run_diagnostics();  // the activities on the diagnostics schedule (if any), now
   std::vector<std::unique_ptr<Activity>> activities_;
   std::map<Schedule*, bool> due_now_;  // this step's answers
   std::optional<int> stop_code_;
   std::unique_ptr<DeviceClock> device_clock_;  // adaptive runs, until the model says it cannot
-  std::int64_t finite_step_ = -1;
-  std::int64_t snapshots_step_ = -1, diagnostics_step_ = -1;  // the last step each output group ran at
+  std::int64_t finite_step_ = -1, output_step_ = -1;
 };
 
 }  // namespace sim::run
