@@ -3,7 +3,7 @@
 # in SIMKIT_DEV_DIR (.dev, made by scripts/device/prepare.sh, with their libraries in
 # .dev/devlib): every test binary, then the core benchmark and, in the same call, the peer
 # libraries (.shared/peers) on the same workloads.
-#   OUT=... COMMIT=... SIMKIT_DEV_DIR=.dev scripts/device/gpu-suite.sh [tests] [bench] [peers]
+#   OUT=... COMMIT=... SIMKIT_DEV_DIR=.dev scripts/device/gpu-suite.sh [tests] [bench] [peers] [fluid3d] [tg3d] ...
 set -u
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 root=$(pwd)
@@ -65,12 +65,12 @@ for part in "${parts[@]}"; do
       timeout 240 python3 .shared/peers/fluid.py --backend cupy --n 1024 --steps 10 2>&1 | tee -a "$out/peers_fluid.jsonl"
       timeout 240 python3 .shared/peers/fluid.py --backend cupy --n 1024 --steps 10 --dtype float32 --tol 1e-5 2>&1 | tee -a "$out/peers_fluid.jsonl" ;;
     fluid3d)
-      # the 3D step against the expert JAX script (one fori_loop) in the same call, then the
-      # Taylor-Green vortex at Re 1600 end to end at 128^3, 256^3 (float64) and 512^3 (float32)
+      # the 3D step against the expert JAX script (one fori_loop), on the same GPU in the same call
       "$bin"/bench/bench_fluid3d --backend cuda --sizes 128,256,512 --json "$out/bench_fluid3d.json" 2>&1 | tee "$out/bench_fluid3d.log"
       for n in 128 256 512; do for p in float32 float64; do for s in euler rk2; do
         timeout 120 python3 .shared/peers/fluid3d_fast.py --backend jax --fused --n $n --steps 50 --dtype $p --scheme $s 2>&1 | tail -1 | tee -a "$out/peers_fluid3d.jsonl"
-      done; done; done
+      done; done; done ;;
+    tg3d)  # the Taylor-Green vortex at Re 1600 end to end: 128^3 and 256^3 float64, 512^3 float32
       tg() { local name=$1; shift
         timeout "${TG_TIMEOUT:-200}" "$bin"/apps/simulate configs/taylor_green_3d.toml --quiet --output "output/$name" --stats "$out/e2e_$name.json" "$@" 2>&1 | tail -4
         mkdir -p "$out/$name" && cp "output/$name/diagnostics.csv" "$out/$name/" 2>/dev/null; }
