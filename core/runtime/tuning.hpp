@@ -185,7 +185,7 @@ inline void load_environment() {
   if (s.loaded) return;
   std::map<std::string, std::string> set;
   for (const Knob& k : knobs())
-    if (const char* e = std::getenv(k.name)) set[k.name] = e;
+    if (const char* e = std::getenv(k.name); e && *e) set[k.name] = e;  // empty is unset, as in set()
   s.values = detail::parse_all(set);
   s.set = std::move(set);
   s.loaded = true;

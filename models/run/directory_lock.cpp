@@ -33,9 +33,15 @@ void DirectoryLock::acquire(const io::Config& config, const std::string& dir) {
   fl.l_type = F_WRLCK, fl.l_whence = SEEK_SET, fl.l_start = 0, fl.l_len = 0;
   if (::fcntl(fd_, F_SETLK, &fl) != 0) {
     const int e = errno;
-    char buf[128] = {};
-    const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
-    std::string owner = n > 0 ? std::string(buf, std::size_t(n)) : "";
+    // the holder writes its note just after taking the lock: a run started at the same moment
+    // waits briefly for it rather than report an unknown owner
+    std::string owner;
+    for (int attempt = 0; attempt < 100 && owner.empty(); ++attempt) {
+      if (attempt > 0) ::usleep(10000);
+      char buf[128] = {};
+      const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
+      owner = n > 0 ? std::string(buf, std::size_t(n)) : "";
+    }
     while (!owner.empty() && (owner.back() == '\n' || owner.back() == ' ')) owner.pop_back();
     ::close(fd_), fd_ = -1;
     if (e != EACCES && e != EAGAIN)
@@ -49,7 +55,8 @@ void DirectoryLock::acquire(const io::Config& config, const std::string& dir) {
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   const std::string text = "pid " + std::to_string(::getpid()) + " on " + host + "\n";
-  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, text.data(), text.size(), 0) != ssize_t(text.size())) {
+  // written before truncating, so a reader never sees the note empty
+  if (::pwrite(fd_, text.data(), text.size(), 0) != ssize_t(text.size()) || ::ftruncate(fd_, off_t(text.size())) != 0) {
     // the lock holds without the note; only the message to a second run loses the pid
   }
 }

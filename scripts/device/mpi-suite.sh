@@ -30,8 +30,12 @@ bin=$root/${SIMKIT_DEV_DIR:-.dev}
 export LD_LIBRARY_PATH=$bin/devlib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 sim=$bin/apps/simulate
-export SIMKIT_HALO=${SIMKIT_HALO:-auto} SIMKIT_MG_GATHER_CELLS=${SIMKIT_MG_GATHER_CELLS:-0}
-mpi() { local np=$1; shift; mpirun --allow-run-as-root --bind-to none -np "$np" -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x SIMKIT_HALO -x SIMKIT_MG_GATHER_CELLS "$@"; }
+export SIMKIT_HALO=${SIMKIT_HALO:-auto}
+[ -n "${SIMKIT_MG_GATHER_CELLS:-}" ] || unset SIMKIT_MG_GATHER_CELLS  # unset: the default threshold
+mpi() { local np=$1; shift
+  local pass=(-x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x SIMKIT_HALO)
+  [ -n "${SIMKIT_MG_GATHER_CELLS:-}" ] && pass+=(-x SIMKIT_MG_GATHER_CELLS)
+  mpirun --allow-run-as-root --bind-to none -np "$np" "${pass[@]}" "$@"; }
 digests() { "$sim" info "$1" | grep -o '^  [a-z_]* .*digest [0-9a-f]*' | sed 's/  */ /g'; }
 same() {  # label, file A, file B
   if [ "$(digests "$2")" = "$(digests "$3")" ] && [ -n "$(digests "$2")" ]; then echo "SAME   $1"; else echo "DIFFER $1"; digests "$2"; digests "$3"; fi
