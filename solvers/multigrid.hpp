@@ -118,6 +118,9 @@ struct MgOptions {
   /// preconditioner); 0: the precision's default, 1 in float32 and 2 in float64 (a sweep on the
   /// fine levels costs more than the iterations it saves at float32's tolerances; docs/performance.md).
   int pre_smooth = 0, post_smooth = 0;
+  /// pre_smooth and post_smooth were chosen by a config key (e.g. the fluid's
+  /// model.pressure_mg_smooth): SIMKIT_MG_SMOOTH does not replace them.
+  bool smoothing_from_config = false;
   /// Coarsen while a level has more cells than this (and even sizes). The coarsest level is
   /// solved by a dense operator in one pass, so a coarsest of 256 cells saves a level's dozen
   /// launches over 64 for the price of 256 multiply-adds per cell.
@@ -137,10 +140,11 @@ struct MgOptions {
   bool fluid_interpolation = true;
 };
 
-/// opt with the multigrid knobs that are set (core/runtime/tuning.hpp) in place of its fields.
+/// opt with the multigrid knobs that are set (core/runtime/tuning.hpp) in place of its fields
+/// (the smoothing counts only where no config key chose them).
 inline MgOptions tuned(MgOptions opt) {
   const tuning::Values& k = tuning::current();
-  if (k.mg_pre_smooth > 0) opt.pre_smooth = k.mg_pre_smooth, opt.post_smooth = k.mg_post_smooth;
+  if (k.mg_pre_smooth > 0 && !opt.smoothing_from_config) opt.pre_smooth = k.mg_pre_smooth, opt.post_smooth = k.mg_post_smooth;
   if (k.mg_block_cells >= 0) opt.block_cells = index_t(k.mg_block_cells);
   if (k.mg_tiles >= 0) opt.tiles = k.mg_tiles == 1;
   if (k.mg_gather_cells > 0) opt.gather_cells = index_t(k.mg_gather_cells);

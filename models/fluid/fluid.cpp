@@ -168,15 +168,22 @@ class FluidModel final : public Model {
     // fills anyway (for the test that compares the two).
     const bool walls = bc_.side[0] == Side::wall && bc_.side[1] == Side::wall && bc_.side[2] == Side::wall &&
                        bc_.side[3] == Side::wall;
-    if (const int knob = tuning::current().fluid_scale_guess; knob >= 0) scale_guess_ = knob == 1;  // for comparisons
+    // The guess and fill choices: the config's key where the file sets it, else the knob, else the default.
+    if (c.is_set("model", "pressure_guess_scale")) scale_guess_ = c.boolean("model", "pressure_guess_scale");
+    else if (const int knob = tuning::current().fluid_scale_guess; knob >= 0) scale_guess_ = knob == 1;
     guess_weight_ = rk2_ ? 0.5 : 1.0;
     // A cubic through the last four pressures when they are solved tightly; a line when the
     // tolerance is loose, since extrapolation multiplies each pressure's own error (by 3 for a
     // line, 15 for a cubic; cavity float32 at 1e-4: 1 iteration a step with a line, 2 with a cubic)
     guess_order_ = tol_ < 1e-6 ? 3 : 1;
-    if (const int knob = tuning::current().fluid_guess_order; knob >= 0) guess_order_ = knob;  // for comparisons
+    if (const std::string& order = c.string("model", "pressure_guess_order"); c.is_set("model", "pressure_guess_order") && order != "auto")
+      guess_order_ = order == "last" ? 0 : order == "linear" ? 1 : 3;
+    else if (const int knob = tuning::current().fluid_guess_order; knob >= 0 && !c.is_set("model", "pressure_guess_order"))
+      guess_order_ = knob;
     extrapolate_ = !rk2_ && guess_order_ > 0;
-    fill_stage_output_ = !walls || implicit_ || tuning::current().fluid_fill_every_stage == 1;
+    const bool fill_every_stage = c.is_set("model", "fill_every_stage") ? c.boolean("model", "fill_every_stage")
+                                                                         : tuning::current().fluid_fill_every_stage == 1;
+    fill_stage_output_ = !walls || implicit_ || fill_every_stage;
     bc_.oy = sub_.offset[1], bc_.ny_global = gny_;
     bc0_ = bc_;  // the homogeneous rules of the implicit viscous solve: no lid, no inflow
     for (T& w : bc0_.wall_velocity) w = T(0);
@@ -215,7 +222,8 @@ class FluidModel final : public Model {
                                              : "auto: a rectangle without obstacles on one rank, solved exactly by fast transforms";
     }
     try {
-      solver_ = std::make_unique<solvers::PoissonSolver<T>>(ctx_, pgrid, part, solvers::poisson_method(method_));
+      solver_ = std::make_unique<solvers::PoissonSolver<T>>(ctx_, pgrid, part, solvers::poisson_method(method_),
+                                                            multigrid_options(c));
     } catch (const Error& e) {
       throw c.error_at("model", "pressure_solver", e.what());
     }
@@ -492,6 +500,17 @@ class FluidModel final : public Model {
   const solvers::PoissonSolver<T>& solver() const { return *solver_; }
 
  private:
+  /// The multigrid's options: the smoothing counts of model.pressure_mg_smooth where the file
+  /// sets them (0: the precision's default), else SIMKIT_MG_SMOOTH's or the default.
+  static solvers::MgOptions multigrid_options(const io::Config& c) {
+    solvers::MgOptions mg;
+    if (c.is_set("model", "pressure_mg_smooth")) {
+      const std::vector<std::int64_t>& sweeps = c.integers("model", "pressure_mg_smooth");
+      mg.pre_smooth = int(sweeps[0]), mg.post_smooth = int(sweeps[1]);
+      mg.smoothing_from_config = true;
+    }
+    return mg;
+  }
   Box<2> box() const { return Box<2>{{0, 0}, {nx_, ny_}}; }
   /// The explicit diffusion limit's rate (viscosity counts only when explicit).
   double viscous_rate() const { return 2 * std::max(implicit_ ? 0.0 : nu_, kappa_) * (1 / (hx_ * hx_) + 1 / (hy_ * hy_)); }
@@ -830,6 +849,19 @@ ModelInfo fluid_model_info() {
          "(V-cycles) or mg_cg (CG preconditioned by a V-cycle)"));
   p(Param::real("pressure_tol", 1e-8).positive().at_most(1).says("relative residual the pressure solve reaches"));
   p(Param::integer("pressure_max_iterations", 20000).range(1, 1e9).says("pressure solver iteration cap"));
+  p(Param::string("pressure_guess_order", "auto").one_of({"auto", "last", "linear", "cubic"})
+     .says("2D, euler with an iterative pressure solver: each solve's first guess extrapolated in time from the "
+           "last pressures: auto (cubic when pressure_tol < 1e-6, else linear), last (the last pressure), linear "
+           "or cubic; results agree to pressure_tol (SIMKIT_FLUID_GUESS_ORDER where unset)"));
+  p(Param::boolean("pressure_guess_scale", true)
+     .says("2D, rk2: a stage's pressure solve starts from the previous stage's pressure rescaled by the stages' "
+           "weights (false: unscaled); results agree to pressure_tol (SIMKIT_FLUID_SCALE_GUESS where unset)"));
+  p(Param::boolean("fill_every_stage", false)
+     .says("2D: fill ghost cells after every explicit stage, also with walls on every side where the projection "
+           "needs none; the same results (SIMKIT_FLUID_FILL_EVERY_STAGE where unset)"));
+  p(Param::integers("pressure_mg_smooth", {0, 0}).lengths(2, 2).range(0, 64)
+     .says("2D, pressure_solver multigrid or mg_cg: red-black sweeps [before, after] the coarse correction; 0: "
+           "the precision's default, 1 in float32 and 2 in float64 (SIMKIT_MG_SMOOTH where unset)"));
   p(Param::string("init", "rest").one_of({"rest", "uniform", "taylor_green"})
      .says("initial velocity: rest, uniform (init_velocity along x) or the Taylor-Green vortex"));
   p(Param::real("init_velocity", 1.0).in("m/s").says("amplitude of the initial velocity"));
@@ -855,7 +887,12 @@ ModelInfo fluid_model_info() {
       {"inflow_velocity", renamed + "x_lo_value (the inflow's mean velocity, with x_lo = \"inflow\"), e.g. x_lo_value = 1.0"},
   };
   m.create = [](const ModelSetup& s) -> std::unique_ptr<Model> {
-    if (s.grid.rank == 3) return make_fluid3d(s);
+    if (s.grid.rank == 3) {
+      for (const char* key : {"pressure_guess_order", "pressure_guess_scale", "fill_every_stage", "pressure_mg_smooth"})
+        if (s.config && s.config->is_set("model", key))
+          throw s.config->error_at("model", key, "applies to the 2D fluid only; remove it for a 3D grid");
+      return make_fluid3d(s);
+    }
     if (s.float64) return std::make_unique<fluid::FluidModel<double>>(s);
     return std::make_unique<fluid::FluidModel<float>>(s);
   };
