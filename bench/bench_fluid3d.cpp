@@ -1,7 +1,7 @@
 // The 3D fluid model: time per step of the Taylor-Green vortex in the periodic box [0, 2 pi]^3
 // (Re 1600, the transform solver), for euler and rk2 in float32 and float64, with the bytes a
 // step moves (the model's declared passes) against the device copy rate measured in the same
-// run. The scheme and the fixed dt (0.3 h) are those of ../shared/peers/fluid3d_fast.py:
+// run. The scheme and the fixed dt (0.3 h) are those of the peer script fluid3d_fast.py:
 //   bench_fluid3d [--backend B] [--sizes 128,256,512] [--schemes euler,rk2] [--json FILE]
 // Each timed sample runs --batch steps back to back (recorded steps replay as CUDA graphs, no
 // host wait between steps) and reports the median per step.

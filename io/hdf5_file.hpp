@@ -1,7 +1,7 @@
 #pragma once
 // Snapshots and checkpoints in HDF5: one self-describing file per output step. The layout is
 // documented in docs/output-format.md. Standard headers only: nvcc-compiled code includes
-// this; the HDF5 C API stays in hdf5_file.cpp. All functions are safe to call from several
+// this; the HDF5 C API stays in io/hdf5/. All functions are safe to call from several
 // threads (one lock serialises the HDF5 library, which Debian builds without thread safety).
 #include <cstdint>
 #include <limits>

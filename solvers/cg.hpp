@@ -201,7 +201,7 @@ class ConjugateGradient {
   /// in z, or z == r, mean none). The fields must outlive the solver.
   ConjugateGradient(const Context& ctx, const Box<Rank>& box, const Comm& comm, Vector r, Vector p, Vector ap,
                     Vector z = {})
-      : ctx_(ctx), box_(box), comm_(comm), r_(r), p_(p), ap_(ap), z_(z[0] ? z : r), sums_(ctx),
+      : ctx_(ctx), box_(box), comm_(comm), residual_(r), p_(p), ap_(ap), z_(z[0] ? z : r), sums_(ctx),
         scalars_(ctx, Extents<1>{{cg_detail::kParts + 4 * N}}), host_(std::size_t(cg_detail::kParts + 4 * N), 0.0) {
     scalars_.fill(0.0);
   }
@@ -219,17 +219,17 @@ class ConjugateGradient {
   CgResult solve(const Apply& apply, const Precondition& precondition, const Vector& x, const ConstVector& b,
                  double rel_tol, int max_iterations) {
     using namespace cg_detail;
-    const bool pre = bool(precondition) && z_[0] != r_[0];
+    const bool pre = bool(precondition) && z_[0] != residual_[0];
     apply(x, ap_);
     for (int c = 0; c < N; ++c) {
-      *r_[c] = *b[c] - *ap_[c];
+      *residual_[c] = *b[c] - *ap_[c];
       dot(*b[c], *b[c], kParts + 3 * N + c);
     }
-    if (pre) precondition(r_, z_);
+    if (pre) precondition(residual_, z_);
     for (int c = 0; c < N; ++c) {
       *p_[c] = *z_[c] * 1;
-      dot(*r_[c], *r_[c], kParts + N + c);
-      if (pre) dot(*r_[c], *z_[c], kParts + 2 * N + c);
+      dot(*residual_[c], *residual_[c], kParts + N + c);
+      if (pre) dot(*residual_[c], *z_[c], kParts + 2 * N + c);
     }
     for_each(ctx_, "cg::start", Box<1>{{0}, {1}}, Start<N>{scalars_.data(), rel_tol, pre});
 
@@ -289,8 +289,8 @@ class ConjugateGradient {
     using namespace cg_detail;
     apply(x, ap_);
     for (int c = 0; c < N; ++c) {
-      *r_[c] = *b[c] - *ap_[c];
-      dot(*r_[c], *r_[c], kParts + N + c);
+      *residual_[c] = *b[c] - *ap_[c];
+      dot(*residual_[c], *residual_[c], kParts + N + c);
     }
     const double rr = parts<N>(read_state().data(), kParts + N);
     res.residual = std::sqrt(rr) / (bnorm > 0 ? bnorm : 1.0);
@@ -303,7 +303,7 @@ class ConjugateGradient {
     for (int c = 0; c + 1 < N; ++c) dot(*p_[c], *ap_[c], kParts + c);
     dot(*p_[N - 1], *ap_[N - 1], kParts + N - 1, Alpha<N>{scalars_.data()});
     for (int c = 0; c < N; ++c) {
-      const UpdateXR<T, Rank> update{scalars_.data(), x[c]->view(), r_[c]->view(), p_[c]->view(), ap_[c]->view()};
+      const UpdateXR<T, Rank> update{scalars_.data(), x[c]->view(), residual_[c]->view(), p_[c]->view(), ap_[c]->view()};
       if (c + 1 < N) sum_into("cg::update_x_r", update, kParts + N + c);
       else sum_into("cg::update_x_r", update, kParts + N + c, Check<N>{scalars_.data()});
     }
@@ -312,9 +312,9 @@ class ConjugateGradient {
   void iterate_second_half(const Precondition& precondition, bool pre) {
     using namespace cg_detail;
     if (pre) {
-      precondition(r_, z_);
-      for (int c = 0; c + 1 < N; ++c) dot(*r_[c], *z_[c], kParts + 2 * N + c);
-      dot(*r_[N - 1], *z_[N - 1], kParts + 3 * N - 1, Beta<N>{scalars_.data(), pre});
+      precondition(residual_, z_);
+      for (int c = 0; c + 1 < N; ++c) dot(*residual_[c], *z_[c], kParts + 2 * N + c);
+      dot(*residual_[N - 1], *z_[N - 1], kParts + 3 * N - 1, Beta<N>{scalars_.data(), pre});
     } else {
       for_each(ctx_, "cg::beta", Box<1>{{0}, {1}}, Beta<N>{scalars_.data(), pre});
     }
@@ -344,7 +344,7 @@ class ConjugateGradient {
   Context ctx_;
   Box<Rank> box_{};
   Comm comm_;
-  Vector r_{}, p_{}, ap_{}, z_{};
+  Vector residual_{}, p_{}, ap_{}, z_{};
   ForEachSum sums_;
   Array<double, 1> scalars_;
   std::vector<double> host_;

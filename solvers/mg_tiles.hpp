@@ -1,5 +1,5 @@
 #pragma once
-// Multigrid's smoothing on tiles (core/kernels/tile_team.hpp). Each tile of mg_tile_rows x mg_tile_cols cells
+// Multigrid's smoothing on tiles (core/kernels/for_each_tile.hpp). Each tile of mg_tile_rows x mg_tile_cols cells
 // loads its cells and a halo of neighbours into fast memory once, runs every colour pass of the
 // smoothing there (recomputing the halo's cells too, one ring fewer each pass, so it needs no
 // other tile's results) and writes back only its own cells: the values of the pass-by-pass
@@ -11,7 +11,7 @@
 // periodic line has no red-black colouring).
 #include <cstddef>
 
-#include "core/kernels/tile_team.hpp"
+#include "core/kernels/for_each_tile.hpp"
 #include "solvers/mg_transfer.hpp"
 #include "solvers/poisson.hpp"
 

@@ -118,6 +118,9 @@ struct MgOptions {
   /// preconditioner); 0: the precision's default, 1 in float32 and 2 in float64 (a sweep on the
   /// fine levels costs more than the iterations it saves at float32's tolerances; docs/performance.md).
   int pre_smooth = 0, post_smooth = 0;
+  /// pre_smooth and post_smooth were chosen by a config key (e.g. the fluid's
+  /// model.pressure_mg_smooth): SIMKIT_MG_SMOOTH does not replace them.
+  bool smoothing_from_config = false;
   /// Coarsen while a level has more cells than this (and even sizes). The coarsest level is
   /// solved by a dense operator in one pass, so a coarsest of 256 cells saves a level's dozen
   /// launches over 64 for the price of 256 multiply-adds per cell.
@@ -137,10 +140,11 @@ struct MgOptions {
   bool fluid_interpolation = true;
 };
 
-/// opt with the multigrid knobs that are set (core/runtime/tuning.hpp) in place of its fields.
+/// opt with the multigrid knobs that are set (core/runtime/tuning.hpp) in place of its fields
+/// (the smoothing counts only where no config key chose them).
 inline MgOptions tuned(MgOptions opt) {
   const tuning::Values& k = tuning::current();
-  if (k.mg_pre_smooth > 0) opt.pre_smooth = k.mg_pre_smooth, opt.post_smooth = k.mg_post_smooth;
+  if (k.mg_pre_smooth > 0 && !opt.smoothing_from_config) opt.pre_smooth = k.mg_pre_smooth, opt.post_smooth = k.mg_post_smooth;
   if (k.mg_block_cells >= 0) opt.block_cells = index_t(k.mg_block_cells);
   if (k.mg_tiles >= 0) opt.tiles = k.mg_tiles == 1;
   if (k.mg_gather_cells > 0) opt.gather_cells = index_t(k.mg_gather_cells);
@@ -181,13 +185,13 @@ class Multigrid {
     coarse_boxes_ = p.boxes;
     coarse_ny_ = g.ny;
     for (std::size_t l = 0; l < levels_.size(); ++l) {
-      r_.push_back(levels_[l].make_field());
-      t_.push_back(tiled(int(l)) ? levels_[l].make_field() : Field<T, 2>());
-      if (l > 0) b_.push_back(levels_[l].make_field()), x_.push_back(levels_[l].make_field());
-      else b_.emplace_back(), x_.emplace_back();
+      residuals_.push_back(levels_[l].make_field());
+      tiled_guesses_.push_back(tiled(int(l)) ? levels_[l].make_field() : Field<T, 2>());
+      if (l > 0) coarse_rhs_.push_back(levels_[l].make_field()), coarse_solutions_.push_back(levels_[l].make_field());
+      else coarse_rhs_.emplace_back(), coarse_solutions_.emplace_back();
     }
     if (!whole_) factor_coarsest(g);
-    if (!whole_ && coarse_boxes_.size() == 1 && n_ <= dense_cells_max) form_dense_coarse(levels_.back().ctx);
+    if (!whole_ && coarse_boxes_.size() == 1 && dense_n_ <= dense_cells_max) form_dense_coarse(levels_.back().ctx);
     if (dense_.size() > 0 && opt_.block_cells > 0)  // the first level small enough, if the rest fit in a block's cycle
       for (std::size_t l = 0; l < levels_.size(); ++l)
         if (levels_[l].stencil.nx * levels_[l].stencil.ny <= opt_.block_cells) {
@@ -246,8 +250,8 @@ class Multigrid {
   /// ||b - A x|| on the finest level (uses a work field; exchanges x's ghosts).
   double residual_norm(const Field<T, 2>& b, Field<T, 2>& x) {
     PoissonLevel<T>& L = levels_[0];
-    L.residual(b, x, r_[0]);
-    return std::sqrt(L.dot(r_[0], r_[0]));
+    L.residual(b, x, residuals_[0]);
+    return std::sqrt(L.dot(residuals_[0], residuals_[0]));
   }
 
  private:
@@ -342,13 +346,13 @@ class Multigrid {
     PoissonLevel<T>& L = levels_[std::size_t(l)];
     if (std::size_t(l) + 1 == levels_.size()) return whole_ ? cycle_whole(b, x) : solve_coarsest(b, x);
     if (tiled(l)) return tiled_cycle(l, b, x, x_zero);
-    Field<T, 2>& r = r_[std::size_t(l)];
+    Field<T, 2>& r = residuals_[std::size_t(l)];
     smooth(L, b, x, opt_.pre_smooth, true, x_zero);
     L.residual(b, x, r);
     L.exchange(r);
     PoissonLevel<T>& C = levels_[std::size_t(l) + 1];
-    Field<T, 2>& bc = b_[std::size_t(l) + 1];
-    Field<T, 2>& xc = x_[std::size_t(l) + 1];
+    Field<T, 2>& bc = coarse_rhs_[std::size_t(l) + 1];
+    Field<T, 2>& xc = coarse_solutions_[std::size_t(l) + 1];
     for_each(C.ctx, "mg::restrict", C.box(),
              MgRestrict<T>{interp(l, 0), interp(l, 1), L.stencil.nx, L.stencil.ny, r.view(), bc.view(), C.stencil, scale(l)});
     cycle(l + 1, bc, xc, true);
@@ -362,9 +366,9 @@ class Multigrid {
   void tiled_cycle(int l, const Field<T, 2>& b, Field<T, 2>& x, bool x_zero) {
     PoissonLevel<T>& L = levels_[std::size_t(l)];
     PoissonLevel<T>& C = levels_[std::size_t(l) + 1];
-    Field<T, 2>& bc = b_[std::size_t(l) + 1];
-    Field<T, 2>& xc = x_[std::size_t(l) + 1];
-    Field<T, 2>& t = t_[std::size_t(l)];
+    Field<T, 2>& bc = coarse_rhs_[std::size_t(l) + 1];
+    Field<T, 2>& xc = coarse_solutions_[std::size_t(l) + 1];
+    Field<T, 2>& t = tiled_guesses_[std::size_t(l)];
     MgTileSmooth<T> pre{L.stencil, x.view(), t.view(), b.view()};
     pre.passes = 2 * opt_.pre_smooth, pre.first_colour = 0, pre.from_zero = x_zero;
     pre.restrict_to = true;
@@ -383,14 +387,14 @@ class Multigrid {
     MgBlockCycle<T> k;
     k.entry_zero = x_zero;
     k.count = int(levels_.size()) - block_from_, k.pre = opt_.pre_smooth, k.post = opt_.post_smooth;
-    k.dense = dense_.data(), k.dense_n = n_;
+    k.dense = dense_.data(), k.dense_n = dense_n_;
     for (int i = 0; i < k.count; ++i) {
       const std::size_t l = std::size_t(block_from_ + i);
       MgLevelRefs<T>& R = k.level[i];
       R.stencil = levels_[l].stencil;
-      R.r = r_[l].view();
+      R.r = residuals_[l].view();
       if (i == 0) R.x = x.view(), R.b = b.view();
-      else R.x = x_[l].view(), R.b = b_[l].view(), R.b_out = b_[l].view();
+      else R.x = coarse_solutions_[l].view(), R.b = coarse_rhs_[l].view(), R.b_out = coarse_rhs_[l].view();
       if (l + 1 < levels_.size()) R.ix = interp(int(l), 0), R.iy = interp(int(l), 1), R.scale = scale(int(l));
     }
     one_block(levels_[std::size_t(block_from_)].ctx, "mg::block_cycle", k);
@@ -401,7 +405,7 @@ class Multigrid {
   void factor_coarsest(const PoissonGrid<T>& g) {
     const PoissonStencil<T> s = host_stencil(g);
     const index_t n = s.nx * s.ny;
-    n_ = n;
+    dense_n_ = n;
     chol_.assign(std::size_t(n * n), 0.0);
     std::vector<T> e(std::size_t(n), T(0));
     const View<const T, 2> ev = dense_view<const T, 2>(e.data(), Extents<2>{{s.nx, s.ny}});
@@ -481,7 +485,7 @@ class Multigrid {
   void solve_coarsest(const Field<T, 2>& b, Field<T, 2>& x) {
     PoissonLevel<T>& L = levels_.back();
     if (dense_.size() > 0) {
-      for_each(L.ctx, "mg::coarse_dense", L.box(), MgCoarseDense<T>{dense_.data(), n_, coarse_ny_, b.view(), x.view()});
+      for_each(L.ctx, "mg::coarse_dense", L.box(), MgCoarseDense<T>{dense_.data(), dense_n_, coarse_ny_, b.view(), x.view()});
       return;
     }
     std::vector<double> y = gather(b);
@@ -492,7 +496,7 @@ class Multigrid {
   /// y = A^-1 y on the host for the whole coarsest grid (row-major), by the Cholesky factor.
   void solve_coarsest_host(std::vector<double>& y) const {
     const PoissonLevel<T>& L = levels_.back();
-    const index_t n = n_;
+    const index_t n = dense_n_;
     if (L.singular) {  // project the right-hand side onto the range (mean zero on the fluid cells)
       double mean = 0;
       for (index_t k = 0; k < n; ++k) mean += y[std::size_t(k)] * fluid_[std::size_t(k)] / fluid_count_;
@@ -512,7 +516,7 @@ class Multigrid {
 
   /// The dense solution operator of the coarsest grid, column by column from the host solve, on the device.
   void form_dense_coarse(const Context& ctx) {
-    const index_t n = n_;
+    const index_t n = dense_n_;
     std::vector<double> m(static_cast<std::size_t>(n * n)), col(static_cast<std::size_t>(n));
     for (index_t k = 0; k < n; ++k) {
       std::fill(col.begin(), col.end(), 0.0);
@@ -529,7 +533,7 @@ class Multigrid {
   MgOptions opt_;
   PressureSide sides_[4] = {};
   std::vector<PoissonLevel<T>> levels_;
-  std::vector<Field<T, 2>> r_, b_, x_, t_;  // t_: the tiled levels' smoothed guess
+  std::vector<Field<T, 2>> residuals_, coarse_rhs_, coarse_solutions_, tiled_guesses_;  // tiled_guesses_: the tiled levels' smoothed guess
   std::vector<Field<T, 2>> scale_;          // scale_[l]: level l's transfers' scaling (empty Field: none)
   std::vector<Subdomain> coarse_boxes_;  // every rank's box of the last split level
   std::unique_ptr<Multigrid<T>> whole_;  // the rest of the hierarchy, on the whole grid (when gathered)
@@ -538,7 +542,7 @@ class Multigrid {
   Array<double, 1> dense_;                // the coarsest solve as a dense operator (one rank, small grids)
   int block_from_ = -1;                   // the first level of the one-launch coarse cycle (-1: none)
   double fluid_count_ = 0;
-  index_t n_ = 0, coarse_ny_ = 0;
+  index_t dense_n_ = 0, coarse_ny_ = 0;
 };
 
 }  // namespace sim::solvers

@@ -17,7 +17,7 @@
 #include "core/kernels/for_each.hpp"
 #include "core/mesh/grid.hpp"
 #include "core/distributed/halo.hpp"
-#include "core/numerics/rounding.hpp"
+#include "core/numerics/unfused_multiply.hpp"
 
 namespace sim::solvers {
 

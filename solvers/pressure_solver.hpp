@@ -73,11 +73,11 @@ class PoissonSolver {
       fine_ = own_.get();
     }
     if (method == PoissonMethod::transform) return;  // no iteration vectors
-    r_ = fine_->make_field();
+    residual_ = fine_->make_field();
     if (method != PoissonMethod::multigrid) p_ = fine_->make_field(), ap_ = fine_->make_field();
     if (method == PoissonMethod::mg_cg) z_ = fine_->make_field();
     if (method == PoissonMethod::cg || method == PoissonMethod::mg_cg) {
-      cg_ = ConjugateGradient<T, 2>(ctx, fine_->box(), fine_->comm, {&r_}, {&p_}, {&ap_}, {mg_ ? &z_ : &r_});
+      cg_ = ConjugateGradient<T, 2>(ctx, fine_->box(), fine_->comm, {&residual_}, {&p_}, {&ap_}, {mg_ ? &z_ : &residual_});
       cg_.set_recordable(!mg_ || mg_->recordable());  // the operator is fixed; the V-cycle must not wait for the host
       cg_.set_zero_solution_for_zero_b(true);
     }
@@ -142,13 +142,13 @@ class PoissonSolver {
     SolveStats st;
     const double bnorm = vnorm(b);
     if (bnorm == 0) return zero_solution(x);
-    fine_->residual(b, x, r_);
-    st.residual = vnorm(r_) / bnorm;
+    fine_->residual(b, x, residual_);
+    st.residual = vnorm(residual_) / bnorm;
     while (st.residual > rel_tol && st.iterations < max_iterations) {
       for (int s = 0; s < 10; ++s) jacobi_sweep(b, x, p_), jacobi_sweep(b, p_, x);  // sweeps in pairs: x -> p, p -> x
       st.iterations += 20;
-      fine_->residual(b, x, r_);
-      st.residual = vnorm(r_) / bnorm;
+      fine_->residual(b, x, residual_);
+      st.residual = vnorm(residual_) / bnorm;
     }
     st.converged = st.residual <= rel_tol;
     return st;
@@ -184,7 +184,7 @@ class PoissonSolver {
   std::unique_ptr<DistributedTransformPoisson<T, 2>> distributed_;
   std::unique_ptr<PoissonLevel<T>> own_;
   PoissonLevel<T>* fine_ = nullptr;
-  Field<T, 2> r_, p_, ap_, z_;
+  Field<T, 2> residual_, p_, ap_, z_;
   ConjugateGradient<T, 2> cg_;  // (points at the work fields above: the solver is not movable)
 };
 

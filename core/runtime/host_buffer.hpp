@@ -14,16 +14,16 @@ class HostBuffer {
   HostBuffer() = default;
   /// n elements of host memory suited to ctx's transfers.
   HostBuffer(const Context& ctx, std::size_t n)
-      : ctx_(ctx), n_(n), mem_(static_cast<T*>(ctx.allocate_host(n * sizeof(T))), Free{ctx, n * sizeof(T)}) {}
+      : ctx_(ctx), size_(n), mem_(static_cast<T*>(ctx.allocate_host(n * sizeof(T))), Free{ctx, n * sizeof(T)}) {}
   /// Address of the first element.
   T* data() { return mem_.get(); }
   const T* data() const { return mem_.get(); }
   /// Number of elements.
-  std::size_t size() const { return n_; }
+  std::size_t size() const { return size_; }
   T& operator[](std::size_t i) { return mem_.get()[i]; }
   const T& operator[](std::size_t i) const { return mem_.get()[i]; }
   T* begin() { return data(); }
-  T* end() { return data() + n_; }
+  T* end() { return data() + size_; }
 
  private:
   struct Free {
@@ -32,7 +32,7 @@ class HostBuffer {
     void operator()(T* p) const { ctx.deallocate_host(p, bytes); }
   };
   Context ctx_;
-  std::size_t n_ = 0;
+  std::size_t size_ = 0;
   std::unique_ptr<T, Free> mem_{nullptr, Free{}};
 };
 

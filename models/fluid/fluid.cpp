@@ -136,7 +136,7 @@ class FluidModel final : public Model {
     implicit_ = c.string("model", "viscous_scheme") == "implicit";
     viscous_tol_ = c.real("model", "viscous_tol");
     viscous_max_iterations_ = int(c.integer("model", "viscous_max_iterations"));
-    gamma_ = c.string("model", "advection") == "upwind" ? c.real("model", "upwind_weight") : 0.0;
+    upwind_weight_ = c.string("model", "advection") == "upwind" ? c.real("model", "upwind_weight") : 0.0;
     tol_ = c.real("model", "pressure_tol");
     max_iterations_ = int(c.integer("model", "pressure_max_iterations"));
     init_.kind = c.string("model", "init");
@@ -161,22 +161,7 @@ class FluidModel final : public Model {
     bc_.dye_pattern = init_.dye == "stripes" ? 1 : 0;
     has_dye_ = init_.dye != "none";  // no initial dye: none flows in either, and d stays 0
     bc_.nx = nx_, bc_.ny = ny_, bc_.hx = T(hx_), bc_.hy = T(hy_);
-    // With a wall on every side of one rank, an explicit stage's output needs no fill before its
-    // projection: the momentum stage gives the closed faces at i = 0 and j = 0 their 0, the
-    // faces at nx and ny hold the 0 every fill gave them (nothing else writes them), and the
-    // projection reads no ghost; the next stage fills its input. SIMKIT_FLUID_FILL_EVERY_STAGE=1
-    // fills anyway (for the test that compares the two).
-    const bool walls = bc_.side[0] == Side::wall && bc_.side[1] == Side::wall && bc_.side[2] == Side::wall &&
-                       bc_.side[3] == Side::wall;
-    if (const int knob = tuning::current().fluid_scale_guess; knob >= 0) scale_guess_ = knob == 1;  // for comparisons
-    guess_weight_ = rk2_ ? 0.5 : 1.0;
-    // A cubic through the last four pressures when they are solved tightly; a line when the
-    // tolerance is loose, since extrapolation multiplies each pressure's own error (by 3 for a
-    // line, 15 for a cubic; cavity float32 at 1e-4: 1 iteration a step with a line, 2 with a cubic)
-    guess_order_ = tol_ < 1e-6 ? 3 : 1;
-    if (const int knob = tuning::current().fluid_guess_order; knob >= 0) guess_order_ = knob;  // for comparisons
-    extrapolate_ = !rk2_ && guess_order_ > 0;
-    fill_stage_output_ = !walls || implicit_ || tuning::current().fluid_fill_every_stage == 1;
+    choose_solve_start(c);
     bc_.oy = sub_.offset[1], bc_.ny_global = gny_;
     bc0_ = bc_;  // the homogeneous rules of the implicit viscous solve: no lid, no inflow
     for (T& w : bc0_.wall_velocity) w = T(0);
@@ -215,17 +200,18 @@ class FluidModel final : public Model {
                                              : "auto: a rectangle without obstacles on one rank, solved exactly by fast transforms";
     }
     try {
-      solver_ = std::make_unique<solvers::PoissonSolver<T>>(ctx_, pgrid, part, solvers::poisson_method(method_));
+      solver_ = std::make_unique<solvers::PoissonSolver<T>>(ctx_, pgrid, part, solvers::poisson_method(method_),
+                                                            multigrid_options(c));
     } catch (const Error& e) {
       throw c.error_at("model", "pressure_solver", e.what());
     }
     links_ = solver_->level().stencil;  // views into the solver's coefficient arrays
     if (solver_->exact()) solver_note_ += " (" + solver_->transform_description() + ")";
 
-    for (Field<T, 2>* f : {&u_, &v_, &d_, &u1_, &v1_, &d1_, &u2_, &v2_, &d2_, &uc_, &vc_, &vort_})
+    for (Field<T, 2>* f : {&u_, &v_, &dye_, &u_stage1_, &v_stage1_, &dye_stage1_, &u_stage2_, &v_stage2_, &dye_stage2_, &uc_, &vc_, &vort_})
       *f = Field<T, 2>(ctx_, grid_), f->fill(T(0));
     if (implicit_) {
-      for (Field<T, 2>* f : {&cu_, &cv_, &scratch_}) *f = Field<T, 2>(ctx_, grid_), f->fill(T(0));
+      for (Field<T, 2>* f : {&u_carry_, &v_carry_, &scratch_}) *f = Field<T, 2>(ctx_, grid_), f->fill(T(0));
       viscosity_ = ImplicitViscosity<T>(ctx_, grid_, comm_);
     }
     const solvers::PoissonLevel<T>& level = solver_->level();
@@ -249,7 +235,7 @@ class FluidModel final : public Model {
   std::vector<FieldRef> fields() override {
     const Extents<2>& all = global_.cells;
     std::vector<FieldRef> f = {field_ref("u_face", "m/s", u_, sub_, all), field_ref("v_face", "m/s", v_, sub_, all),
-                               field_ref("p", "m^2/s^2", p_, sub_, all),  field_ref("dye", "1", d_, sub_, all),
+                               field_ref("p", "m^2/s^2", p_, sub_, all),  field_ref("dye", "1", dye_, sub_, all),
                                field_ref("u", "m/s", uc_, sub_, all),     field_ref("v", "m/s", vc_, sub_, all),
                                field_ref("vorticity", "1/s", vort_, sub_, all)};
     f[0].snapshot = f[1].snapshot = false;                                  // state on faces: checkpoints only
@@ -277,18 +263,18 @@ class FluidModel final : public Model {
       }
     detail::copy_from_host<T, 2>(ctx_, hu.data(), u_.view());
     detail::copy_from_host<T, 2>(ctx_, hv.data(), v_.view());
-    detail::copy_from_host<T, 2>(ctx_, hd.data(), d_.view());
+    detail::copy_from_host<T, 2>(ctx_, hd.data(), dye_.view());
     p_.fill(T(0));
     if (extrapolate_) {
       for (int k = 0; k < guess_order_; ++k) p_history_[k].fill(T(0));
       pressure_solves_ = 0, history_spacing_ = {0, 0, 0};
     }
     // Start from a divergence-free field that satisfies the boundary conditions.
-    fill_ghosts(u_, v_, d_, true);
+    fill_ghosts(u_, v_, dye_, true);
     dt_.set(1.0), dt_.upload();
     project(u_, v_);
     p_.fill(T(0));
-    fill_ghosts(u_, v_, d_, false);
+    fill_ghosts(u_, v_, dye_, false);
   }
 
   /// Advances by dt. A step with no host round trip (explicit viscosity, the transform solver,
@@ -308,7 +294,7 @@ class FluidModel final : public Model {
         r = record(ctx_, [this, speeds] {
           projections_to_fuse_ = speeds ? (rk2_ ? 2 : 1) : 0;  // the last projection also reduces the speeds
           dt_.upload(), advance(dt_.value());
-          if (speeds && projections_to_fuse_ != 0) queue_speeds(rk2_ ? u2_ : u1_, rk2_ ? v2_ : v1_);
+          if (speeds && projections_to_fuse_ != 0) queue_speeds(rk2_ ? u_stage2_ : u_stage1_, rk2_ ? v_stage2_ : v_stage1_);
         });
       r.replay();
       speeds_on_host_ = speeds_on_device_ = speeds;
@@ -362,7 +348,7 @@ class FluidModel final : public Model {
     clock_to_end_ = c, clock_cfl_ = cfl, clock_signal_ = signal;
     projections_to_fuse_ = rk2_ ? 2 : 1;  // the last projection also reduces the speeds
     advance(dt_.value());
-    if (projections_to_fuse_ != 0) queue_speeds(rk2_ ? u2_ : u1_, rk2_ ? v2_ : v1_);
+    if (projections_to_fuse_ != 0) queue_speeds(rk2_ ? u_stage2_ : u_stage1_, rk2_ ? v_stage2_ : v_stage1_);
     if (clock_to_end_) for_each(ctx_, "fluid::end_step", Box<1>{{0}, {1}}, EndClockStep<CflDt>{c, cfl_dt(cfl), signal});
     dt_source_ = dt_.device();
     clock_to_end_ = nullptr;
@@ -371,16 +357,16 @@ class FluidModel final : public Model {
   /// Swaps the step's output buffers in as the state (and the recorded steps' parity).
   void flip() {
     parity_ ^= 1;
-    if (rk2_) std::swap(u_, u2_), std::swap(v_, v2_), std::swap(d_, d2_);
-    else std::swap(u_, u1_), std::swap(v_, v1_), std::swap(d_, d1_);
+    if (rk2_) std::swap(u_, u_stage2_), std::swap(v_, v_stage2_), std::swap(dye_, dye_stage2_);
+    else std::swap(u_, u_stage1_), std::swap(v_, v_stage1_), std::swap(dye_, dye_stage1_);
   }
 
-  /// The stages of one step from (u_, v_, d_) into (u1_, ...) or (u2_, ...), dt uploaded. The
+  /// The stages of one step from (u_, v_, dye_) into (u_stage1_, ...) or (u_stage2_, ...), dt uploaded. The
   /// explicit schemes are the solvers' forward Euler and Heun (Shu-Osher form) over the stage
   /// "momentum, then projection"; the implicit-viscosity ones predict, solve, project the increment.
   void advance(double dt) {
     if (!implicit_) {
-      State s0{&u_, &v_, &d_}, s1{&u1_, &v1_, &d1_}, s2{&u2_, &v2_, &d2_};
+      State s0{&u_, &v_, &dye_}, s1{&u_stage1_, &v_stage1_, &dye_stage1_}, s2{&u_stage2_, &v_stage2_, &dye_stage2_};
       auto update = [this](State& in, State& out, double, double w, State& base) {
         fill_ghosts(*in.u, *in.v, *in.d, false);
         stage(*in.u, *in.v, *in.d, *out.u, *out.v, *out.d, StageCoefficients::explicit_stage(w), *base.u, *base.v);
@@ -392,21 +378,21 @@ class FluidModel final : public Model {
       else solvers::euler_step(update, s0, s1, dt);
       return;
     }
-    fill_ghosts(u_, v_, d_, false);
+    fill_ghosts(u_, v_, dye_, false);
     if (!rk2_) {  // backward Euler viscosity: (I - dt nu L) u1 = u - dt (adv(u) + grad p), then the increment's projection
-      stage(u_, v_, d_, u1_, v1_, d1_, StageCoefficients::implicit_predictor(1, 0), u_, v_);
-      solve_viscous(u1_, v1_, d1_, dt);
-      outflow_pressure_face(u1_);
-      project_increment(u1_, v1_, true);
+      stage(u_, v_, dye_, u_stage1_, v_stage1_, dye_stage1_, StageCoefficients::implicit_predictor(1, 0), u_, v_);
+      solve_viscous(u_stage1_, v_stage1_, dye_stage1_, dt);
+      outflow_pressure_face(u_stage1_);
+      project_increment(u_stage1_, v_stage1_, true);
     } else {  // (I - dt/2 nu L) U = u + dt (nu/2 L u - adv(u) - grad p); then u + dt/2 (F(u) + F(U)), F = nu L - adv - grad p
-      stage(u_, v_, d_, u1_, v1_, d1_, StageCoefficients::implicit_predictor(0.5, 0.5), u_, v_);
-      solve_viscous(u1_, v1_, d1_, 0.5 * dt);
-      outflow_pressure_face(u1_);
-      project_increment(u1_, v1_, false);
-      fill_ghosts(u1_, v1_, d1_, false);
-      stage(u1_, v1_, d1_, u2_, v2_, d2_, StageCoefficients::trapezoidal_corrector(), cu_, cv_);
-      outflow_pressure_face(u2_);
-      project_increment(u2_, v2_, true);
+      stage(u_, v_, dye_, u_stage1_, v_stage1_, dye_stage1_, StageCoefficients::implicit_predictor(0.5, 0.5), u_, v_);
+      solve_viscous(u_stage1_, v_stage1_, dye_stage1_, 0.5 * dt);
+      outflow_pressure_face(u_stage1_);
+      project_increment(u_stage1_, v_stage1_, false);
+      fill_ghosts(u_stage1_, v_stage1_, dye_stage1_, false);
+      stage(u_stage1_, v_stage1_, dye_stage1_, u_stage2_, v_stage2_, dye_stage2_, StageCoefficients::trapezoidal_corrector(), u_carry_, v_carry_);
+      outflow_pressure_face(u_stage2_);
+      project_increment(u_stage2_, v_stage2_, true);
     }
   }
 
@@ -444,7 +430,7 @@ class FluidModel final : public Model {
   }
 
   void prepare_output() override {
-    fill_ghosts(u_, v_, d_, false);
+    fill_ghosts(u_, v_, dye_, false);
     for_each(ctx_, "fluid::cell_outputs", box(),
              CellOutputs<T>{u_.view(), v_.view(), uc_.view(), vc_.view(), vort_.view(), T(1 / hx_), T(1 / hy_)});
   }
@@ -492,6 +478,45 @@ class FluidModel final : public Model {
   const solvers::PoissonSolver<T>& solver() const { return *solver_; }
 
  private:
+  /// The pressure guess and stage-fill choices: the [model] key where the file sets it, else
+  /// the tuning knob where set, else the default.
+  void choose_solve_start(const io::Config& c) {
+    // With a wall on every side of one rank, an explicit stage's output needs no fill before its
+    // projection: the momentum stage gives the closed faces at i = 0 and j = 0 their 0, the
+    // faces at nx and ny hold the 0 every fill gave them (nothing else writes them), and the
+    // projection reads no ghost; the next stage fills its input. model.fill_every_stage fills
+    // anyway (for the test that compares the two).
+    const bool walls = bc_.side[0] == Side::wall && bc_.side[1] == Side::wall && bc_.side[2] == Side::wall &&
+                       bc_.side[3] == Side::wall;
+    if (c.is_set("model", "pressure_guess_scale")) scale_guess_ = c.boolean("model", "pressure_guess_scale");
+    else if (const int knob = tuning::current().fluid_scale_guess; knob >= 0) scale_guess_ = knob == 1;
+    guess_weight_ = rk2_ ? 0.5 : 1.0;
+    // A cubic through the last four pressures when they are solved tightly; a line when the
+    // tolerance is loose, since extrapolation multiplies each pressure's own error (by 3 for a
+    // line, 15 for a cubic: a loose tolerance then needs more iterations with a cubic)
+    guess_order_ = tol_ < 1e-6 ? 3 : 1;
+    const std::string& order = c.string("model", "pressure_guess_order");
+    if (c.is_set("model", "pressure_guess_order")) {
+      if (order != "auto") guess_order_ = order == "last" ? 0 : order == "linear" ? 1 : 3;
+    } else if (const int knob = tuning::current().fluid_guess_order; knob >= 0) {
+      guess_order_ = knob;
+    }
+    extrapolate_ = !rk2_ && guess_order_ > 0;
+    const bool fill_every_stage = c.is_set("model", "fill_every_stage") ? c.boolean("model", "fill_every_stage")
+                                                                         : tuning::current().fluid_fill_every_stage == 1;
+    fill_stage_output_ = !walls || implicit_ || fill_every_stage;
+  }
+  /// The multigrid's options: the smoothing counts of model.pressure_mg_smooth where the file
+  /// sets them (0: the precision's default), else SIMKIT_MG_SMOOTH's or the default.
+  static solvers::MgOptions multigrid_options(const io::Config& c) {
+    solvers::MgOptions mg;
+    if (c.is_set("model", "pressure_mg_smooth")) {
+      const std::vector<std::int64_t>& sweeps = c.integers("model", "pressure_mg_smooth");
+      mg.pre_smooth = int(sweeps[0]), mg.post_smooth = int(sweeps[1]);
+      mg.smoothing_from_config = true;
+    }
+    return mg;
+  }
   Box<2> box() const { return Box<2>{{0, 0}, {nx_, ny_}}; }
   /// The explicit diffusion limit's rate (viscosity counts only when explicit).
   double viscous_rate() const { return 2 * std::max(implicit_ ? 0.0 : nu_, kappa_) * (1 / (hx_ * hx_) + 1 / (hy_ * hy_)); }
@@ -560,14 +585,14 @@ class FluidModel final : public Model {
     halo_.finish(f, dim);
   }
 
-  /// One momentum + dye stage from (u, v, d) into (uo, vo, dout), with u0, v0 (and d_) the
-  /// out0 of MomentumStage; h_carry != 0 also writes the carry fields cu_, cv_.
+  /// One momentum + dye stage from (u, v, d) into (uo, vo, dout), with u0, v0 (and dye_) the
+  /// out0 of MomentumStage; h_carry != 0 also writes the carry fields u_carry_, v_carry_.
   void stage(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& d, Field<T, 2>& uo, Field<T, 2>& vo, Field<T, 2>& dout,
              const StageCoefficients& c, const Field<T, 2>& u0, const Field<T, 2>& v0) {
     const bool carry = c.f_carry != 0;
-    MomentumStage<T> k{u.view(), v.view(), d.view(), u0.view(), v0.view(), d_.view(), uo.view(), vo.view(), dout.view(),
-                       carry ? cu_.view() : View<T, 2>{}, carry ? cv_.view() : View<T, 2>{}, p_.view(), links_, T(1 / hx_),
-                       T(1 / hy_), T(1 / (hx_ * hx_)), T(1 / (hy_ * hy_)), T(nu_), T(kappa_), T(gamma_), T(c.w), T(c.a),
+    MomentumStage<T> k{u.view(), v.view(), d.view(), u0.view(), v0.view(), dye_.view(), uo.view(), vo.view(), dout.view(),
+                       carry ? u_carry_.view() : View<T, 2>{}, carry ? v_carry_.view() : View<T, 2>{}, p_.view(), links_, T(1 / hx_),
+                       T(1 / hy_), T(1 / (hx_ * hx_)), T(1 / (hy_ * hy_)), T(nu_), T(kappa_), T(upwind_weight_), T(c.w), T(c.a),
                        T(c.w_dye), dt_source_, c.f_adv, c.f_visc, c.f_p, c.f_carry,
                        bc_.side[1] == Side::outflow ? c.f_theta : 0.0, nu_, carry, nx_, ny_, has_dye_};
     if (carry || c.f_p != 0) solver_->level().exchange(p_);
@@ -751,7 +776,7 @@ class FluidModel final : public Model {
   Grid<2> grid_;    // this rank's box: the fields' shape
   Halo<T, 2> halo_;
   index_t nx_ = 0, ny_ = 0, gnx_ = 0, gny_ = 0;  // cells of this box, and of the whole grid
-  double hx_ = 1, hy_ = 1, nu_ = 0, kappa_ = 0, gamma_ = 0, tol_ = 1e-8, u_max_hint_ = 1;
+  double hx_ = 1, hy_ = 1, nu_ = 0, kappa_ = 0, upwind_weight_ = 0, tol_ = 1e-8, u_max_hint_ = 1;
   int max_iterations_ = 1000, last_iterations_ = 0, viscous_max_iterations_ = 1000, last_viscous_iterations_ = 0;
   double viscous_tol_ = 1e-8;
   double last_residual_ = 0, last_dt_ = 0;
@@ -780,8 +805,8 @@ class FluidModel final : public Model {
   BoundarySpec<T> bc_, bc0_;
   solvers::PoissonStencil<T> links_;
   std::unique_ptr<solvers::PoissonSolver<T>> solver_;
-  Field<T, 2> u_, v_, d_, u1_, v1_, d1_, u2_, v2_, d2_, uc_, vc_, vort_;
-  Field<T, 2> cu_, cv_, scratch_;  // implicit viscosity: the IMEX carry, and a dye stand-in for ghost fills
+  Field<T, 2> u_, v_, dye_, u_stage1_, v_stage1_, dye_stage1_, u_stage2_, v_stage2_, dye_stage2_, uc_, vc_, vort_;
+  Field<T, 2> u_carry_, v_carry_, scratch_;  // implicit viscosity: the IMEX carry, and a dye stand-in for ghost fills
   ImplicitViscosity<T> viscosity_;
   Field<T, 2> p_, rhs_, div_, phi_;  // cell-centred, shaped like the pressure solver's fields
   // scale_pressure_guess: on (SIMKIT_FLUID_SCALE_GUESS=0: off), and the weight of the stage that
@@ -830,6 +855,19 @@ ModelInfo fluid_model_info() {
          "(V-cycles) or mg_cg (CG preconditioned by a V-cycle)"));
   p(Param::real("pressure_tol", 1e-8).positive().at_most(1).says("relative residual the pressure solve reaches"));
   p(Param::integer("pressure_max_iterations", 20000).range(1, 1e9).says("pressure solver iteration cap"));
+  p(Param::string("pressure_guess_order", "auto").one_of({"auto", "last", "linear", "cubic"})
+     .says("2D, euler with an iterative pressure solver: each solve's first guess extrapolated in time from the "
+           "last pressures: auto (cubic when pressure_tol < 1e-6, else linear), last (the last pressure), linear "
+           "or cubic; results agree to pressure_tol (SIMKIT_FLUID_GUESS_ORDER where unset)"));
+  p(Param::boolean("pressure_guess_scale", true)
+     .says("2D, rk2: a stage's pressure solve starts from the previous stage's pressure rescaled by the stages' "
+           "weights (false: unscaled); results agree to pressure_tol (SIMKIT_FLUID_SCALE_GUESS where unset)"));
+  p(Param::boolean("fill_every_stage", false)
+     .says("2D: fill ghost cells after every explicit stage, also with walls on every side where the projection "
+           "needs none; the same results (SIMKIT_FLUID_FILL_EVERY_STAGE where unset)"));
+  p(Param::integers("pressure_mg_smooth", {0, 0}).lengths(2, 2).range(0, 64)
+     .says("2D, pressure_solver multigrid or mg_cg: red-black sweeps [before, after] the coarse correction; 0: "
+           "the precision's default, 1 in float32 and 2 in float64 (SIMKIT_MG_SMOOTH where unset)"));
   p(Param::string("init", "rest").one_of({"rest", "uniform", "taylor_green"})
      .says("initial velocity: rest, uniform (init_velocity along x) or the Taylor-Green vortex"));
   p(Param::real("init_velocity", 1.0).in("m/s").says("amplitude of the initial velocity"));
@@ -855,7 +893,12 @@ ModelInfo fluid_model_info() {
       {"inflow_velocity", renamed + "x_lo_value (the inflow's mean velocity, with x_lo = \"inflow\"), e.g. x_lo_value = 1.0"},
   };
   m.create = [](const ModelSetup& s) -> std::unique_ptr<Model> {
-    if (s.grid.rank == 3) return make_fluid3d(s);
+    if (s.grid.rank == 3) {
+      for (const char* key : {"pressure_guess_order", "pressure_guess_scale", "fill_every_stage", "pressure_mg_smooth"})
+        if (s.config && s.config->is_set("model", key))
+          throw s.config->error_at("model", key, "applies to the 2D fluid only; remove it for a 3D grid");
+      return make_fluid3d(s);
+    }
     if (s.float64) return std::make_unique<fluid::FluidModel<double>>(s);
     return std::make_unique<fluid::FluidModel<float>>(s);
   };

@@ -309,7 +309,7 @@ class HeatModel final : public Model {
   void setup_implicit() {
     theta_ = scheme_ == Scheme::crank_nicolson ? 0.5 : 1.0;
     rhs_ = Field<T, Rank>(ctx_, grid_);
-    r_ = Field<T, Rank>(ctx_, grid_);
+    residual_ = Field<T, Rank>(ctx_, grid_);
     p_ = Field<T, Rank>(ctx_, grid_);
     ap_ = Field<T, Rank>(ctx_, grid_);
     bc_zero_ = bc_;
@@ -342,7 +342,7 @@ class HeatModel final : public Model {
       halo_.exchange(x);
       for_each(ctx_, "heat::implicit_apply", grid_.interior(), Implicit<T, Rank>{x.view(), out.view(), spacing_, c});
     };
-    last_cg_ = solvers::cg(apply, next_, rhs_, r_, p_, ap_, cg_tol_, cg_max_, comm_);
+    last_cg_ = solvers::cg(apply, next_, rhs_, residual_, p_, ap_, cg_tol_, cg_max_, comm_);
     if (!last_cg_.converged) {
       char msg[512];
       const double floor = 100 * double(std::numeric_limits<T>::epsilon());
@@ -367,7 +367,7 @@ class HeatModel final : public Model {
   Grid<Rank> global_; // the whole grid
   Grid<Rank> grid_;   // this rank's box as a grid: the fields' shape
   Spacing<T, Rank> spacing_;
-  Field<T, Rank> u_, next_, stage_, source_, rhs_, r_, p_, ap_, lbc_;
+  Field<T, Rank> u_, next_, stage_, source_, rhs_, residual_, p_, ap_, lbc_;
   Boundary<Rank> bc_, bc_zero_;
   Halo<T, Rank> halo_;
   Profile<Rank> init_;

@@ -38,7 +38,7 @@ class McModel final : public Model {
     seed_ = std::uint64_t(c.integer("run", "seed"));
     if (!fused_) {
       const index_t n = index_t(batch_);
-      x_ = Array<T, 1>(ctx_, extents(n));
+      coordinate_ = Array<T, 1>(ctx_, extents(n));
       r2_ = Array<T, 1>(ctx_, extents(n));
     }
   }
@@ -55,11 +55,11 @@ class McModel final : public Model {
       const std::uint64_t hits = count ? mc_count_in_ball(ctx_, McQuery{seed_, ctx_.rng_stream(), first, count, dim_}) : 0;
       hits_ += comm_.sum(hits);
     } else {  // as a CuPy user would write it: random arrays, one expression, one count
-      fill_uniform(x_);
-      r2_ = x_ * x_;
+      fill_uniform(coordinate_);
+      r2_ = coordinate_ * coordinate_;
       for (int d = 1; d < dim_; ++d) {
-        fill_uniform(x_);
-        r2_ = r2_ + x_ * x_;
+        fill_uniform(coordinate_);
+        r2_ = r2_ + coordinate_ * coordinate_;
       }
       hits_ += std::uint64_t(count(r2_ <= T(1)));
     }
@@ -95,7 +95,7 @@ class McModel final : public Model {
   bool pi_ = true, fused_ = true;
   int dim_ = 2;
   std::uint64_t batch_ = 0, seed_ = 0, hits_ = 0, samples_ = 0;
-  Array<T, 1> x_, r2_;
+  Array<T, 1> coordinate_, r2_;
 };
 
 }  // namespace

@@ -64,14 +64,14 @@ class Never : public Schedule {
 class EverySteps : public Schedule {
  public:
   /// n > 0.
-  explicit EverySteps(std::int64_t n) : n_(n) {}
+  explicit EverySteps(std::int64_t n) : every_(n) {}
   /// step % n == 0.
-  bool due(const RunClock& clock) override { return clock.step % n_ == 0; }
+  bool due(const RunClock& clock) override { return clock.step % every_ == 0; }
   /// The next multiple of n after clock.step.
-  NextDue next_due(const RunClock& clock) const override { return {(clock.step / n_ + 1) * n_, NextDue{}.time}; }
+  NextDue next_due(const RunClock& clock) const override { return {(clock.step / every_ + 1) * every_, NextDue{}.time}; }
 
  private:
-  std::int64_t n_;
+  std::int64_t every_;
 };
 
 /// Due when the simulated time reaches the next multiple of an interval (within

@@ -98,7 +98,7 @@ def _mix(x):
 
 def with_trailer(body):
     """body (a file's bytes without trailer) with simkit's checksum trailer appended, as a writer
-    of that content would leave it (io/hdf5_file.cpp, StreamHash): for files edited on purpose."""
+    of that content would leave it (io/hdf5/checksum.cpp, StreamHash): for files edited on purpose."""
     import struct
     lanes = [1, 2, 3, 4]
     whole = len(body) // 32 * 32

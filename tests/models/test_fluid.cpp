@@ -214,9 +214,8 @@ TYPED_TEST(Fluid, WalledStagesNeedNoFillBeforeTheirProjection) {
   for (const char* scheme : {"euler", "rk2"}) {
     const std::string lines = std::string("time_scheme = \"") + scheme + "\"\ndye = \"half\"\ny_hi_value = 1.0\n";
     std::vector<std::vector<double>> runs;
-    for (const char* every : {"1", "0"}) {
-      sim::tuning::set("SIMKIT_FLUID_FILL_EVERY_STAGE", every);
-      Sim s = make(this->ctx, 32, 24, lines);
+    for (const char* every : {"true", "false"}) {
+      Sim s = make(this->ctx, 32, 24, lines + "fill_every_stage = " + every + "\n");
       for (int k = 0; k < 20; ++k) s->step(s->next_dt(0.5));
       std::vector<double> all;
       for (const char* name : {"u_face", "v_face", "p", "dye"}) {
@@ -225,7 +224,6 @@ TYPED_TEST(Fluid, WalledStagesNeedNoFillBeforeTheirProjection) {
       }
       runs.push_back(all);
     }
-    sim::tuning::set("SIMKIT_FLUID_FILL_EVERY_STAGE", "");
     ASSERT_EQ(runs[0].size(), runs[1].size());
     std::size_t differ = 0;
     for (std::size_t k = 0; k < runs[0].size(); ++k) differ += std::memcmp(&runs[0][k], &runs[1][k], sizeof(double)) != 0;
@@ -348,16 +346,15 @@ TYPED_TEST(Fluid, ChannelPastACylinderConservesMassAndStaysBounded) {
 // rk2's second stage solves for about half the first stage's pressure (its dt F(u) is weighted
 // 1/2): each solve starts from the previous stage's pressure rescaled by the ratio of the
 // weights, a guess good to O(dt). Without the rescaling the cylinder's mg_cg took about twice
-// the iterations (SIMKIT_FLUID_SCALE_GUESS=0 turns it off).
+// the iterations (model.pressure_guess_scale = false turns it off).
 TYPED_TEST(Fluid, RescaledPressureGuessSavesIterations) {
   auto iterations = [&](const char* scale) {
-    sim::tuning::set("SIMKIT_FLUID_SCALE_GUESS", scale);
     Sim s = make(this->ctx, 128, 32,
+                 std::string("pressure_guess_scale = ") + scale + "\n" +
                  "viscosity = 0.002\nx_lo = \"inflow\"\nx_lo_value = 1.0\nx_hi = \"outflow\"\ninit = \"uniform\"\n"
                  "obstacle = \"cylinder\"\nobstacle_center = [0.25, 0.125]\nobstacle_radius = 0.04\npressure_tol = 1e-5\n"
                  "pressure_solver = \"mg_cg\"\ntime_scheme = \"rk2\"\n",
                  0.25, "float32");
-    sim::tuning::set("SIMKIT_FLUID_SCALE_GUESS", "");
     double total = 0;
     for (int k = 0; k < 40; ++k) {
       s->step(s->next_dt(0.5));
@@ -366,20 +363,20 @@ TYPED_TEST(Fluid, RescaledPressureGuessSavesIterations) {
     EXPECT_LT(diagnostic(*s.model, "max_divergence"), 1e-3) << scale;
     return total;
   };
-  const double scaled = iterations("1"), plain = iterations("0");
+  const double scaled = iterations("true"), plain = iterations("false");
   std::printf("[ mg_cg iterations over 40 rk2 steps past a cylinder: %g with the rescaled guess, %g without ]\n", scaled, plain);
   EXPECT_LT(scaled, 0.75 * plain);
 }
 
 // An Euler step's pressure solve starts from the pressure extrapolated in time through the last
-// four steps' (a cubic; SIMKIT_FLUID_GUESS_ORDER=0 takes the last pressure as it is): fewer
+// four steps' (a cubic; model.pressure_guess_order = "last" takes the last pressure as it is): fewer
 // iterations, the same flow to the solver's tolerance, and no constant building up in the
 // pressure of the walled (singular) cavity, whose history is kept mean-free.
 TYPED_TEST(Fluid, ExtrapolatedPressureGuessSavesIterations) {
   auto run = [&](const char* order, double* iterations, std::vector<double>* u, std::vector<double>* p) {
-    sim::tuning::set("SIMKIT_FLUID_GUESS_ORDER", order);
-    Sim s = make(this->ctx, 64, 64, "viscosity = 0.001\ny_hi_value = 1.0\ntime_scheme = \"euler\"\npressure_solver = \"mg_cg\"\n");
-    sim::tuning::set("SIMKIT_FLUID_GUESS_ORDER", "");
+    Sim s = make(this->ctx, 64, 64,
+                 "viscosity = 0.001\ny_hi_value = 1.0\ntime_scheme = \"euler\"\npressure_solver = \"mg_cg\"\n"
+                 "pressure_guess_order = \"" + std::string(order) + "\"\n");
     *iterations = 0;
     for (int k = 0; k < 300; ++k) {
       s->step(s->next_dt(0.5));
@@ -390,8 +387,8 @@ TYPED_TEST(Fluid, ExtrapolatedPressureGuessSavesIterations) {
   };
   double cubic = 0, plain = 0;
   std::vector<double> uc, up, pc, pp;
-  run("3", &cubic, &uc, &pc);
-  run("0", &plain, &up, &pp);
+  run("cubic", &cubic, &uc, &pc);
+  run("last", &plain, &up, &pp);
   std::printf("[ mg_cg iterations over Euler steps 100-300 of a 64^2 cavity: %g with the cubic guess, %g with the last pressure ]\n",
               cubic, plain);
   EXPECT_LT(cubic, 0.75 * plain);
@@ -401,6 +398,66 @@ TYPED_TEST(Fluid, ExtrapolatedPressureGuessSavesIterations) {
   double mean = 0, lo = pc[0], hi = pc[0];
   for (double x : pc) mean += x / double(pc.size()), lo = std::min(lo, x), hi = std::max(hi, x);
   EXPECT_LT(std::abs(mean), 1e-6 * (hi - lo)) << "the pressure's mean drifts";
+}
+
+// The fluid's algorithmic choices have a [model] key as well as a knob: the key wins where the
+// file sets it, the knob applies where it does not. Bits compared: the pressure guess and the
+// multigrid's sweeps change the iterates (to the solver's tolerance), so a choice that was not
+// taken shows as a difference.
+TYPED_TEST(Fluid, ConfigKeysWinOverTheTuningKnobs) {
+  const std::string base = "viscosity = 0.01\ny_hi_value = 1.0\ntime_scheme = \"euler\"\npressure_solver = \"mg_cg\"\n"
+                           "pressure_tol = 1e-7\n";
+  auto pressure = [&](const std::string& lines) {
+    Sim s = make(this->ctx, 32, 32, base + lines);
+    for (int k = 0; k < 12; ++k) s->step(s->next_dt(0.5));
+    return field(*s.model, "p");
+  };
+  auto same_bits = [](const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+  };
+  const std::vector<double> cubic = pressure("pressure_guess_order = \"cubic\"\n");
+  const std::vector<double> last = pressure("pressure_guess_order = \"last\"\n");
+  ASSERT_FALSE(same_bits(cubic, last)) << "the guess order does not change the iterates: the test cannot tell";
+  const std::vector<double> sweeps_3 = pressure("pressure_mg_smooth = [3, 3]\n");
+  ASSERT_FALSE(same_bits(sweeps_3, pressure(""))) << "the sweeps do not change the iterates: the test cannot tell";
+  {
+    const tuning::Scoped order("SIMKIT_FLUID_GUESS_ORDER", "0");
+    EXPECT_TRUE(same_bits(pressure("pressure_guess_order = \"cubic\"\n"), cubic)) << "the file's key must win over the knob";
+    EXPECT_TRUE(same_bits(pressure("pressure_guess_order = \"last\"\n"), last));
+    // where the file sets no key, the knob applies
+    EXPECT_TRUE(same_bits(pressure(""), last)) << "SIMKIT_FLUID_GUESS_ORDER=0 is the guess order \"last\"";
+  }
+  {
+    const tuning::Scoped smooth("SIMKIT_MG_SMOOTH", "1,1");
+    EXPECT_TRUE(same_bits(pressure("pressure_mg_smooth = [3, 3]\n"), sweeps_3)) << "the file's sweeps must win";
+  }
+  {
+    const tuning::Scoped smooth("SIMKIT_MG_SMOOTH", "3,3");
+    EXPECT_TRUE(same_bits(pressure(""), sweeps_3)) << "SIMKIT_MG_SMOOTH=3,3 is pressure_mg_smooth = [3, 3]";
+    EXPECT_FALSE(same_bits(pressure("pressure_mg_smooth = [1, 1]\n"), sweeps_3)) << "the file's sweeps must win";
+  }
+}
+
+// The keys of the 2D fluid's pressure guess, fills and multigrid are validated like every key,
+// and refused on a 3D grid (whose fluid does not have those choices) rather than ignored.
+TYPED_TEST(Fluid, GuessAndSmoothingKeysAreValidated) {
+  EXPECT_THROW(make(this->ctx, 16, 16, "pressure_guess_order = \"quadratic\"\n"), io::ConfigError);
+  EXPECT_THROW(make(this->ctx, 16, 16, "pressure_mg_smooth = [2]\n"), io::ConfigError);
+  EXPECT_THROW(make(this->ctx, 16, 16, "pressure_mg_smooth = [1, -1]\n"), io::ConfigError);
+  EXPECT_THROW(make(this->ctx, 16, 16, "fill_every_stage = 1\n"), io::ConfigError);
+  static const ModelRegistry registry = builtin_models();
+  for (const char* key : {"pressure_guess_order = \"linear\"", "pressure_guess_scale = false", "fill_every_stage = true",
+                          "pressure_mg_smooth = [2, 2]"}) {
+    const std::string text = std::string("[run]\nmodel = \"fluid\"\nsteps = 1\n[grid]\ncells = [8, 8, 8]\n[model]\n") + key + "\n";
+    io::Config config = io::Config::parse(text, "fluid3d.toml");
+    try {
+      build_model(registry, this->ctx, config);
+      ADD_FAILURE() << key << ": accepted on a 3D grid";
+    } catch (const io::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("2D fluid only"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("fluid3d.toml"), std::string::npos) << e.what();
+    }
+  }
 }
 
 // Taylor-Green at 4x the explicit viscous limit and beyond: the time error (against a run
