@@ -164,7 +164,7 @@ SIM_INLINE void fill_blocks(const FillFn<T, D>& fn, index_t b0, index_t b1) {
 }
 
 #define SIM_FILL_CHUNK(T, D)                                                                       \
-  __attribute__((target_clones("avx512f", "avx2,fma", "default"), flatten, noinline)) void fill_chunk( \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), flatten, noinline)) void fill_chunk( \
       const FillFn<T, D>& fn, index_t b0, index_t b1) {                                            \
     fill_blocks(fn, b0, b1);                                                                       \
   }
