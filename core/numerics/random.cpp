@@ -108,21 +108,12 @@ struct PhiloxLanes {
   static constexpr int lanes = 16;
   std::uint32_t x[lanes], y[lanes], z[lanes], w[lanes];
 
-  /// Blocks first .. first + lanes - 1 of the (seed, sub) stream, as rng::philox_block.
+  /// Blocks first .. first + lanes - 1 of the (seed, sub) stream (rng::philox_block's rounds
+  /// unrolled inside the loop over lanes, which is the loop that vectorises).
   SIM_INLINE void generate(std::uint64_t seed, std::uint64_t sub, std::uint64_t first) {
     for (int l = 0; l < lanes; ++l) {
-      const std::uint64_t blk = first + std::uint64_t(l);
-      x[l] = std::uint32_t(blk), y[l] = std::uint32_t(blk >> 32);
-      z[l] = std::uint32_t(sub), w[l] = std::uint32_t(sub >> 32);
-    }
-    std::uint32_t k0 = std::uint32_t(seed), k1 = std::uint32_t(seed >> 32);
-    for (int r = 0; r < 10; ++r) {  // rng::philox4x32_10: ten rounds, the key bumped between them
-      for (int l = 0; l < lanes; ++l) {
-        const std::uint64_t p0 = std::uint64_t(0xD2511F53u) * x[l], p1 = std::uint64_t(0xCD9E8D57u) * z[l];
-        const std::uint32_t nx = std::uint32_t(p1 >> 32) ^ y[l] ^ k0, nz = std::uint32_t(p0 >> 32) ^ w[l] ^ k1;
-        x[l] = nx, y[l] = std::uint32_t(p1), z[l] = nz, w[l] = std::uint32_t(p0);
-      }
-      k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+      const rng::Words4 w4 = rng::philox_block(seed, sub, first + std::uint64_t(l));
+      x[l] = w4.x, y[l] = w4.y, z[l] = w4.z, w[l] = w4.w;
     }
   }
 };
@@ -131,32 +122,35 @@ struct PhiloxLanes {
 template <class T, Dist D>
 SIM_INLINE void fill_blocks(const FillFn<T, D>& fn, index_t b0, index_t b1) {
   constexpr int L = PhiloxLanes::lanes, per = FillFn<T, D>::per_block;
+  // local copies: the stores through out could otherwise alias fn's fields
+  const T lo = fn.a, scale = fn.b;
+  const std::uint64_t seed = fn.seed, sub = fn.sub, first = fn.first;
   index_t b = b0;
   for (; b + L <= b1 && (b + L) * per <= fn.n; b += L) {
     PhiloxLanes p;
-    p.generate(fn.seed, fn.sub, fn.first + std::uint64_t(b));
+    p.generate(seed, sub, first + std::uint64_t(b));
     T* out = fn.out + b * per;
     if constexpr (D == Dist::bits) {
       for (int l = 0; l < L; ++l) out[4 * l] = p.x[l], out[4 * l + 1] = p.y[l], out[4 * l + 2] = p.z[l], out[4 * l + 3] = p.w[l];
     } else if constexpr (D == Dist::uniform && sizeof(T) == 4) {
       for (int l = 0; l < L; ++l) {
-        out[4 * l] = mul_add_unfused(fn.b, T(rng::uniform_float(p.x[l])), fn.a);
-        out[4 * l + 1] = mul_add_unfused(fn.b, T(rng::uniform_float(p.y[l])), fn.a);
-        out[4 * l + 2] = mul_add_unfused(fn.b, T(rng::uniform_float(p.z[l])), fn.a);
-        out[4 * l + 3] = mul_add_unfused(fn.b, T(rng::uniform_float(p.w[l])), fn.a);
+        out[4 * l] = mul_add_unfused(scale, T(rng::uniform_float(p.x[l])), lo);
+        out[4 * l + 1] = mul_add_unfused(scale, T(rng::uniform_float(p.y[l])), lo);
+        out[4 * l + 2] = mul_add_unfused(scale, T(rng::uniform_float(p.z[l])), lo);
+        out[4 * l + 3] = mul_add_unfused(scale, T(rng::uniform_float(p.w[l])), lo);
       }
     } else if constexpr (D == Dist::uniform) {
       for (int l = 0; l < L; ++l) {
-        out[2 * l] = mul_add_unfused(fn.b, T(rng::uniform_double(p.x[l], p.y[l])), fn.a);
-        out[2 * l + 1] = mul_add_unfused(fn.b, T(rng::uniform_double(p.z[l], p.w[l])), fn.a);
+        out[2 * l] = mul_add_unfused(scale, T(rng::uniform_double(p.x[l], p.y[l])), lo);
+        out[2 * l + 1] = mul_add_unfused(scale, T(rng::uniform_double(p.z[l], p.w[l])), lo);
       }
     } else {
       double z0[L], z1[L];
       for (int l = 0; l < L; ++l)
         rng::box_muller(rng::uniform_double(p.x[l], p.y[l]), rng::uniform_double(p.z[l], p.w[l]), z0[l], z1[l]);
       for (int l = 0; l < L; ++l) {
-        out[2 * l] = mul_add_unfused(fn.b, T(z0[l]), fn.a);
-        out[2 * l + 1] = mul_add_unfused(fn.b, T(z1[l]), fn.a);
+        out[2 * l] = mul_add_unfused(scale, T(z0[l]), lo);
+        out[2 * l + 1] = mul_add_unfused(scale, T(z1[l]), lo);
       }
     }
   }
