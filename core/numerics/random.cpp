@@ -92,15 +92,17 @@ struct FillFn {
 };
 
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && defined(__x86_64__)
-// The cpu backend's fills take `lanes` Philox blocks at a time: each step of the Philox rounds,
-// the conversions to uniforms and the Box-Muller transform is a plain loop over the lanes,
-// which the compiler turns into vector instructions. Every lane does the same operations in
-// the same order as FillFn (philox4x32_10, uniform_*, box_muller, mul_add_unfused), so the
-// values are the same bits. The loops are compiled for AVX-512, AVX2 + FMA and baseline
-// x86-64 (GCC's target_clones picks one when the program loads) with every call inlined
-// (flatten). No fused multiply-add is formed (-ffp-contract=off); the explicit ones in
-// det_math.hpp are correctly rounded whether an instruction or a call. The file is compiled
-// with -fno-math-errno so that sqrt is an instruction (its argument here is never negative).
+// The cpu backend's fills take `lanes` Philox blocks at a time: the Philox rounds, the
+// conversions to uniforms, the Box-Muller transform and the final a + b v are each a plain loop
+// over the lanes, which the compiler turns into vector instructions. Every lane does the same
+// operations in the same order as FillFn (philox_block, uniform_*, box_muller,
+// mul_add_unfused), so the values are the same bits. The loops are compiled for x86-64-v4
+// (AVX-512), x86-64-v3 (AVX2 + FMA) and baseline x86-64 (GCC's target_clones picks one when the
+// program loads) with every call inlined (flatten). No fused multiply-add is formed
+// (-ffp-contract=off); the explicit ones in det_math.hpp are correctly rounded whether an
+// instruction or a call. The file is compiled with -fno-math-errno (sqrt an instruction: its
+// argument here is never negative) and -fno-trapping-math (the selects of det_math.hpp may be
+// if-converted without AVX-512's masks); neither changes a value.
 #define SIM_CPU_FILL_LOOPS 1
 
 /// Philox words of `lanes` consecutive blocks, one array a word.
