@@ -62,8 +62,56 @@ def mcpi_run(xp, x, y):
     return int(xp.count_nonzero(x * x + y * y < 1))
 
 
+def matmul_setup(xp, n, dtype):
+    rng = xp.random.default_rng(1) if hasattr(xp.random, "default_rng") else xp.random
+    return rng.random((n, n), dtype=dtype), rng.random((n, n), dtype=dtype)
+
+
+def matmul_run(xp, A, B):
+    return A @ B
+
+
+def norms_setup(xp, n, dtype):
+    rng = xp.random.default_rng(1) if hasattr(xp.random, "default_rng") else xp.random
+    return rng.standard_normal(n * n, dtype=dtype), rng.standard_normal((n, n), dtype=dtype)
+
+
+def norms_run(xp, x, M):
+    la = xp.linalg
+    return (float(la.norm(x)), float(la.norm(x, 1)), float(la.norm(x, xp.inf)), float(la.norm(M)),
+            la.norm(M, axis=1))
+
+
+def inv_solve_setup(xp, n, dtype):
+    rng = xp.random.default_rng(1) if hasattr(xp.random, "default_rng") else xp.random
+    A = (rng.random((n, n), dtype=dtype) * 2 - 1).astype(dtype) + n * xp.eye(n, dtype=dtype)
+    return A, rng.random(n, dtype=dtype)
+
+
+def inv_solve_run(xp, A, b):
+    return xp.linalg.solve(A, b), xp.linalg.inv(A)
+
+
+def masks_setup(xp, n, dtype):
+    rng = xp.random.default_rng(1) if hasattr(xp.random, "default_rng") else xp.random
+    side = int(n ** 0.5)
+    return (rng.standard_normal(n, dtype=dtype), rng.standard_normal(n, dtype=dtype),
+            rng.random((side, side), dtype=dtype))
+
+
+def masks_run(xp, x, y, M):
+    m = (x > 0) & ~(y < 0)
+    r = (int(m.sum()), bool(m.any()), bool(m.all()), x[m])
+    y[m] = 0
+    return r, (M > 0.5).sum(axis=1)
+
+
 # name: (size, setup, the timed section); the sizes are the --size given to the example
 EXAMPLES = {
+    "matmul": (1024, matmul_setup, matmul_run),
+    "norms": (2048, norms_setup, norms_run),
+    "inv_solve": (1000, inv_solve_setup, inv_solve_run),
+    "masks": (1 << 24, masks_setup, masks_run),
     "batch": (20000, batch_setup, batch_run),
     "gram_stats": (4000, gram_setup, gram_run),
     "chain": (10000000, chain_setup, chain_run),

@@ -28,5 +28,9 @@ template <class T>
 SIM_INLINE T abs(T x) {
   return x < T(0) ? T(-x) : x;
 }
+/// |x| of a float or double: the sign bit cleared (one instruction, never a branch, which on
+/// random signs mispredicts half the time; |-0| is +0 as in NumPy).
+SIM_INLINE float abs(float x) { return ::fabsf(x); }
+SIM_INLINE double abs(double x) { return ::fabs(x); }
 
 }  // namespace sim::math

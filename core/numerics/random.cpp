@@ -92,20 +92,83 @@ struct FillFn {
 };
 
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && defined(__x86_64__)
-// The cpu backend's normal fill, compiled for AVX-512, AVX2 + FMA and baseline x86-64 (GCC's
-// target_clones picks one when the program loads) with every call inlined (flatten), so the
-// Philox rounds and the deterministic log / sincos use the widest instructions. The values are
-// the same bits in every clone: no fused multiply-add is formed (-ffp-contract=off), and the
-// explicit ones in det_math.hpp are correctly rounded whether an instruction or a call. (The
-// uniform and bits fills gain nothing from it: they keep the generic loop.)
+// The cpu backend's fills take `lanes` Philox blocks at a time: the Philox rounds, the
+// conversions to uniforms, the Box-Muller transform and the final a + b v are each a plain loop
+// over the lanes, which the compiler turns into vector instructions. Every lane does the same
+// operations in the same order as FillFn (philox_block, uniform_*, box_muller,
+// mul_add_unfused), so the values are the same bits. The loops are compiled for x86-64-v4
+// (AVX-512), x86-64-v3 (AVX2 + FMA) and baseline x86-64 (GCC's target_clones picks one when the
+// program loads) with every call inlined (flatten). No fused multiply-add is formed
+// (-ffp-contract=off); the explicit ones in det_math.hpp are correctly rounded whether an
+// instruction or a call. The file is compiled with -fno-math-errno (sqrt an instruction: its
+// argument here is never negative) and -fno-trapping-math (the selects of det_math.hpp may be
+// if-converted without AVX-512's masks); neither changes a value.
 #define SIM_CPU_FILL_LOOPS 1
+
+/// Philox words of `lanes` consecutive blocks, one array a word.
+struct PhiloxLanes {
+  static constexpr int lanes = 16;
+  std::uint32_t x[lanes], y[lanes], z[lanes], w[lanes];
+
+  /// Blocks first .. first + lanes - 1 of the (seed, sub) stream (rng::philox_block's rounds
+  /// unrolled inside the loop over lanes, which is the loop that vectorises).
+  SIM_INLINE void generate(std::uint64_t seed, std::uint64_t sub, std::uint64_t first) {
+    for (int l = 0; l < lanes; ++l) {
+      const rng::Words4 w4 = rng::philox_block(seed, sub, first + std::uint64_t(l));
+      x[l] = w4.x, y[l] = w4.y, z[l] = w4.z, w[l] = w4.w;
+    }
+  }
+};
+
+/// Blocks [b0, b1) of fn's fill: whole groups of `lanes` blocks vectorised, the rest one by one.
+template <class T, Dist D>
+SIM_INLINE void fill_blocks(const FillFn<T, D>& fn, index_t b0, index_t b1) {
+  constexpr int L = PhiloxLanes::lanes, per = FillFn<T, D>::per_block;
+  // local copies: the stores through out could otherwise alias fn's fields
+  const T lo = fn.a, scale = fn.b;
+  const std::uint64_t seed = fn.seed, sub = fn.sub, first = fn.first;
+  index_t b = b0;
+  for (; b + L <= b1 && (b + L) * per <= fn.n; b += L) {
+    PhiloxLanes p;
+    p.generate(seed, sub, first + std::uint64_t(b));
+    T* out = fn.out + b * per;
+    if constexpr (D == Dist::bits) {
+      for (int l = 0; l < L; ++l) out[4 * l] = p.x[l], out[4 * l + 1] = p.y[l], out[4 * l + 2] = p.z[l], out[4 * l + 3] = p.w[l];
+    } else if constexpr (D == Dist::uniform && sizeof(T) == 4) {
+      for (int l = 0; l < L; ++l) {
+        out[4 * l] = mul_add_unfused(scale, T(rng::uniform_float(p.x[l])), lo);
+        out[4 * l + 1] = mul_add_unfused(scale, T(rng::uniform_float(p.y[l])), lo);
+        out[4 * l + 2] = mul_add_unfused(scale, T(rng::uniform_float(p.z[l])), lo);
+        out[4 * l + 3] = mul_add_unfused(scale, T(rng::uniform_float(p.w[l])), lo);
+      }
+    } else if constexpr (D == Dist::uniform) {
+      for (int l = 0; l < L; ++l) {
+        out[2 * l] = mul_add_unfused(scale, T(rng::uniform_double(p.x[l], p.y[l])), lo);
+        out[2 * l + 1] = mul_add_unfused(scale, T(rng::uniform_double(p.z[l], p.w[l])), lo);
+      }
+    } else {
+      double z0[L], z1[L];
+      for (int l = 0; l < L; ++l)
+        rng::box_muller(rng::uniform_double(p.x[l], p.y[l]), rng::uniform_double(p.z[l], p.w[l]), z0[l], z1[l]);
+      for (int l = 0; l < L; ++l) {
+        out[2 * l] = mul_add_unfused(scale, T(z0[l]), lo);
+        out[2 * l + 1] = mul_add_unfused(scale, T(z1[l]), lo);
+      }
+    }
+  }
+  for (; b < b1; ++b) fn(b);
+}
+
 #define SIM_FILL_CHUNK(T, D)                                                                       \
-  __attribute__((target_clones("avx512f", "avx2,fma", "default"), flatten, noinline)) void fill_chunk( \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), flatten, noinline)) void fill_chunk( \
       const FillFn<T, D>& fn, index_t b0, index_t b1) {                                            \
-    for (index_t b = b0; b < b1; ++b) fn(b);                                                       \
+    fill_blocks(fn, b0, b1);                                                                       \
   }
 SIM_FILL_CHUNK(float, Dist::normal)
 SIM_FILL_CHUNK(double, Dist::normal)
+SIM_FILL_CHUNK(float, Dist::uniform)
+SIM_FILL_CHUNK(double, Dist::uniform)
+SIM_FILL_CHUNK(std::uint32_t, Dist::bits)
 #undef SIM_FILL_CHUNK
 
 /// Chunk c of the fill's blocks, for the cpu threads.
@@ -132,12 +195,10 @@ void fill_random(Array<T, Rank>& x, T a, T b, const char* name) {
   Fn fn{x.data(), x.size(), ctx.rng_seed(), ctx.rng_stream(), first, a, b};
   fn.aligned = reinterpret_cast<std::uintptr_t>(x.data()) % alignof(typename Fn::Words) == 0;
 #if SIM_CPU_FILL_LOOPS
-  if constexpr (D == Dist::normal) {
-    if (!ctx.is_cuda()) {
-      using C = FillChunkFn<Fn>;
-      for_each(ctx, name, Box<1>{{0}, {(blocks + C::chunk - 1) / C::chunk}}, C{fn, blocks});
-      return;
-    }
+  if (!ctx.is_cuda()) {
+    using C = FillChunkFn<Fn>;
+    for_each(ctx, name, Box<1>{{0}, {(blocks + C::chunk - 1) / C::chunk}}, C{fn, blocks});
+    return;
   }
 #endif
   for_each(ctx, name, Box<1>{{0}, {blocks}}, fn);

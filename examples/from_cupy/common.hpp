@@ -1,6 +1,7 @@
 #pragma once
 // What every from_cupy example shares: --backend cpu|cuda|auto, --size N, --dtype
 // float32|float64|both, a wall clock that waits for the device, and the verdict line.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -68,6 +69,21 @@ double seconds(const sim::Context& ctx, F&& f) {
   f();
   ctx.synchronize();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// The best of `repeat` timings of f after one untimed run, reset() (untimed) before each run:
+/// how bench/newcomer.py times the NumPy code beside it.
+template <class R, class F>
+double best_seconds(const sim::Context& ctx, int repeat, R&& reset, F&& f) {
+  reset();
+  f();
+  double best = 0;
+  for (int r = 0; r < repeat; ++r) {
+    reset();
+    const double s = seconds(ctx, f);
+    best = r == 0 ? s : std::min(best, s);
+  }
+  return best;
 }
 
 /// Prints the verdict; the exit status for main (1 on a mismatch).

@@ -43,6 +43,7 @@ bool run(const sim::Context& ctx, long long n) {
   const double tol = sizeof(T) == 4 ? 1e-4 : 1e-11;
   std::printf("%s n=%lld: solve %.4f s, inv %.4f s; max |A x - b| = %.2e, max |A inv(A) - I| = %.2e (tolerance %.0e)\n",
               sizeof(T) == 4 ? "float32" : "float64", n, ts, ti, res, worst_inv, tol);
+  std::printf("timed %s %.6f\n", sizeof(T) == 4 ? "float32" : "float64", ts + ti);  // solve + inv, for bench/newcomer.py
   return res <= tol && worst_inv <= tol;
 }
 

@@ -44,6 +44,34 @@ struct FlatAssignFn {
   SIM_INLINE void operator()(index_t t) const { dst[t] = static_cast<T>(e.flat(t)); }
 };
 
+/// Expressions that read V values at once along a row (vec / vec_ok) say so.
+template <class E, class = void>
+constexpr bool reads_rows = false;
+template <class E>
+constexpr bool reads_rows<E, std::void_t<decltype(std::declval<const E&>().template vec_ok<8>(false))>> = true;
+
+/// A matrix destination filled row by row (the cpu backend's for_each hands it whole rows), 8
+/// values at a time through the expression's vec: what is uniform along a row (a broadcast
+/// column such as sqrt(e)[:, None]) is computed once per 8 values instead of once per value, and
+/// the row's arithmetic vectorises. The same operations per element, so the same values.
+template <class T, class E>
+struct AssignRowsFn {
+  static constexpr int V = 8;
+  View<T, 2> dst;
+  E e;
+  SIM_INLINE void operator()(index_t i, index_t j) const { dst(i, j) = static_cast<T>(e(i, j)); }
+  void row(index_t i, index_t j0, index_t j1) const {
+    index_t j = j0;
+    for (; j + V <= j1; j += V) {
+      typename E::value_type x[V];
+      e.template vec<V>(x, i, j);
+      T* d = &dst(i, j);
+      for (int k = 0; k < V; ++k) d[k] = static_cast<T>(x[k]);
+    }
+    for (; j < j1; ++j) dst(i, j) = static_cast<T>(e(i, j));
+  }
+};
+
 /// Checks an expression against a destination shape and context; returns the context.
 template <int Rank, class E>
 const Context& check(const E& e, const Context* dst_ctx, const Extents<Rank>* dst_shape) {
@@ -64,9 +92,16 @@ void evaluate_fused(const Context& ctx, View<T, Rank> dst, const L& e) {
 #if SIM_TU_HAS_CUDA
   if (ctx.is_cuda() && gpu::assign_vectorised(ctx, "sim::expr::assign", dst, e)) return;
 #endif
-  if (dst.contiguous() && e.contiguous())
+  if (dst.contiguous() && e.contiguous()) {
     for_each(ctx, "sim::expr::assign", Box<1>{{0}, {dst.size()}}, FlatAssignFn<T, L>{dst.ptr, e});
-  else
+    return;
+  }
+  if constexpr (Rank == 2 && reads_rows<L>) {  // rows from column 0, whole vectors aligned (vec_ok)
+    if (!ctx.is_cuda() && dst.stride[1] == 1 && e.template vec_ok<AssignRowsFn<T, L>::V>(false)) {
+      cpu::for_each(dst.box(), AssignRowsFn<T, L>{dst, e});
+      return;
+    }
+  }
     for_each(ctx, "sim::expr::assign", dst.box(), AssignFn<T, Rank, L>{dst, e});
 }
 

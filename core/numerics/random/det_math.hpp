@@ -65,20 +65,15 @@ SIM_INLINE double log(double x) {
                  Lg5 = 1.818357216161805012e-01, Lg6 = 1.531383769920937332e-01,
                  Lg7 = 1.479819860511658591e-01;
 
-    uint64_t b = detail::to_bits(x);
-    int k = 0;
-    if ((b >> 52) == 0) {  // subnormal: scale into the normal range (exact)
-        b = detail::to_bits(x * 0x1p54);
-        k = -54;
-    }
-    k += static_cast<int>(b >> 52) - 1023;
+    // Selects, not branches, so that a loop of calls vectorises (the values are the same).
+    const uint64_t b_in = detail::to_bits(x), b_scaled = detail::to_bits(x * 0x1p54);
+    const bool subnormal = (b_in >> 52) == 0;  // then scale into the normal range (exact)
+    const uint64_t b = subnormal ? b_scaled : b_in;
     // x = 2^k * m with m in [sqrt(2)/2, sqrt(2)); 0x6a09c is sqrt(2)'s top 20 fraction bits.
     const uint64_t frac = b & 0x000fffffffffffffull;
-    uint64_t exp_bits = 0x3ff0000000000000ull;
-    if ((frac >> 32) >= 0x6a09c) {
-        exp_bits = 0x3fe0000000000000ull;
-        k += 1;
-    }
+    const bool high = (frac >> 32) >= 0x6a09c;
+    const uint64_t exp_bits = high ? 0x3fe0000000000000ull : 0x3ff0000000000000ull;
+    const int k = static_cast<int>(b >> 52) - 1023 + (subnormal ? -54 : 0) + (high ? 1 : 0);
     const double f = detail::from_bits(frac | exp_bits) - 1.0;  // exact
     const double s = f / (2.0 + f);
     const double z = s * s;
@@ -130,12 +125,12 @@ SIM_INLINE void sincos_2pi(double u, double& s, double& c) {
     pc = fma(z, pc, C1);
     const double ca = fma(z * z, pc, fma(-0.5, z, 1.0));  // 1 - a^2/2 + a^4 * Q(a^2)
 
-    switch (q & 3) {
-        case 0: s = sa;  c = ca;  break;
-        case 1: s = ca;  c = -sa; break;
-        case 2: s = -sa; c = -ca; break;
-        default: s = -ca; c = sa; break;
-    }
+    // Quarter turn q: (s, c) = (sa, ca), (ca, -sa), (-sa, -ca), (-ca, sa) for q & 3 = 0, 1, 2, 3;
+    // as selects and exact negations, so that a loop of calls vectorises.
+    const bool odd = (q & 1) != 0;
+    const double s_abs = odd ? ca : sa, c_abs = odd ? sa : ca;
+    s = (q & 2) != 0 ? -s_abs : s_abs;
+    c = ((q + 1) & 2) != 0 ? -c_abs : c_abs;
 }
 
 }  // namespace sim::detmath
