@@ -13,16 +13,16 @@
 
 #include <algorithm>
 #include <array>
-#include <memory>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/array/expr.hpp"
+#include "core/distributed/halo.hpp"
 #include "core/kernels/for_each.hpp"
 #include "core/kernels/reduce.hpp"
 #include "core/runtime/graph.hpp"
-#include "core/distributed/halo.hpp"
 #include "core/runtime/step_input.hpp"
 #include "io/config.hpp"
 #include "models/boundary_config.hpp"
