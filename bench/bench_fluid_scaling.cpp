@@ -1,6 +1,6 @@
 // Scaling of the fluid's exact pressure solve over ranks (run under mpirun, one GPU per rank,
 // or alone): per case, the one-rank figure (rank 0 alone, in the same run) and the N-rank one.
-//   bench_fluid_scaling [--backend B] [--cells2 4096] [--cells3 512] [--steps 10] [--json FILE]
+//   bench_fluid_scaling [--backend B] [--cells2 4096] [--cells3 512] [--tg3 512] [--steps 10] [--json FILE]
 // Rows:
 //   all-to-all      a plain all-to-all of the bytes one slab transpose moves (NCCL on GPUs,
 //                   MPI on CPUs): its bus bandwidth (bytes leaving a rank per second), the
@@ -16,7 +16,12 @@
 //                   spends in exchanges (an estimate: latency-bound exchanges do not overlap);
 //   poisson 3D      the 3D periodic pressure solve (the Taylor-Green box's), strong (n^3 in
 //                   all) and weak (n^3 per rank) scaling: ms per solve, transposes as above,
-//                   efficiency t1 / (N tN) strong, t1 / tN weak.
+//                   efficiency t1 / (N tN) strong, t1 / tN weak;
+//   taylor-green 3D the whole 3D fluid step (Heun's two stages: ghost fills and halo
+//                   exchanges, momentum, the distributed pressure solve, projection) of the
+//                   Taylor-Green vortex, split as simulate splits it, strong (n^3 in all) and
+//                   weak (n^3 per rank: N n x n x n cells) scaling: ms per step, cell updates
+//                   per second, speedup and efficiency as above (--tg3 0: none).
 // Times are medians of --steps samples, the slowest rank's.
 #include <CLI/CLI.hpp>
 
@@ -102,6 +107,56 @@ double cavity_ms(const Comm& comm, const Context& ctx, index_t n, int steps, int
   return timed(comm, ctx, steps, [&] {
     for (int k = 0; k < batch; ++k) model->step(dt);
   }) / batch * 1e3;
+}
+
+/// The Taylor-Green config: cells[0] x cells[1] x cells[2] cells of spacing 2 pi / n, Heun, the transform solver.
+std::string taylor_green_text(const index_t (&cells)[3], index_t n, bool f64) {
+  std::string c = "[", l = "[";
+  for (int d = 0; d < 3; ++d) {
+    c += std::to_string(cells[d]) + (d < 2 ? ", " : "]");
+    char len[64];
+    std::snprintf(len, sizeof len, "%.17g%s", 2 * M_PI * double(cells[d]) / double(n), d < 2 ? ", " : "]");
+    l += len;
+  }
+  return "[run]\nmodel = \"fluid\"\nsteps = 1\nprecision = \"" + std::string(f64 ? "float64" : "float32") +
+         "\"\n[grid]\ncells = " + c + "\nlength = " + l +
+         "\n[model]\nviscosity = 0.000625\ninit = \"taylor_green\"\ntime_scheme = \"rk2\"\npressure_solver = \"transform\"\n"
+         "[boundary]\ndefault = \"periodic\"\n";
+}
+
+/// ms per Taylor-Green step of `cells` on comm's ranks (after a spin-up; dt from the first next_dt).
+template <class T>
+double taylor_green_ms(const Comm& comm, const Context& ctx, const index_t (&cells)[3], index_t n, int steps) {
+  static const ModelRegistry registry = builtin_models();
+  io::Config config = io::Config::parse(taylor_green_text(cells, n, sizeof(T) == 8), "bench_fluid_scaling.toml");
+  std::unique_ptr<Model> model = build_model(registry, ctx, config, comm);
+  model->initialize();
+  const double dt = comm.min(model->next_dt(0.6));
+  for (int k = 0; k < 3; ++k) model->step(dt);
+  return timed(comm, ctx, steps, [&] { model->step(dt); }) * 1e3;
+}
+
+/// The Taylor-Green step's rows: strong (n^3 in all) and, when weak, weak (n^3 per rank)
+/// scaling against rank 0 alone with n^3 (timed once for both).
+template <class T>
+void taylor_green_case(const Comm& comm, const Context& ctx, index_t n, bool with_weak, int steps,
+                       std::vector<bench::Row>& rows) {
+  const char* prec = sizeof(T) == 8 ? "float64" : "float32";
+  const index_t one[3] = {n, n, n};
+  double ms1 = 0;
+  if (comm.rank() == 0) ms1 = taylor_green_ms<T>(Comm(), ctx, one, n, steps);
+  ms1 = comm.max(ms1);
+  for (bool weak : {false, true}) {
+    if (weak && !with_weak) continue;
+    const index_t many[3] = {weak ? n * comm.size() : n, n, n};
+    const double msn = taylor_green_ms<T>(comm, ctx, many, n, steps);
+    const double cells = double(many[0]) * double(n) * double(n), ranks = double(comm.size());
+    rows.push_back({"taylor-green 3D " + std::to_string(n) + "^3" + (weak ? " per rank " : " ") + prec +
+                      (weak ? " step, weak" : " step, strong"),
+                  {{"ranks", ranks}, {"ms_1_rank", ms1}, {"ms", msn}, {"speedup", weak ? ranks * ms1 / msn : ms1 / msn},
+                   {"efficiency", weak ? ms1 / msn : ms1 / (ranks * msn)},
+                   {"Gcell_updates/s", cells / (msn * 1e-3) / 1e9}}});
+  }
 }
 
 /// A transform solver of a box of `cells` (periodic all round when periodic, else the
@@ -254,14 +309,15 @@ void poisson3_case(const Comm& comm, const Context& ctx, index_t n, bool weak, i
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"simkit fluid scaling benchmark: the distributed transform solve (run under mpirun)"};
+  CLI::App app{"simkit fluid scaling benchmark: the distributed transform solve and the 3D step (run under mpirun)"};
   bench::CommonOptions opts;
-  index_t cells2 = 4096, cells3 = 512;
+  index_t cells2 = 4096, cells3 = 512, tg3 = 512;
   int steps = 10, batch = 10;
   bool weak = true, mg = true;
   opts.add_to(app);
   app.add_option("--cells2", cells2, "cavity: n (n x n cells in all)");
   app.add_option("--cells3", cells3, "3D box: n (n^3 in all for strong scaling, per rank for weak; 0: none)");
+  app.add_option("--tg3", tg3, "Taylor-Green 3D step: n (n^3 in all for strong scaling, per rank for weak; 0: none)");
   app.add_option("--steps", steps, "timed samples (median reported)");
   app.add_option("--batch", batch, "cavity steps per sample");
   app.add_flag("!--no-weak", weak, "skip the 3D weak-scaling rows");
@@ -290,6 +346,10 @@ int main(int argc, char** argv) {
         poisson3_case<double>(comm, ctx, cells3, w, steps, bus, rows);
         poisson3_case<float>(comm, ctx, cells3, w, steps, bus, rows);
       }
+    if (tg3 > 0) {
+      taylor_green_case<double>(comm, ctx, tg3, weak, steps, rows);
+      taylor_green_case<float>(comm, ctx, tg3, weak, steps, rows);
+    }
     if (comm.rank() == 0)
       bench::report("bench_fluid_scaling, " + std::to_string(comm.size()) + " ranks", ctx, opts.commit, rows, opts.json);
   } catch (const std::exception& e) {

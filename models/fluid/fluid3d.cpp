@@ -3,16 +3,23 @@
 // tangential velocity), forward Euler or Heun's RK2 with one exact transform projection per
 // stage, and an adaptive dt. A step reads:
 //   for each stage:  fill ghosts -> momentum stage -> fill ghosts -> pressure rhs -> transform solve -> project
-// One rank; the 2D model's obstacles, inflow/outflow, dye, implicit viscosity and iterative
+// On several ranks (mpirun) each holds a box of the grid (any split): the ghost fill applies
+// the physical rules on its own sides of the domain and exchanges the shared ones dimension by
+// dimension (x, y, z, so edges and corners match one rank's fill), the pressure is solved by
+// the distributed transform solve on the same boxes, and dt and the diagnostics reduce over
+// the ranks. The 2D model's obstacles, inflow/outflow, dye, implicit viscosity and iterative
 // pressure solvers are refused in 3D with the key to change (check_supported).
 #include "models/fluid/fluid3d.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/array/expr.hpp"
+#include "core/distributed/halo.hpp"
 #include "core/kernels/for_each.hpp"
 #include "core/kernels/reduce.hpp"
 #include "core/runtime/graph.hpp"
@@ -21,6 +28,7 @@
 #include "models/boundary_config.hpp"
 #include "models/field_ref.hpp"
 #include "models/fluid/fluid3d_kernels.hpp"
+#include "solvers/distributed_transform.hpp"
 #include "solvers/time_integrators.hpp"
 #include "solvers/transform_poisson.hpp"
 
@@ -55,6 +63,11 @@ struct Parameters {
       p.speed_hint = std::max(p.speed_hint, std::abs(f.value));
     }
     return p;
+  }
+
+  /// Which dimensions wrap around (for the split's neighbours).
+  std::array<bool, 3> periodic() const {
+    return {side[0] == Side::periodic, side[2] == Side::periodic, side[4] == Side::periodic};
   }
 
   /// Throws ConfigError at the first key asking for what the 3D model does not do yet.
@@ -95,6 +108,13 @@ struct InitialVelocity {
     if (c == 1) return -amplitude * length[1] / length[0] * std::cos(a) * std::sin(b) * std::cos(g);
     return 0.0;
   }
+  /// The Taylor-Green vortex's component c from its factors along each axis (at()'s value,
+  /// bit for bit): s the sines and k the cosines of the three phases.
+  double taylor_green(int c, const double (&s)[3], const double (&k)[3]) const {
+    if (c == 0) return amplitude * s[0] * k[1] * k[2];
+    if (c == 1) return -amplitude * length[1] / length[0] * k[0] * s[1] * k[2];
+    return 0.0;
+  }
 };
 
 /// The velocity state of a stage: three face fields.
@@ -109,32 +129,41 @@ template <class T>
 class FluidModel3 final : public Model {
  public:
   explicit FluidModel3(const ModelSetup& setup)
-      : ctx_(setup.ctx), grid_(setup.grid.grid<3>()), params_(Parameters::of(*setup.config)) {
+      : ctx_(setup.ctx), comm_(setup.comm), params_(Parameters::of(*setup.config)), global_(setup.grid.grid<3>()),
+        sub_(setup.subdomain(params_.periodic().data())), grid_(box_grid(global_, sub_)),
+        halo_(comm_, sub_, grid_.ghost, ctx_, HaloUse::blocking) {
     const io::Config& c = *setup.config;
-    if (setup.decomposition.ranks() > 1)
-      throw c.error_at("grid", "cells", "the 3D fluid runs on one rank for now (this run is split over " +
-                                            std::to_string(setup.decomposition.ranks()) + "); run it without mpirun");
+    parallel_ = setup.decomposition.ranks() > 1;
     solvers::PoissonBox3 box;
     for (int d = 0; d < 3; ++d) {
-      n_[d] = grid_.cells.n[d];
+      n_[d] = grid_.cells.n[d], gn_[d] = global_.cells.n[d];
       h_.inv_h[d] = T(1 / grid_.dx[d]), h_.inv_h2[d] = T(1 / (grid_.dx[d] * grid_.dx[d]));
-      box.n[d] = n_[d], box.inv_h2[d] = 1 / (grid_.dx[d] * grid_.dx[d]);
+      box.n[d] = gn_[d], box.inv_h2[d] = 1 / (grid_.dx[d] * grid_.dx[d]);
       walls_.n[d] = n_[d];
-      if (n_[d] < 2) throw c.error_at("grid", "cells", "the 3D fluid needs at least 2 cells along each dimension");
+      if (gn_[d] < 2) throw c.error_at("grid", "cells", "the 3D fluid needs at least 2 cells along each dimension");
     }
+    gsize_ = double(gn_[0] * gn_[1] * gn_[2]);
     for (int s = 0; s < 6; ++s) {
-      walls_.side[s] = params_.side[s];
+      walls_.side[s] = sub_.at_boundary(s / 2, s % 2) ? params_.side[s] : Side::internal;
       for (int k = 0; k < 3; ++k) walls_.wall_velocity[s][k] = T(params_.wall_velocity[s][k]);
       box.sides[s] = params_.side[s] == Side::periodic ? solvers::PressureSide::periodic : solvers::PressureSide::neumann;
     }
-    solver_ = solvers::TransformPoisson3<T>(ctx_, box);
-    ops_ = solver_.stencil();
     const std::string method = c.string("model", "pressure_solver");
-    solver_note_ = std::string(method == "auto" ? "auto: a 3D box without obstacles on one rank, solved exactly by fast transforms"
-                                                : "exact, by fast transforms") +
-                   " (" + solver_.description() + ")";
+    if (!parallel_) {
+      solver_ = solvers::TransformPoisson3<T>(ctx_, box);
+      ops_ = solver_.stencil();
+      solver_note_ = std::string(method == "auto" ? "auto: a 3D box without obstacles on one rank, solved exactly by fast transforms"
+                                                  : "exact, by fast transforms") +
+                     " (" + solver_.description() + ")";
+    } else {
+      make_distributed_solver(setup, box);
+      solver_note_ = std::string(method == "auto" ? "auto: a 3D box without obstacles, solved exactly by fast transforms "
+                                                    "distributed over the ranks by all-to-all transposes"
+                                                  : "exact, by fast transforms distributed over the ranks") +
+                     " (" + distributed_->description() + ")";
+    }
     init_.kind = params_.init, init_.amplitude = params_.amplitude;
-    for (int d = 0; d < 3; ++d) init_.length[d] = grid_.dx[d] * double(n_[d]);
+    for (int d = 0; d < 3; ++d) init_.length[d] = grid_.dx[d] * double(gn_[d]);
     dt_ = StepInput(ctx_);
     for (Field<T, 3>* f : {&u_[0], &u_[1], &u_[2], &u1_[0], &u1_[1], &u1_[2], &u2_[0], &u2_[1], &u2_[2], &centred_[0],
                            &centred_[1], &centred_[2], &vorticity_, &p_, &rhs_, &div_})
@@ -142,10 +171,12 @@ class FluidModel3 final : public Model {
   }
 
   std::vector<FieldRef> fields() override {
-    std::vector<FieldRef> f = {field_ref("u_face", "m/s", u_[0]), field_ref("v_face", "m/s", u_[1]),
-                               field_ref("w_face", "m/s", u_[2]), field_ref("p", "m^2/s^2", p_),
-                               field_ref("u", "m/s", centred_[0]), field_ref("v", "m/s", centred_[1]),
-                               field_ref("w", "m/s", centred_[2]), field_ref("vorticity", "1/s", vorticity_)};
+    const Extents<3>& all = global_.cells;
+    auto ref = [&](const char* name, const char* unit, Field<T, 3>& f) { return field_ref(name, unit, f, sub_, all); };
+    std::vector<FieldRef> f = {ref("u_face", "m/s", u_[0]),       ref("v_face", "m/s", u_[1]),
+                               ref("w_face", "m/s", u_[2]),       ref("p", "m^2/s^2", p_),
+                               ref("u", "m/s", centred_[0]),      ref("v", "m/s", centred_[1]),
+                               ref("w", "m/s", centred_[2]),      ref("vorticity", "1/s", vorticity_)};
     f[0].snapshot = f[1].snapshot = f[2].snapshot = false;  // the state on faces: checkpoints only
     for (std::size_t k = 4; k < f.size(); ++k) f[k].checkpointed = false;  // derived: snapshots only
     return f;
@@ -154,11 +185,18 @@ class FluidModel3 final : public Model {
   void initialize() override {
     std::vector<T> host(std::size_t(grid_.size()));
     for (int c = 0; c < 3; ++c) {
+      if (init_.kind == "taylor_green") {  // separable: one sine and cosine per axis position, not per cell
+        initial_taylor_green(c, host);
+        u_[c].copy_from_host(host);
+        continue;
+      }
       for (index_t i = 0; i < n_[0]; ++i)
         for (index_t j = 0; j < n_[1]; ++j)
           for (index_t k = 0; k < n_[2]; ++k) {
-            // component c on the low c-face: the face coordinate along c, the centres along the others
-            double x[3] = {(double(i) + 0.5) * grid_.dx[0], (double(j) + 0.5) * grid_.dx[1], (double(k) + 0.5) * grid_.dx[2]};
+            // component c on the low c-face: the face coordinate along c, the centres along the
+            // others, from global indices (the same bits on any split)
+            const index_t g[3] = {i + sub_.offset[0], j + sub_.offset[1], k + sub_.offset[2]};
+            double x[3] = {(double(g[0]) + 0.5) * grid_.dx[0], (double(g[1]) + 0.5) * grid_.dx[1], (double(g[2]) + 0.5) * grid_.dx[2]};
             x[c] -= 0.5 * grid_.dx[c];
             host[std::size_t((i * n_[1] + j) * n_[2] + k)] = T(init_.at(c, x[0], x[1], x[2]));
           }
@@ -173,10 +211,35 @@ class FluidModel3 final : public Model {
     last_dt_ = 0;
   }
 
+  /// The Taylor-Green vortex's component c on this box's c-faces into host (row-major), as
+  /// InitialVelocity::at gives it, from the sines and cosines of each axis's phases.
+  void initial_taylor_green(int c, std::vector<T>& host) const {
+    std::vector<double> sines[3], cosines[3];
+    for (int d = 0; d < 3; ++d)
+      for (index_t i = 0; i < n_[d]; ++i) {
+        double x = (double(i + sub_.offset[d]) + 0.5) * grid_.dx[d];
+        if (d == c) x -= 0.5 * grid_.dx[d];
+        const double phase = 2 * M_PI * x / init_.length[d];
+        sines[d].push_back(std::sin(phase)), cosines[d].push_back(std::cos(phase));
+      }
+    for (index_t i = 0; i < n_[0]; ++i)
+      for (index_t j = 0; j < n_[1]; ++j)
+        for (index_t k = 0; k < n_[2]; ++k) {
+          const double s[3] = {sines[0][std::size_t(i)], sines[1][std::size_t(j)], sines[2][std::size_t(k)]};
+          const double q[3] = {cosines[0][std::size_t(i)], cosines[1][std::size_t(j)], cosines[2][std::size_t(k)]};
+          host[std::size_t((i * n_[1] + j) * n_[2] + k)] = T(init_.taylor_green(c, s, q));
+        }
+  }
+
   /// Advances by dt: recorded once per buffer parity and replayed (one launch a step on a GPU).
   void step(double dt) override {
     last_dt_ = dt;
     dt_.set(dt);
+    if (parallel_) {  // the halo exchanges and transposes go through the host: not recorded
+      dt_.upload(), advance();
+      flip();
+      return;
+    }
     Recorded& r = recorded_[parity_];
     if (!r.valid()) r = record(ctx_, [this] { dt_.upload(), advance(); });
     r.replay();
@@ -189,7 +252,7 @@ class FluidModel3 final : public Model {
     const SpeedTriple s = reduce(ctx_, "fluid3d::face_speeds", cells(), FaceSpeeds3<T>{state().velocity()}, LargerSpeeds3{},
                                  SpeedTriple{{0.0, 0.0, 0.0}});
     double rate = viscous_rate();
-    for (int d = 0; d < 3; ++d) rate += (d == 0 ? std::max(s.s[0], 1e-300) : s.s[d]) / grid_.dx[d];
+    for (int d = 0; d < 3; ++d) rate += (d == 0 ? std::max(comm_.max(s.s[0]), 1e-300) : comm_.max(s.s[d])) / grid_.dx[d];
     return cfl / rate;
   }
 
@@ -210,13 +273,14 @@ class FluidModel3 final : public Model {
     const EnergySums e = reduce(ctx_, "fluid3d::energy", cells(), CellEnergy<T>{vel, h_}, AddEnergySums{}, EnergySums{0.0, 0.0});
     const SpeedTriple s = reduce(ctx_, "fluid3d::face_speeds", cells(), FaceSpeeds3<T>{vel}, LargerSpeeds3{},
                                  SpeedTriple{{0.0, 0.0, 0.0}});
-    const double cell = grid_.dx[0] * grid_.dx[1] * grid_.dx[2], volume = cell * double(grid_.size());
+    const double cell = grid_.dx[0] * grid_.dx[1] * grid_.dx[2], volume = cell * gsize_;
+    const double energy = comm_.sum(e.energy), enstrophy = comm_.sum(e.enstrophy);  // (rank order)
     double courant = 0;
-    for (int d = 0; d < 3; ++d) courant += last_dt_ * s.s[d] / grid_.dx[d];
-    return {{"kinetic_energy", "m^5/s^2", 0.5 * cell * e.energy},
-            {"mean_kinetic_energy", "m^2/s^2", 0.5 * e.energy / double(grid_.size())},
-            {"dissipation", "m^2/s^3", params_.nu * e.enstrophy * cell / volume},
-            {"max_divergence", "1/s", double(norm_max(div_))},
+    for (int d = 0; d < 3; ++d) courant += last_dt_ * comm_.max(s.s[d]) / grid_.dx[d];
+    return {{"kinetic_energy", "m^5/s^2", 0.5 * cell * energy},
+            {"mean_kinetic_energy", "m^2/s^2", 0.5 * energy / gsize_},
+            {"dissipation", "m^2/s^3", params_.nu * enstrophy * cell / volume},
+            {"max_divergence", "1/s", comm_.max(double(norm_max(div_)))},
             {"cfl", "", courant},
             {"pressure_residual", "", pressure_residual()}};
   }
@@ -227,7 +291,7 @@ class FluidModel3 final : public Model {
              CellOutputs3<T>{state().velocity(), {centred_[0].view(), centred_[1].view(), centred_[2].view()}, vorticity_.view(), h_});
   }
 
-  double cell_updates_per_step() const override { return double(grid_.size()); }
+  double cell_updates_per_step() const override { return gsize_; }
 
   /// Whole-field passes of a step, each field read or written once (ghost fills counted as
   /// none: faces only): momentum 3 reads + 3 writes (+3 base reads in Heun's second stage),
@@ -239,7 +303,7 @@ class FluidModel3 final : public Model {
     const double solve = solver_.fused() ? 6 : 26;
     const double stage = 6 + 5 + solve + 8;
     const double passes = params_.rk2 ? 2 * stage + 3 : stage;
-    return passes * double(grid_.size()) * double(sizeof(T));
+    return passes * gsize_ * double(sizeof(T));
   }
 
   std::vector<std::string> plan_notes() const override { return {"pressure solver transform: " + solver_note_}; }
@@ -282,9 +346,17 @@ class FluidModel3 final : public Model {
     for_each(ctx_, "fluid3d::momentum", cells(), k);
   }
 
-  /// Fills the ghosts of the three components, dimension by dimension (edges and corners as one pass each way would).
+  /// Fills the ghosts of the three components, dimension by dimension (edges and corners as one
+  /// pass each way would), each dimension's shared sides exchanged after its physical rules.
   void fill_ghosts(const State<T>& s) {
-    fill_sides<0>(s), fill_sides<1>(s), fill_sides<2>(s);
+    fill_sides<0>(s), exchange(s, 0);
+    fill_sides<1>(s), exchange(s, 1);
+    fill_sides<2>(s), exchange(s, 2);
+  }
+  /// The ghosts of the three components across dimension d's shared sides (several ranks).
+  void exchange(const State<T>& s, int d) {
+    if (!parallel_) return;
+    for (int c = 0; c < 3; ++c) halo_.start(*s.c[c], d), halo_.finish(*s.c[c], d);  // (one field in flight at a time)
   }
   /// The ghosts of dimension d's sides, over the other two dimensions' cells and their ghosts when filled before d.
   template <int d>
@@ -307,6 +379,13 @@ class FluidModel3 final : public Model {
       return;
     }
     for_each(ctx_, "fluid3d::pressure_rhs", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device()});
+    if (parallel_) {  // the distributed solve, then p's ghosts across the shared sides for the gradient
+      distributed_->solve(rhs_.view(), p_.view());
+      halo_.exchange(p_);
+      for_each(ctx_, "fluid3d::project_box", cells(),
+               Project3<T, View<const T, 3>, BoxPressure7<T>>{{faces[0], faces[1], faces[2]}, p_.view(), box_ops_, h_, dt_.device()});
+      return;
+    }
     solver_.solve(rhs_, p_);
     for_each(ctx_, "fluid3d::project", cells(),
              Project3<T>{{faces[0], faces[1], faces[2]}, p_.view(), ops_, h_, dt_.device()});
@@ -316,11 +395,40 @@ class FluidModel3 final : public Model {
   /// when every side is a wall or periodic, as the solve drops it); 0 before the first step.
   double pressure_residual() {
     if (last_dt_ == 0) return 0;
-    rhs_ = rhs_ - T(double(sum(rhs_)) / double(grid_.size()));
-    for_each(ctx_, "fluid3d::pressure_apply", cells(), solvers::Poisson7Apply<T>{ops_, p_.view(), div_.view()});
+    rhs_ = rhs_ - T(comm_.sum(double(sum(rhs_))) / gsize_);
+    if (parallel_)  // (p's shared ghosts: exchanged by the projection)
+      for_each(ctx_, "fluid3d::pressure_apply_box", cells(), BoxPressure7Apply<T>{box_ops_, p_.view(), div_.view()});
+    else
+      for_each(ctx_, "fluid3d::pressure_apply", cells(), solvers::Poisson7Apply<T>{ops_, p_.view(), div_.view()});
     div_ = rhs_ - div_;
-    const double b = std::sqrt(double(dot(rhs_, rhs_)));
-    return b > 0 ? std::sqrt(double(dot(div_, div_))) / b : 0.0;
+    const double b = std::sqrt(comm_.sum(double(dot(rhs_, rhs_))));
+    return b > 0 ? std::sqrt(comm_.sum(double(dot(div_, div_)))) / b : 0.0;
+  }
+
+  /// The distributed transform solve of box's problem over the decomposition's boxes, and this
+  /// rank's view of the operator; throws ConfigError when a box has fewer than 2 cells along a dimension.
+  void make_distributed_solver(const ModelSetup& setup, const solvers::PoissonBox3& box) {
+    const io::Config& c = *setup.config;
+    const std::array<bool, 3> periodic = params_.periodic();
+    std::vector<Subdomain> subs;
+    for (int r = 0; r < setup.decomposition.ranks(); ++r) subs.push_back(setup.decomposition.subdomain(r, periodic.data()));
+    for (const Subdomain& b : subs)  // the wall rules read two cells in from a side
+      if (b.cells[0] < 2 || b.cells[1] < 2 || b.cells[2] < 2)
+        throw c.error_at("grid", "cells", "the 3D fluid needs every rank's box to be at least 2 x 2 x 2 cells; the split " +
+                                              setup.decomposition.text() + " leaves one of " + std::to_string(b.cells[0]) +
+                                              " x " + std::to_string(b.cells[1]) + " x " + std::to_string(b.cells[2]) +
+                                              "; use fewer ranks or more cells");
+    solvers::TransformProblem<3> problem;
+    for (int d = 0; d < 3; ++d) problem.cells[d] = box.n[d], problem.inv_h2[d] = box.inv_h2[d];
+    for (int s = 0; s < 6; ++s) problem.sides[s] = box.sides[s];
+    distributed_ = std::make_unique<solvers::DistributedTransformPoisson<T, 3>>(comm_, ctx_, problem, solvers::boxes_of<3>(subs));
+    solvers::PoissonBox3 mine = box;  // this box's cells; its shared sides then linked like interior faces
+    for (int d = 0; d < 3; ++d) mine.n[d] = n_[d];
+    box_ops_.box = solvers::Poisson7<T>::of(mine);
+    for (int s = 0; s < 6; ++s) {
+      box_ops_.shared[s] = walls_.side[s] == Side::internal;
+      if (box_ops_.shared[s]) box_ops_.box.side_c[s] = T(1), box_ops_.box.periodic[s / 2] = false;
+    }
   }
 
   /// Swaps the step's output in as the state.
@@ -330,14 +438,22 @@ class FluidModel3 final : public Model {
   }
 
   Context ctx_;
-  Grid<3> grid_;
+  Comm comm_;
   Parameters params_;
+  Grid<3> global_;  // the whole grid
+  Subdomain sub_;   // this rank's box (the whole grid on one rank)
+  Grid<3> grid_;    // this rank's box: the fields' shape
+  Halo<T, 3> halo_;
+  bool parallel_ = false;  // split over several ranks
   InitialVelocity init_;
-  index_t n_[3] = {1, 1, 1};
+  index_t n_[3] = {1, 1, 1}, gn_[3] = {1, 1, 1};  // cells of this box, and of the whole grid
+  double gsize_ = 1;                                // cells of the whole grid
   Spacing3<T> h_{};
   Walls3<T> walls_;
-  solvers::TransformPoisson3<T> solver_;
+  solvers::TransformPoisson3<T> solver_;  // one rank
   solvers::Poisson7<T> ops_;
+  std::unique_ptr<solvers::DistributedTransformPoisson<T, 3>> distributed_;  // several ranks
+  BoxPressure7<T> box_ops_;                                                  // several ranks: this box's operator
   std::string solver_note_;
   StepInput dt_;  // the step's dt, read by the kernels from memory
   Recorded recorded_[2];  // the step per buffer parity (steps swap buffers)

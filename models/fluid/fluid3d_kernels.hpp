@@ -14,8 +14,10 @@
 
 namespace sim::fluid3d {
 
-/// What one side of the box is (sides ordered x-low, x-high, y-low, y-high, z-low, z-high).
-enum class Side { wall, periodic };
+/// What one side of a rank's box is (sides ordered x-low, x-high, y-low, y-high, z-low,
+/// z-high): a wall, periodic (the dimension wraps within the box), or internal (shared with
+/// another rank, or periodic across ranks: the halo exchange fills its ghosts).
+enum class Side { wall, periodic, internal };
 
 /// A cell or face position.
 struct Pos {
@@ -97,8 +99,8 @@ SIM_INLINE T divergence(const Velocity<T>& vel, const Pos& q, const Spacing3<T>&
 }
 
 /// The c-component of grad p at the c-face q (p's neighbour across a periodic side wrapped).
-template <int c, class T, class P>
-SIM_INLINE T pressure_gradient(const solvers::Poisson7<T>& ops, const P& p, const Pos& q, const Spacing3<T>& h) {
+template <int c, class T, class P, class Ops>
+SIM_INLINE T pressure_gradient(const Ops& ops, const P& p, const Pos& q, const Spacing3<T>& h) {
   const Pos lo = q.template shift<c>(-1);
   return (ops.at(p, q.p[0], q.p[1], q.p[2]) - ops.at(p, lo.p[0], lo.p[1], lo.p[2])) * h.inv_h[c];
 }
@@ -158,14 +160,56 @@ struct Divergence3 {
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { out(i, j, k) = divergence(vel, Pos{{i, j, k}}, h); }
 };
 
+/// The pressure operator of one rank's box of a grid split over ranks (trivially copyable):
+/// the whole grid's Poisson7 seen from the box, p read from the box's ghosts across a shared
+/// side (exchanged before), wrapped across a periodic dimension the box spans, 0 beyond a wall.
+template <class T>
+struct BoxPressure7 {
+  solvers::Poisson7<T> box;  ///< n: the box's cells; side_c: 1 on a shared side; periodic: wraps within the box
+  bool shared[6] = {false, false, false, false, false, false};
+  /// Coefficient of the face of dimension d at face index f in [0, n[d]] of the box.
+  SIM_INLINE T link(int d, index_t f) const { return box.link(d, f); }
+  /// Index q of dimension d: inside, wrapped, a shared side's ghost, or -2 (beyond a wall).
+  SIM_INLINE index_t index(int d, index_t q) const {
+    if (q >= 0 && q < box.n[d]) return q;
+    if (box.periodic[d]) return q < 0 ? q + box.n[d] : q - box.n[d];
+    return shared[2 * d + (q < 0 ? 0 : 1)] ? q : index_t(-2);
+  }
+  /// p at (i, j, k), any one index one outside the box.
+  template <class P>
+  SIM_INLINE T at(const P& p, index_t i, index_t j, index_t k) const {
+    i = index(0, i), j = index(1, j), k = index(2, k);
+    return i == -2 || j == -2 || k == -2 ? T(0) : T(p(i, j, k));
+  }
+  /// (A p)(i, j, k), as Poisson7::apply.
+  template <class P>
+  SIM_INLINE T apply(const P& p, index_t i, index_t j, index_t k) const {
+    const T c = p(i, j, k);
+    const T lx = link(0, i), hx = link(0, i + 1), ly = link(1, j), hy = link(1, j + 1), lz = link(2, k), hz = link(2, k + 1);
+    return (lx * (c - at(p, i - 1, j, k)) + hx * (c - at(p, i + 1, j, k))) * box.inv_h2[0] +
+           (ly * (c - at(p, i, j - 1, k)) + hy * (c - at(p, i, j + 1, k))) * box.inv_h2[1] +
+           (lz * (c - at(p, i, j, k - 1)) + hz * (c - at(p, i, j, k + 1))) * box.inv_h2[2];
+  }
+};
+
+/// out = A p on a rank's box (BoxPressure7; p's shared ghosts exchanged).
+template <class T>
+struct BoxPressure7Apply {
+  BoxPressure7<T> s;
+  View<const T, 3> p;
+  View<T, 3> out;
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { out(i, j, k) = s.apply(p, i, j, k); }
+};
+
 /// u_c -= dt grad_c p on every open face of the cells (a wall's face 0 is closed: link 0).
 /// p is a field's view, or the fused transform solve's staged result, which `store` (when
-/// set) then receives: the solve's scatter fused into the projection.
-template <class T, class P = View<const T, 3>>
+/// set) then receives: the solve's scatter fused into the projection. Ops: the whole grid's
+/// Poisson7 on one rank, a box's BoxPressure7 on several.
+template <class T, class P = View<const T, 3>, class Ops = solvers::Poisson7<T>>
 struct Project3 {
   View<T, 3> vel[3];
   P p;
-  solvers::Poisson7<T> ops;  ///< the pressure operator: its links and periodic wrap
+  Ops ops;  ///< the pressure operator: its links and periodic wrap
   Spacing3<T> h;
   const double* dt;
   View<T, 3> store{};
@@ -195,7 +239,8 @@ struct Walls3 {
 /// Fills the ghosts of dimension d's two sides for all three components, over the other two
 /// dimensions' cells and the ghosts of the dimensions filled before it (d' < d), so that edges
 /// and corners get what a dimension-by-dimension fill gives. Periodic: copies across; wall:
-/// the normal face 0 (both ends), each tangential ghost the reflection about the wall velocity.
+/// the normal face 0 (both ends), each tangential ghost the reflection about the wall velocity;
+/// internal: nothing (the halo exchange of dimension d follows).
 template <class T, int d>
 struct FillSides3 {
   View<T, 3> vel[3];
@@ -215,12 +260,13 @@ struct FillSides3 {
       ref(c, -1, r, s) = ref(c, n - 1, r, s), ref(c, n, r, s) = ref(c, 0, r, s);
       return;
     }
+    const bool low = b.side[2 * d] == Side::wall, high = b.side[2 * d + 1] == Side::wall;  // (internal: the halo's)
     if constexpr (c == d) {
-      ref(c, 0, r, s) = T(0), ref(c, -1, r, s) = n > 1 ? -ref(c, 1, r, s) : T(0);
-      ref(c, n, r, s) = T(0);
+      if (low) ref(c, 0, r, s) = T(0), ref(c, -1, r, s) = n > 1 ? -ref(c, 1, r, s) : T(0);
+      if (high) ref(c, n, r, s) = T(0);
     } else {
-      ref(c, -1, r, s) = T(2) * b.wall_velocity[2 * d][c] - ref(c, 0, r, s);
-      ref(c, n, r, s) = T(2) * b.wall_velocity[2 * d + 1][c] - ref(c, n - 1, r, s);
+      if (low) ref(c, -1, r, s) = T(2) * b.wall_velocity[2 * d][c] - ref(c, 0, r, s);
+      if (high) ref(c, n, r, s) = T(2) * b.wall_velocity[2 * d + 1][c] - ref(c, n - 1, r, s);
     }
   }
   /// (r, s) index the other two dimensions; they run from -1 where already filled.

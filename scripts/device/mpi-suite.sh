@@ -12,6 +12,9 @@
 #      the machine has no h5py), restarts from N ranks on 1 and from 1 on N, and strong scaling
 #      at 4096^2 (FLUID_SCALING=0 leaves it out).
 #      (fluid-variants) the same scaling under each halo path and multigrid gather threshold.
+#      (fluid3d) the 3D fluid on N GPUs against 1 GPU: the Taylor-Green vortex 128^3 and the
+#      walled cavity 64^3 (diagnostics to 1e-6, measured 1e-12 on CPUs), a restart from N ranks on 1,
+#      and bench_fluid_scaling's Taylor-Green step at 512^3 (strong, and weak per GPU) alone.
 #   6. (weak3d) 3D weak scaling alone, 1 GPU against N under each halo path, repeated.
 #   7. (fluid-scaling) bench_fluid_scaling on 2 and N GPUs: the distributed transform solve, the
 #      cavity 4096^2 step and the 3D periodic 512^3 solve (strong, and weak per GPU), 1 GPU against
@@ -20,7 +23,7 @@
 #   8. (heat-repeat) heat 2D 16384^2 per GPU, float64 and float32, 1 GPU and N, three rounds in
 #      alternating order, with each GPU's SM clock, temperature and throttle reasons after each
 #      run: whether a low weak-scaling figure repeats, and whether the clocks explain it.
-#   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [weak3d] [halo] [orders] [nsys] [diagnose] [fluid] [fluid-variants] [fluid-scaling] [heat-repeat]
+#   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [weak3d] [halo] [orders] [nsys] [diagnose] [fluid] [fluid3d] [fluid-variants] [fluid-scaling] [heat-repeat]
 set -u
 n=$1; shift
 parts=("$@"); [ ${#parts[@]} -gt 0 ] || parts=(checks scaling halo)
@@ -39,6 +42,27 @@ mpi() { local np=$1; shift
 digests() { "$sim" info "$1" | grep -o '^  [a-z_]* .*digest [0-9a-f]*' | sed 's/  */ /g'; }
 same() {  # label, file A, file B
   if [ "$(digests "$2")" = "$(digests "$3")" ] && [ -n "$(digests "$2")" ]; then echo "SAME   $1"; else echo "DIFFER $1"; digests "$2"; digests "$3"; fi
+}
+# (fluid parts) frun: a run on np ranks into $w/name; close: the largest relative difference of
+# every diagnostics.csv value (the same steps required)
+frun() { local np=$1 name=$2; shift 2; rm -rf "$w/$name"
+  mpi "$np" "$sim" --quiet --backend cuda --output "$w/$name" "$@" > "$w/$name.log" 2>&1 || { echo "FAILED $name"; tail -3 "$w/$name.log"; }; }
+close() { python3 - "$1" "$2" "$3" <<'PY'
+import sys
+label, a, b = sys.argv[1:]
+ra = [l.split(",") for l in open(a).read().splitlines()]
+rb = [l.split(",") for l in open(b).read().splitlines()]
+if len(ra) != len(rb) or ra[0] != rb[0]:
+    print(f"DIFFER {label}: {len(ra)} vs {len(rb)} rows"); sys.exit()
+worst = {}
+for x, y in zip(ra[1:], rb[1:]):
+    for name, p, q in zip(ra[0], x, y):
+        p, q = float(p), float(q)
+        worst[name] = max(worst.get(name, 0.0), abs(p - q) / max(abs(p), abs(q), 1e-300))
+ok = all(v <= 1e-6 for k, v in worst.items() if not k.startswith(("pressure_", "max_divergence")))
+print(("CLOSE " if ok else "DIFFER ") + label + ": largest relative difference per column " +
+      ", ".join(f"{k.split(' ')[0]} {v:.1e}" for k, v in worst.items()))
+PY
 }
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee "$out/gpus.txt"
 for part in "${parts[@]}"; do
@@ -82,26 +106,6 @@ for part in "${parts[@]}"; do
       ;;
     fluid)
       w=$out/fluid; mkdir -p "$w"
-      frun() { local np=$1 name=$2; shift 2; rm -rf "$w/$name"
-        mpi "$np" "$sim" --quiet --backend cuda --output "$w/$name" "$@" > "$w/$name.log" 2>&1 || { echo "FAILED $name"; tail -3 "$w/$name.log"; }; }
-      # largest relative difference of every diagnostics.csv value (same steps required)
-      close() { python3 - "$1" "$2" "$3" <<'PY'
-import sys
-label, a, b = sys.argv[1:]
-ra = [l.split(",") for l in open(a).read().splitlines()]
-rb = [l.split(",") for l in open(b).read().splitlines()]
-if len(ra) != len(rb) or ra[0] != rb[0]:
-    print(f"DIFFER {label}: {len(ra)} vs {len(rb)} rows"); sys.exit()
-worst = {}
-for x, y in zip(ra[1:], rb[1:]):
-    for name, p, q in zip(ra[0], x, y):
-        p, q = float(p), float(q)
-        worst[name] = max(worst.get(name, 0.0), abs(p - q) / max(abs(p), abs(q), 1e-300))
-ok = all(v <= 1e-6 for k, v in worst.items() if not k.startswith(("pressure_", "max_divergence")))
-print(("CLOSE " if ok else "DIFFER ") + label + ": largest relative difference per column " +
-      ", ".join(f"{k.split(' ')[0]} {v:.1e}" for k, v in worst.items()))
-PY
-      }
       cav="configs/cavity_re1000.toml grid.cells=[512,512] run.end_time=0.1 output.every=20 checkpoint.every=30 model.pressure_tol=1e-10"
       cyl="configs/cylinder.toml run.precision=\"float64\" run.end_time=0.1 output.every=20 model.pressure_tol=1e-10"
       # shellcheck disable=SC2086
@@ -191,6 +195,21 @@ PY
         done
       done
       rm -rf "$out/scratch" ;;
+    fluid3d)  # the 3D fluid: N GPUs against 1, a restart from N on 1, the Taylor-Green step's scaling
+      w=$out/fluid3d; mkdir -p "$w"
+      tg="configs/taylor_green_3d.toml grid.cells=[128,128,128] run.end_time=0.5 output.every_time=0.25 checkpoint.every=20"
+      cav="configs/cavity3d.toml run.end_time=0.5 output.every_time=0.25 checkpoint.every=20"
+      # shellcheck disable=SC2086
+      { frun 1 tg_1 $tg; frun "$n" tg_$n $tg; frun 1 cav_1 $cav; frun "$n" cav_$n $cav; }
+      close "fluid 3D Taylor-Green 128^3 float64, $n GPUs vs 1" "$w/tg_1/diagnostics.csv" "$w/tg_$n/diagnostics.csv"
+      close "fluid 3D cavity 64^3 float64 (walls), $n GPUs vs 1" "$w/cav_1/diagnostics.csv" "$w/cav_$n/diagnostics.csv"
+      rm -rf "$w/r"; mkdir -p "$w/r"; ck=$(ls "$w/tg_$n"/checkpoint_*.h5 | head -1); cp "$ck" "$w/r/"
+      # shellcheck disable=SC2086
+      "$sim" $tg --quiet --backend cuda --output "$w/r" --resume > "$w/r.log" 2>&1 || tail -3 "$w/r.log"
+      for f in tg_1 r; do { head -1 "$w/tg_1/diagnostics.csv"; tail -1 "$w/$f/diagnostics.csv"; } > "$w/$f.last.csv"; done
+      close "fluid 3D restart: $n GPUs to $(basename "$ck"), then 1 GPU to the end (last row)" "$w/tg_1.last.csv" "$w/r.last.csv"
+      mpi "$n" "$bin/bench/bench_fluid_scaling" --backend cuda --cells2 0 --cells3 0 --tg3 512 \
+        --json "$out/fluid3d_scaling_np$n.json" 2>&1 | grep -v '^wrote' ;;
     fluid-scaling)  # the distributed transform solve: 1 GPU against 2 and N, transposes against the all-to-all
       for np in 2 "$n"; do  # the transposes whole, and in 4 pieces overlapping the transforms
         for chunks in 1 4; do

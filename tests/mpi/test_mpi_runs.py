@@ -8,7 +8,8 @@ ranks) the same values to the solver tolerance; Monte Carlo the same counts; a c
 ranks restarts on M ranks and ends bit for bit where the uninterrupted run ends (also after SIGTERM to
 mpirun, which every rank answers with one shared checkpoint). The fluid model (its pressure
 solvers, multigrid levels and coarsest solve split too) matches the one-process run to the solver
-tolerance, and restarts across rank counts. The Gray-Scott example plugin (random noise keyed by
+tolerance, and restarts across rank counts; the 3D fluid (Taylor-Green, walled cavity, a periodic
+dimension split) matches it to rounding on 2, 3 (uneven) and 4 ranks and restarts across rank counts. The Gray-Scott example plugin (random noise keyed by
 the global cell index, face rules of the stencil pass on the global boundary only) gives the same
 bytes on 1, 2 and 3 ranks, split along either dimension. Options that do not run decomposed are refused with
 exit code 2 and a message.
@@ -169,6 +170,51 @@ pressure_tol = 1e-12
 default = "periodic"
 [output]
 every = 10
+"""
+
+# The 3D Taylor-Green vortex (configs/taylor_green_3d.toml) on a small uneven grid.
+FLUID3D_TAYLOR_GREEN = """
+[run]
+model = "fluid"
+backend = "cpu"
+steps = 6
+cfl = 0.6
+[grid]
+cells = [16, 12, 10]
+length = [6.283185307179586, 6.283185307179586, 6.283185307179586]
+[model]
+viscosity = 0.01
+init = "taylor_green"
+time_scheme = "rk2"
+[boundary]
+default = "periodic"
+[output]
+every = 3
+[checkpoint]
+every = 3
+"""
+
+# A walled 3D cavity: a lid along +x at y_hi and a moving x_lo wall (along +y).
+FLUID3D_CAVITY = """
+[run]
+model = "fluid"
+backend = "cpu"
+steps = 8
+cfl = 0.5
+[grid]
+cells = [12, 10, 14]
+length = [1.0, 1.0, 1.0]
+[model]
+viscosity = 0.01
+time_scheme = "rk2"
+[boundary]
+default = "wall"
+y_hi_value = 1.0
+x_lo_value = 0.5
+[output]
+every = 4
+[checkpoint]
+every = 4
 """
 
 MCPI = """
@@ -395,6 +441,68 @@ class Fluid(Case):
             self.compare_dirs("whole", out)
 
 
+class Fluid3D(Case):
+    """The 3D fluid split over ranks equals the one-process run to rounding: the distributed
+    transform solve equals the one-rank solve to rounding, the rest is the same arithmetic. Fields
+    (snapshots and checkpoints) within 1e-12 relative + 1e-13 absolute (speeds about 1 m/s), the
+    diagnostics within 1e-10 relative + 1e-13 (sums over ranks in another order)."""
+
+    compare_dirs = Fluid.compare_dirs
+    restart_across = Fluid.restart_across
+
+    def compare_diagnostics(self, a, b):
+        with open(os.path.join(self.dir, a, "diagnostics.csv")) as fa, open(os.path.join(self.dir, b, "diagnostics.csv")) as fb:
+            one, many = fa.read().splitlines(), fb.read().splitlines()
+        self.assertEqual(one[0], many[0])
+        self.assertEqual(len(one), len(many))  # the same steps
+        self.assertGreater(len(one), 2)
+        header = one[0].split(",")
+        for ra, rb in zip(one[1:], many[1:]):
+            for name, x, y in zip(header, ra.split(","), rb.split(",")):
+                x, y = float(x), float(y)
+                if name.startswith(("max_divergence", "pressure_residual")):  # rounding-level values
+                    self.assertLess(abs(x - y), 1e-12, f"{name}: {x} vs {y}")
+                else:
+                    self.assertLessEqual(abs(x - y), 1e-13 + 1e-10 * abs(x), f"{name}: {x} vs {y} in {b}")
+
+    def across_splits(self, text, splits, *args):
+        c = self.config("fluid3d", text)
+        self.simulate(0, c, "one", *args)
+        for ranks, split in splits:
+            out = "many%d" % ranks
+            self.simulate(ranks, c, out, *args, *(["grid.decomposition=" + split] if split else []))
+            self.compare_dirs("one", out, 1e-12, 1e-13)
+            self.compare_diagnostics("one", out)
+
+    def test_taylor_green_np2_np3_np4(self):
+        # slabs on 2 ranks, uneven slabs along z on 3 (4 + 3 + 3 cells), blocks on 4
+        self.across_splits(FLUID3D_TAYLOR_GREEN, ((2, None), (3, "[1, 1, 3]"), (4, "[1, 2, 2]")))
+
+    def test_cavity_np2_np3_np4(self):
+        # walls on every side; uneven slabs along y on 3 (4 + 3 + 3), blocks cut along x and z on 4
+        self.across_splits(FLUID3D_CAVITY, ((2, None), (3, "[1, 3, 1]"), (4, "[2, 1, 2]")))
+
+    def test_cavity_periodic_z_split_along_z_np4(self):
+        # a periodic dimension split over the ranks (its wrap through the halo), walls on the others
+        self.across_splits(FLUID3D_CAVITY, ((4, "[1, 1, 4]"), (3, "[3, 1, 1]")), "boundary.z_lo=\"periodic\"",
+                           "boundary.z_hi=\"periodic\"")
+
+    def test_restart_from_2_ranks_on_3_and_4_on_1(self):
+        self.restart_across(FLUID3D_TAYLOR_GREEN.replace("steps = 6", "steps = 8").replace("[checkpoint]\nevery = 3\n",
+                                                                                               "[checkpoint]\nevery = 2\nkeep = 5\n"),
+                            ((2, 3, "a"), (4, 0, "b")))
+        self.restart_across(FLUID3D_CAVITY.replace("[checkpoint]\nevery = 4\n", "[checkpoint]\nevery = 2\nkeep = 5\n"),
+                            ((3, 2, "c"),))
+
+    def test_dry_run_names_the_distributed_solve(self):
+        c = self.config("fluid3d", FLUID3D_TAYLOR_GREEN)
+        p = subprocess.run([MPIEXEC, "--oversubscribe", "-np", "2", SIMULATE, c, "--output", os.path.join(self.dir, "dry"),
+                            "--dry-run"], env=ENV, capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("distributed over the ranks by all-to-all transposes", p.stdout, p.stdout + p.stderr)
+        self.assertIn("over 2 ranks", p.stdout, p.stdout + p.stderr)
+
+
 class Restart(Case):
     def restart(self, text, first_ranks, then_ranks, checkpoint):
         c = self.config("run", text)
@@ -497,11 +605,11 @@ class Refusals(Case):
         self.assertIn("at least 2 x 2 cells", err)
         self.assertFalse(os.path.exists(os.path.join(self.dir, "f")), "a refused run wrote output")
 
-    def test_fluid_3d_runs_on_one_rank(self):
-        c = self.config("fluid3d", '[run]\nmodel = "fluid"\nbackend = "cpu"\nsteps = 2\n[grid]\ncells = [8, 8, 8]\n'
+    def test_fluid_3d_boxes_of_one_cell_are_refused(self):
+        c = self.config("fluid3d", '[run]\nmodel = "fluid"\nbackend = "cpu"\nsteps = 2\n[grid]\ncells = [3, 8, 8]\n'
                                    'length = [1.0, 1.0, 1.0]\n[boundary]\ndefault = "periodic"\n')
-        err = self.simulate(2, c, "f3", expect=2)
-        self.assertIn("3D fluid runs on one rank", err)
+        err = self.simulate(2, c, "f3", "grid.decomposition=[2, 1, 1]", expect=2)
+        self.assertIn("at least 2 x 2 x 2 cells", err)
         self.assertFalse(os.path.exists(os.path.join(self.dir, "f3")), "a refused run wrote output")
 
     def test_mcpi_array_path_refuses_several_ranks(self):
