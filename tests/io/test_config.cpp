@@ -293,7 +293,7 @@ TEST(Config, Nearest) {
 std::filesystem::path corpus_dir() {  // SIMKIT_SOURCE_DIR: the sources moved (the GPU machine's copy)
   if (const char* root = std::getenv("SIMKIT_SOURCE_DIR"); root && *root)
     return std::filesystem::path(root) / "tests" / "data" / "bad_configs";
-  return std::filesystem::path(__FILE__).parent_path().parent_path() / "data" / "bad_configs";
+  return std::filesystem::path(SIMKIT_TEST_SOURCE_DIR).parent_path() / "data" / "bad_configs";
 }
 
 // Parameters are built by name, one way only (no positional aggregate to get in the wrong order).

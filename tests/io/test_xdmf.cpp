@@ -77,7 +77,7 @@ bool have_h5py() { return std::system("/usr/bin/python3 -c 'import h5py' >/dev/n
 
 // Runs check_h5py.py on a snapshot and a series; its exit status (0 = all checks passed).
 int check_with_h5py(const std::string& snapshot, const std::string& xdmf) {
-  const fs::path script = fs::path(__FILE__).parent_path() / "check_h5py.py";
+  const fs::path script = fs::path(SIMKIT_TEST_SOURCE_DIR) / "check_h5py.py";
   const std::string cmd = "/usr/bin/python3 '" + script.string() + "' '" + snapshot + "' '" + xdmf + "'";
   const int status = std::system(cmd.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
