@@ -3,7 +3,7 @@
 # in SIMKIT_DEV_DIR (.dev, made by scripts/device/prepare.sh, with their libraries in
 # .dev/devlib): every test binary, then the core benchmark and, in the same call, the peer
 # libraries (.shared/peers) on the same workloads.
-#   OUT=... COMMIT=... SIMKIT_DEV_DIR=.dev scripts/device/gpu-suite.sh [tests] [bench] [peers] [fluid3d] [tg3d] ...
+#   OUT=... COMMIT=... SIMKIT_DEV_DIR=.dev scripts/device/gpu-suite.sh [tests] [bench] [peers] [fluid3d] [tg3d] [newcomer] [ncu-fluid3d] ...
 set -u
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 root=$(pwd)
@@ -84,6 +84,21 @@ for part in "${parts[@]}"; do
         tail -2 "output/$name/diagnostics.csv" | tee -a "$out/e2e_$name.log"
         mkdir -p "$out/$name" && cp "output/$name/diagnostics.csv" "$out/$name/" 2>/dev/null
         last=$(ls output/$name/snapshot_*.h5 2>/dev/null | tail -1); [ -n "$last" ] && cp "$last" "$out/$name/"
+      done ;;
+    newcomer)  # the from_cupy examples (each checks itself), the newcomer table against CuPy, random fills and their bits
+      for e in "$bin"/examples/from_cupy/from_cupy_*; do "$e" --backend cuda 2>&1 | tail -1; done | tee "$out/examples.log"
+      for d in float32 float64; do
+        timeout 300 python3 bench/newcomer.py --build "$bin" --backend cuda --dtype $d --json "$out/newcomer_$d.json" 2>&1 | tee -a "$out/newcomer.log"
+      done
+      "$bin"/bench/bench_random --backend cuda 2>&1 | tee "$out/bench_random.log" ;;
+    ncu-fluid3d)  # each kernel of a 256^3 float32 Euler step: its time and DRAM bytes (one pass each, clocks as they are)
+      nc=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+      export LD_LIBRARY_PATH
+      for p in float32 float64; do
+        timeout 240 "$nc" --clock-control none --kernel-name-base demangled -s 300 -c 40 --csv --print-units base \
+          --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__grid_size,launch__registers_per_thread \
+          "$bin"/bench/bench_fluid3d --backend cuda --sizes 256 --precisions $p --schemes euler --samples 3 --batch 10 \
+          >"$out/ncu_fluid3d_$p.csv" 2>&1; echo "ncu fluid3d $p: $?"
       done ;;
     ncu-heat)
       # hardware counters of the 3D/2D stage kernels and the 3D ghost fill (one launch each)
