@@ -1,5 +1,7 @@
 #include "io/config.hpp"
 
+#include "io/config_text.hpp"
+
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -10,7 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <limits>
+#include <type_traits>
+#include <variant>
 #include <sstream>
 
 namespace sim::io {
@@ -19,97 +22,8 @@ namespace {
 using Raw = detail::RawValue;
 using Kind = Raw::Kind;
 constexpr const char* kCommandLine = "command line";
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // ---- text helpers
-
-/// Shortest text that reads back as v; integral values keep a ".0" when as_toml (TOML floats).
-std::string fmt_real(double v, bool as_toml = true) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[40];
-  for (int prec = 15; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  std::string s = buf;
-  if (as_toml && s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s;
-}
-
-/// A TOML basic string.
-std::string quote(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char ch : s) {
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += static_cast<char>(ch);
-    } else if (ch == '\n') {
-      out += "\\n";
-    } else if (ch == '\t') {
-      out += "\\t";
-    } else if (ch < 0x20 || ch == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04X", ch);
-      out += buf;
-    } else {
-      out += static_cast<char>(ch);
-    }
-  }
-  return out + "\"";
-}
-
-/// A key as TOML writes it: bare when it can be.
-std::string key_text(const std::string& k) {
-  bool bare = !k.empty() && std::all_of(k.begin(), k.end(), [](unsigned char ch) {
-    return std::isalnum(ch) || ch == '_' || ch == '-';
-  });
-  return bare ? k : quote(k);
-}
-
-template <class T, class F>
-std::string join(const std::vector<T>& v, F&& each, const char* sep = ", ") {
-  std::string out;
-  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + each(v[i]);
-  return out;
-}
-
-/// A value in TOML syntax.
-std::string to_text(const Value& v) {
-  struct Visitor {
-    std::string operator()(bool b) const { return b ? "true" : "false"; }
-    std::string operator()(std::int64_t i) const { return std::to_string(i); }
-    std::string operator()(double d) const { return fmt_real(d); }
-    std::string operator()(const std::string& s) const { return quote(s); }
-    std::string operator()(const std::vector<std::int64_t>& a) const {
-      return "[" + join(a, [](std::int64_t i) { return std::to_string(i); }) + "]";
-    }
-    std::string operator()(const std::vector<double>& a) const {
-      return "[" + join(a, [](double d) { return fmt_real(d); }) + "]";
-    }
-    std::string operator()(const std::vector<std::string>& a) const { return "[" + join(a, quote) + "]"; }
-  };
-  return std::visit(Visitor{}, v);
-}
-
-/// A raw value for "found ..." (tables named, long arrays cut).
-std::string describe(const Raw& r) {
-  switch (r.kind) {
-    case Kind::table: return "a table";
-    case Kind::other: return r.text;
-    case Kind::array: {
-      std::string s = "[" + join(r.items, describe) + "]";
-      return s.size() > 60 ? s.substr(0, 56) + " ...]" : s;
-    }
-    default: return to_text(r.scalar);
-  }
-}
-
-std::string loc_text(const SourceLoc& l) {
-  std::string s = l.file;
-  if (l.line > 0) s += ":" + std::to_string(l.line) + (l.column > 0 ? ":" + std::to_string(l.column) : "");
-  return s;
-}
 
 std::string trim(const std::string& s) {
   auto b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
@@ -327,6 +241,52 @@ std::string section_list(const std::vector<Schema>& schemas) {
   return join(schemas, [](const Schema& s) { return "[" + s.section + "]"; });
 }
 
+/// The command line wins over the file for keys that exclude each other (Schema::exclusive):
+/// one of a pair given on the command line drops the file's other; both given there stay.
+void drop_excluded_by_overrides(Config::Section& s, const Schema& schema) {
+  auto overridden = [&](const std::string& key) {
+    return std::any_of(s.items.begin(), s.items.end(),
+                       [&](const Config::Item& it) { return it.key == key && !it.override_text.empty(); });
+  };
+  for (const auto& [a, b] : schema.exclusive) {
+    const bool a_given = overridden(a), b_given = overridden(b);
+    if (a_given == b_given) continue;
+    const std::string& dropped = a_given ? b : a;
+    s.items.erase(std::remove_if(s.items.begin(), s.items.end(),
+                                 [&](const Config::Item& it) { return it.key == dropped && it.override_text.empty(); }),
+                  s.items.end());
+  }
+}
+
+/// Entries of an array value; 0 for a scalar.
+template <class T>
+std::size_t entries(const std::vector<T>& v) { return v.size(); }
+template <class T>
+std::size_t entries(const T&) { return 0; }
+
+/// v made n copies of its first entry (arrays that are not empty; scalars stay).
+template <class T>
+void repeat_first(std::vector<T>& v, std::size_t n) {
+  if (!v.empty()) v.assign(n, T(v.front()));
+}
+template <class T>
+void repeat_first(T&, std::size_t) {}
+
+/// Unset arrays of s that follow another key (Param::per_entry_of) take their default's first
+/// entry once per entry of that key's value.
+void repeat_defaults_per_entry(Config::Section& s, const Schema& schema) {
+  for (const Param& p : schema.params) {
+    if (p.per_entry_of.empty()) continue;
+    const Config::Item* count = nullptr;
+    for (const auto& it : s.items)
+      if (it.key == p.per_entry_of && it.value) count = &it;
+    if (!count) continue;
+    const std::size_t n = std::visit([](const auto& v) { return entries(v); }, *count->value);
+    for (auto& it : s.items)
+      if (!it.set && it.key == p.name && it.value) std::visit([n](auto& v) { repeat_first(v, n); }, *it.value);
+  }
+}
+
 }  // namespace
 
 // ---- parsing
@@ -365,6 +325,9 @@ Config Config::parse(const std::string& toml_text, const std::string& file, cons
     }
   }
   // File order, so that validate() reports the first error of the file; top-level keys first.
+  for (auto& s : c.sections_)
+    if (s.name.empty())
+      std::sort(s.items.begin(), s.items.end(), [](const Item& a, const Item& b) { return before(a.loc, b.loc); });
   std::stable_sort(c.sections_.begin(), c.sections_.end(), [](const Section& a, const Section& b) {
     return a.name.empty() != b.name.empty() ? a.name.empty() : before(a.loc, b.loc);
   });
@@ -397,19 +360,6 @@ void Config::apply_override(const std::string& text) {
   const std::string key = lhs.substr(dot + 1);
   s.items.erase(std::remove_if(s.items.begin(), s.items.end(), [&](const Item& it) { return it.key == key; }),
                 s.items.end());
-  // The command line wins over the file, for the keys that exclude each other too: run.steps
-  // given here replaces the file's end_time (and end_time its steps), run.dt its cfl (and cfl
-  // its dt). Both given on the command line stay an error (check_framework_rules).
-  if (s.name == "run") {
-    static const std::pair<const char*, const char*> exclusive[] = {{"steps", "end_time"}, {"dt", "cfl"}};
-    for (const auto& [a, b] : exclusive) {
-      const std::string other = key == a ? b : key == b ? a : "";
-      if (other.empty()) continue;
-      s.items.erase(std::remove_if(s.items.begin(), s.items.end(),
-                                   [&](const Item& it) { return it.key == other && it.override_text.empty(); }),
-                    s.items.end());
-    }
-  }
   s.items.push_back(Item{key, raw, here, text, true, std::nullopt});
 }
 
@@ -499,6 +449,8 @@ SourceLoc Config::where(const std::string& section, const std::string& key) cons
 
 const std::string& Config::file() const { return file_; }
 
+const std::vector<Config::Section>& Config::sections() const { return sections_; }
+
 // ---- errors
 
 ConfigError Config::error_at(const Item& it, const SourceLoc& loc, const std::string& message) const {
@@ -514,6 +466,11 @@ ConfigError Config::error_at_section(const std::string& section, const std::stri
   for (const auto& s : sections_)
     if (s.name == section && s.loc.file == file_ && s.loc.line > 0) return ConfigError(loc_text(s.loc) + ": error: " + message);
   return ConfigError(file_ + ": error: " + message);
+}
+
+ConfigError Config::error_at(const Section& s, const std::string& message) const {
+  if (s.loc.file == kCommandLine && !s.items.empty()) return error_at(s.items.front(), s.loc, message);
+  return ConfigError(loc_text(s.loc) + ": error: " + message);
 }
 
 ConfigError Config::error_at(const std::string& section, const std::string& key, const std::string& message) const {
@@ -553,9 +510,9 @@ void Config::validate(const std::vector<Schema>& schemas) {
       const std::string near = nearest(s.name, names);
       const std::string msg = "unknown section [" + s.name + "]" +
                               (near.empty() ? "; known sections: " + section_list(schemas) : "; did you mean [" + near + "]?");
-      if (s.loc.file == kCommandLine && !s.items.empty()) throw c.error_at(s.items.front(), s.loc, msg);
-      throw ConfigError(loc_text(s.loc) + ": error: " + msg);
+      throw c.error_at(s, msg);
     }
+    drop_excluded_by_overrides(s, *schema);
     for (auto& it : s.items) {
       const Param* p = find_param(*schema, it.key);
       for (const auto& r : schema->retired)
@@ -595,16 +552,9 @@ void Config::validate(const std::vector<Schema>& schemas) {
     }
   }
 
-  // Unset grid.length / grid.origin take one entry per entry of grid.cells.
-  if (const Item* cells = c.find("grid", "cells"); cells && cells->value) {
-    if (const auto* n = std::get_if<std::vector<std::int64_t>>(&*cells->value)) {
-      for (auto& s : c.sections_)
-        if (s.name == "grid")
-          for (auto& it : s.items)
-            if (!it.set && (it.key == "length" || it.key == "origin"))
-              if (auto* v = std::get_if<std::vector<double>>(&*it.value); v && !v->empty()) v->assign(n->size(), v->front());
-    }
-  }
+  for (const auto& schema : schemas)
+    for (auto& s : c.sections_)
+      if (s.name == schema.section) repeat_defaults_per_entry(s, schema);
   *this = std::move(c);
 }
 
@@ -658,134 +608,6 @@ std::string nearest(const std::string& word, const std::vector<std::string>& can
     if (d < best_d) best = c, best_d = d;
   }
   return best;
-}
-
-// ---- framework sections and rules
-
-std::vector<Schema> framework_schemas() {
-  std::vector<Schema> out;
-
-  out.push_back({"run", "What to run, on which backend, for how long", {
-      Param::string("model", "").required().says("Model to run (`simulate models` lists them)"),
-      Param::string("backend", "auto").one_of({"auto", "cuda", "cpu"})
-          .says("Backend: auto (cuda when available), cuda or cpu"),
-      Param::string("precision", "float64").one_of({"float32", "float64"}).says("Floating-point precision of the fields"),
-      Param::integer("steps", 0).at_least(0).says("Number of time steps to run (set this or end_time)"),
-      Param::real("end_time", 0.0).at_least(0).in("s").says("Simulated time to reach (set this or steps)"),
-      Param::real("dt", 0.0).at_least(0).in("s").says("Fixed time step; unset: derived from cfl"),
-      Param::real("cfl", 0.9).range(0, 10).says("Courant number for the derived time step (meaning is the model's)"),
-      Param::integer("seed", 0).at_least(0).says("Seed of the random streams"),
-      Param::strings("plugins", {}).says("Shared libraries to load before the run"),
-  }});
-
-  out.push_back({"grid", "The uniform Cartesian grid", {
-      Param::integers("cells", {64, 64}).at_least(1).lengths(1, 3).says("Cells per dimension (x, y, z)"),
-      Param::reals("length", {1.0, 1.0}).positive().lengths(1, 3).in("m")
-          .says("Domain size per dimension; unset: 1 per entry of cells"),
-      Param::reals("origin", {0.0, 0.0}).lengths(1, 3).in("m")
-          .says("Coordinates of the domain's low corner; unset: 0 per entry of cells"),
-      Param::integer("ghost", 1).range(1, 4).says("Ghost cells on each side"),
-      Param::integers("decomposition", {}).at_least(1)
-          .says("Ranks per dimension under mpirun (product = number of ranks); empty: automatic (fewest cut faces)"),
-  }});
-
-  out.push_back({"output", "Snapshots of the fields (HDF5 + XDMF)", {
-      Param::string("directory", "output").says("Directory for snapshots and checkpoints"),
-      Param::integer("every", 0).at_least(0).in("steps").says("Write a snapshot every this many steps; 0: off"),
-      Param::real("every_time", 0.0).at_least(0).in("s").says("Write a snapshot every this much simulated time; 0: off"),
-      Param::integer("diagnostics_every", 0).at_least(0).in("steps")
-          .says("Write a diagnostics row every this many steps, with or without snapshots; 0: a row at each snapshot"),
-      Param::strings("fields", {}).says("Fields to write; empty: all of the model's"),
-      Param::real("diagnostics_every_time", 0.0).at_least(0).in("s")
-          .says("Write a diagnostics row every this much simulated time, with or without snapshots; 0: a row at each snapshot"),
-      Param::integer("compression", 0).range(0, 9).says("Deflate level of the datasets; 0: none"),
-      Param::string("prefix", "snapshot").says("File name prefix of the snapshots"),
-  }});
-
-  out.push_back({"checkpoint", "Restart files", {
-      Param::integer("every", 0).at_least(0).in("steps").says("Write a checkpoint every this many steps; 0: off"),
-      Param::real("every_minutes", 0.0).at_least(0).in("min")
-          .says("Write a checkpoint every this many wall-clock minutes; 0: off"),
-      Param::integer("keep", 3).range(1, 1000).says("Number of checkpoints kept on disk"),
-      Param::string("prefix", "checkpoint").says("File name prefix of the checkpoints"),
-  }});
-
-  out.push_back(boundary_schema({"periodic", "dirichlet", "neumann"}, "neumann",
-                                 "value (dirichlet) or outward gradient (neumann)"));
-  return out;
-}
-
-Schema boundary_schema(const std::vector<std::string>& kinds, const std::string& default_kind, const std::string& value_doc,
-                       int rank) {
-  std::string kind_list;
-  for (const std::string& k : kinds) kind_list += (kind_list.empty() ? "" : ", ") + k;
-  Schema bc{"boundary", "Boundary conditions, per face (" + kind_list + ")", {}};
-  bc.params.push_back(Param::string("default", default_kind).one_of(kinds).says("Condition on faces not set below: " + kind_list));
-  bc.params.push_back(Param::real("default_value", 0.0).says("Value on faces not set below: " + value_doc));
-  std::vector<std::string> face_kinds = kinds;
-  face_kinds.insert(face_kinds.begin(), "");
-  const char* const faces[] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
-  for (int f = 0; f < 2 * std::min(std::max(rank, 1), 3); ++f) {
-    const std::string face = faces[f];
-    bc.params.push_back(Param::string(face, "").one_of(face_kinds).says("Condition on the " + face + " face; \"\": use default"));
-    bc.params.push_back(Param::real(face + "_value", 0.0).says("Value on the " + face + " face: " + value_doc + "; unset: default_value"));
-  }
-  return bc;
-}
-
-void check_framework_rules(const Config& c) {
-  auto at = [&](const char* section, const char* key) {
-    SourceLoc w = c.where(section, key);
-    return w.line > 0 ? "line " + std::to_string(w.line) : w.file;
-  };
-  const bool steps = c.is_set("run", "steps"), end_time = c.is_set("run", "end_time");
-  if (!steps && !end_time)
-    throw c.error_at("run", "steps", "neither steps nor end_time is set, so the run has no end; set one of them (e.g. steps = 100)");
-  if (steps && end_time)
-    throw c.error_at("run", "end_time", "both steps (" + at("run", "steps") + ") and end_time are set; keep one of them");
-  if (c.is_set("run", "dt") && c.is_set("run", "cfl"))
-    throw c.error_at("run", "cfl", "both dt (" + at("run", "dt") +
-                                       ") and cfl given; a fixed time step and a derived one exclude each other, remove one");
-  if (c.is_set("run", "dt") && !(c.real("run", "dt") > 0))
-    throw c.error_at("run", "dt", "expected a real > 0, found " + fmt_real(c.real("run", "dt"), false) +
-                                      "; remove dt to derive the time step from cfl");
-  const auto& cells = c.integers("grid", "cells");
-  for (const char* key : {"length", "origin"}) {
-    const auto n = c.reals("grid", key).size();
-    if (c.is_set("grid", key) && n != cells.size())
-      throw c.error_at("grid", key, "has " + std::to_string(n) + " entries but cells has " + std::to_string(cells.size()) +
-                                        " (" + to_text(cells) + "); give one entry per dimension");
-  }
-}
-
-void check_model_name(const Config& c, const std::vector<std::string>& registered) {
-  const std::string list = "(registered models: " + (registered.empty() ? std::string("none") : join(registered, [](const std::string& s) { return s; })) + ")";
-  const Config::Item* it = c.find("run", "model");
-  if (!it || !it->set) {
-    for (const auto& s : c.sections_)  // a key outside any section explains better than "missing"
-      if (s.name.empty() && !s.items.empty()) throw c.outside_section_error(s.items.front(), framework_schemas());
-    // So does a misspelt [run] header ([runzz], [rnu]): name it and suggest [run].
-    std::vector<std::string> known;
-    for (const auto& schema : framework_schemas()) known.push_back(schema.section);
-    known.push_back("model");
-    for (const auto& s : c.sections_) {
-      if (s.name.empty() || std::find(known.begin(), known.end(), s.name) != known.end()) continue;
-      const bool holds_model = std::any_of(s.items.begin(), s.items.end(), [](const auto& i) { return i.key == "model"; });
-      if (!holds_model && nearest(s.name, known) != "run") continue;
-      const std::string msg = "unknown section [" + s.name + "]; did you mean [run]? ([run] model names the model to run " + list + ")";
-      if (s.loc.file == kCommandLine && !s.items.empty()) throw c.error_at(s.items.front(), s.loc, msg);
-      throw ConfigError(loc_text(s.loc) + ": error: " + msg);
-    }
-    throw c.error_at_section("run", "[run] model: required key missing " + list + "; add model = " +
-                                        quote(registered.empty() ? "name" : registered.front()) + " under [run]");
-  }
-  if (it->raw.kind != Kind::string)
-    throw c.error_at(*it, it->raw.loc, "[run] model: expected a string naming a model " + list + ", found " + describe(it->raw));
-  const auto& name = std::get<std::string>(it->raw.scalar);
-  if (std::find(registered.begin(), registered.end(), name) != registered.end()) return;
-  const std::string near = nearest(name, registered);
-  throw c.error_at(*it, it->raw.loc, "[run] model: unknown model " + quote(name) + " " + list +
-                                         (near.empty() ? "" : "; did you mean " + quote(near) + "?"));
 }
 
 }  // namespace sim::io

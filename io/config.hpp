@@ -1,6 +1,7 @@
 #pragma once
-// Run configuration: a TOML file plus "section.key=value" overrides, validated against the
-// parameter schemas of the framework and the model. Every user error becomes one ConfigError
+// Run configuration: a TOML file plus "section.key=value" overrides, validated against
+// parameter schemas (the run driver's framework sections, models/run/framework_schema.hpp,
+// and the model's). Every user error becomes one ConfigError
 // that names the file, line and column, the key, what was expected, what was found, and a fix.
 // The TOML reader (toml++) lives in config.cpp only: this header is host- and nvcc-safe.
 #include <cstdint>
@@ -40,11 +41,27 @@ struct RawValue {
 
 class Config {
  public:
+  /// One key as written (file or command line), or a default filled in by validate().
+  struct Item {
+    std::string key;
+    detail::RawValue raw;
+    SourceLoc loc;               ///< where the key starts
+    std::string override_text;   ///< "section.key=value" for command-line values
+    bool set = true;             ///< false: a filled-in default
+    std::optional<Value> value;  ///< typed, after validate()
+  };
+  /// One section as written, with its keys.
+  struct Section {
+    std::string name;  ///< "" holds keys written outside any section
+    SourceLoc loc;
+    std::vector<Item> items;
+  };
+
   /// Parses a TOML file (ConfigError on syntax errors, with line and column) and applies
   /// overrides "section.key=value" (value in TOML syntax; a bare word that is not valid TOML is
   /// taken as a string, so run.backend=cpu works). Does not validate against schemas yet.
-  /// Overrides win over the file, also where keys exclude each other: run.steps=N drops the
-  /// file's end_time (run.end_time=T its steps), run.dt=X its cfl (run.cfl=C its dt).
+  /// Overrides win over the file, also where keys exclude each other (Schema::exclusive,
+  /// applied by validate()): run.steps=N drops the file's end_time, run.dt=X its cfl.
   static Config load(const std::string& path, const std::vector<std::string>& overrides = {});
   /// Same from a string (file is the name used in messages).
   static Config parse(const std::string& toml_text, const std::string& file,
@@ -60,7 +77,8 @@ class Config {
   /// choice; array length; required key missing), converts integers written for reals, and
   /// fills defaults, so that afterwards every schema key of every schema section has a value
   /// (sections absent from the file still get their defaults). Throws the FIRST error found.
-  /// Unset grid.length / grid.origin default to 1.0 / 0.0 per entry of grid.cells.
+  /// An unset array that follows another key (Param::per_entry_of) gets its default's first
+  /// entry once per entry of that key (grid.length: 1.0 per entry of grid.cells).
   void validate(const std::vector<Schema>& schemas);
 
   /// Typed access after validate(); throws sim::Error if the key is absent or of another type.
@@ -90,29 +108,25 @@ class Config {
   /// The file this config was read from.
   const std::string& file() const;
 
- private:
-  struct Item {
-    std::string key;
-    detail::RawValue raw;
-    SourceLoc loc;               ///< where the key starts
-    std::string override_text;   ///< "section.key=value" for command-line values
-    bool set = true;             ///< false: a filled-in default
-    std::optional<Value> value;  ///< typed, after validate()
-  };
-  struct Section {
-    std::string name;  ///< "" holds keys written outside any section
-    SourceLoc loc;
-    std::vector<Item> items;
-  };
-
+  /// The sections as written (file order, keys outside any section first), for checks made
+  /// before validate() such as the model's name; defaults appear after validate().
+  const std::vector<Section>& sections() const;
+  /// section.key as written or filled in, or nullptr when absent.
   const Item* find(const std::string& section, const std::string& key) const;
+  /// An error located at loc (its key or its value); a command-line item is named by its override.
+  ConfigError error_at(const Item& it, const SourceLoc& loc, const std::string& message) const;
+  /// An error located at section s's header, or at the override that made the section.
+  ConfigError error_at(const Section& s, const std::string& message) const;
+  /// An error located at [section]'s header in this file, else at the file.
+  ConfigError error_at_section(const std::string& section, const std::string& message) const;
+  /// The error for it, a key written outside any section: says which section of schemas holds
+  /// it (or that it names a section), else lists the sections.
+  ConfigError outside_section_error(const Item& it, const std::vector<Schema>& schemas) const;
+
+ private:
   const Item& item(const std::string& section, const std::string& key) const;
   Section& section(const std::string& name, const SourceLoc& loc);
   void apply_override(const std::string& text);
-  ConfigError error_at(const Item& it, const SourceLoc& loc, const std::string& message) const;
-  ConfigError error_at_section(const std::string& section, const std::string& message) const;
-  ConfigError outside_section_error(const Item& it, const std::vector<Schema>& schemas) const;
-  friend void check_model_name(const Config& c, const std::vector<std::string>& registered);
 
   std::string file_;
   std::vector<Section> sections_;
@@ -121,23 +135,5 @@ class Config {
 /// Edit-distance suggestion: the candidate closest to `word`, or "" if none is close enough
 /// (distance <= max(2, word.size()/3)).
 std::string nearest(const std::string& word, const std::vector<std::string>& candidates);
-
-/// The framework's own sections: [run], [grid], [output], [checkpoint], [boundary] (with the
-/// scalar kinds: periodic, dirichlet, neumann).
-std::vector<Schema> framework_schemas();
-/// The [boundary] section for a model that accepts `kinds` (default_kind on faces not set), a
-/// face's value meaning value_doc ("value (dirichlet) or outward gradient (neumann)"), with
-/// the faces of the first `rank` dimensions (x, y, z).
-Schema boundary_schema(const std::vector<std::string>& kinds, const std::string& default_kind, const std::string& value_doc,
-                       int rank = 3);
-/// Cross-field rules of the framework sections, checked after validate(): exactly one of
-/// run.steps / run.end_time set; not both run.dt and run.cfl set; run.dt > 0 when set;
-/// grid.length and grid.origin (when set) have as many entries as grid.cells.
-void check_framework_rules(const Config& c);
-/// Checks run.model before validate() (the model decides which schema applies): present, a
-/// string, and one of `registered`; the ConfigError lists the registered names and suggests
-/// the nearest. When [run] model is missing because the [run] header is misspelt ([runzz]),
-/// the error names that section, where it is, and suggests [run].
-void check_model_name(const Config& c, const std::vector<std::string>& registered);
 
 }  // namespace sim::io

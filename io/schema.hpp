@@ -35,6 +35,7 @@ struct Param {
   std::string unit;                  ///< e.g. "m^2/s"; empty for dimensionless
   std::string doc;                   ///< one line
   std::size_t min_length = 0, max_length = SIZE_MAX;  ///< for arrays
+  std::string per_entry_of;  ///< arrays left unset: the default's first entry once per entry of this key
 
   /// An empty parameter (a real called ""); the builders below make the others.
   Param() {}
@@ -75,6 +76,8 @@ struct Param {
   Param one_of(std::vector<std::string> names) && { return choices = std::move(names), std::move(*this); }
   /// Arrays of lo to hi elements.
   Param lengths(std::size_t lo, std::size_t hi) && { return min_length = lo, max_length = hi, std::move(*this); }
+  /// Arrays left unset: the default's first entry, once per entry of the array `key` of the same section.
+  Param one_per_entry_of(std::string key) && { return per_entry_of = std::move(key), std::move(*this); }
   /// The unit, e.g. "m^2/s".
   Param in(std::string u) && { return unit = std::move(u), std::move(*this); }
   /// The one-line doc.
@@ -96,6 +99,9 @@ struct Schema {
   /// Keys that were removed, each with what replaced it: a config that sets one is refused with
   /// "[section] key <text>", e.g. {"left", "was replaced by [boundary] x_lo (...)"}.
   std::vector<std::pair<std::string, std::string>> retired = {};
+  /// Pairs of keys that exclude each other: one given on the command line drops the other from
+  /// the file (both given stay, for a rule checked after validate() to refuse).
+  std::vector<std::pair<std::string, std::string>> exclusive = {};
 };
 
 }  // namespace sim::io

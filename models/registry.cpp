@@ -3,6 +3,7 @@
 #include "core/runtime/error.hpp"
 #include "io/config.hpp"
 #include "models/model.hpp"
+#include "models/run/framework_schema.hpp"
 
 namespace sim {
 
@@ -23,9 +24,9 @@ std::vector<io::Schema> schemas_of(const ModelInfo& info, int grid_rank) {
   for (const std::string& k : info.boundary_kinds) only_periodic = only_periodic && k == "periodic";
   if (only_periodic) takes_value = false;
   const std::string value_doc = takes_value ? info.boundary_value_doc : "not used (no kind of this model takes a value)";
-  std::vector<io::Schema> schemas = io::framework_schemas();
+  std::vector<io::Schema> schemas = run::framework_schemas();
   for (io::Schema& s : schemas)
-    if (s.section == "boundary") s = io::boundary_schema(info.boundary_kinds, info.boundary_default, value_doc, grid_rank);
+    if (s.section == "boundary") s = run::boundary_schema(info.boundary_kinds, info.boundary_default, value_doc, grid_rank);
   schemas.push_back(info.schema);
   return schemas;
 }

@@ -11,6 +11,7 @@
 #include "core/runtime/error.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_file.hpp"
+#include "models/run/framework_schema.hpp"
 #include "models/run/input.hpp"
 #include "models/run/log.hpp"
 #include "models/run/restore.hpp"
@@ -40,19 +41,19 @@ GridSpec grid_from_config(const io::Config& c) {
 }
 
 std::unique_ptr<Model> build_model(const ModelRegistry& registry, const Context& ctx, io::Config& config) {
-  io::check_model_name(config, registry.names());
+  run::check_model_name(config, registry.names());
   const ModelInfo* info = registry.find(*config.raw_string("run", "model"));
   config.validate(schemas_of(*info));
-  io::check_framework_rules(config);
+  run::check_framework_rules(config);
   ModelSetup setup{ctx, &config, grid_from_config(config), config.string("run", "precision") == "float64"};
   return info->create(setup);
 }
 
 std::unique_ptr<Model> build_model(const ModelRegistry& registry, const Context& ctx, io::Config& config, const Comm& comm) {
-  io::check_model_name(config, registry.names());
+  run::check_model_name(config, registry.names());
   const ModelInfo* info = registry.find(*config.raw_string("run", "model"));
   config.validate(schemas_of(*info));
-  io::check_framework_rules(config);
+  run::check_framework_rules(config);
   ModelSetup setup{ctx, &config, grid_from_config(config), config.string("run", "precision") == "float64"};
   setup.comm = comm;
   if (comm.parallel()) setup.decomposition = run::decompose(config, setup.grid, comm.size());

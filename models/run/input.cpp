@@ -17,6 +17,7 @@
 #include "models/plugin.hpp"
 #include "models/run/clock.hpp"
 #include "models/run/finite_guard.hpp"
+#include "models/run/framework_schema.hpp"
 #include "models/run/log.hpp"
 #include "models/run/run_identity.hpp"
 
@@ -145,11 +146,11 @@ void load_config(const RunOptions& opt, ModelRegistry& registry, RunInput& in) {
     }
   }
   for (const std::string& p : opt.plugins) load_plugin(p, registry);
-  io::check_model_name(in.config, registry.names());
+  check_model_name(in.config, registry.names());
   in.info = registry.find(*in.config.raw_string("run", "model"));
   in.schemas = schemas_of(*in.info);
   in.config.validate(in.schemas);
-  io::check_framework_rules(in.config);
+  check_framework_rules(in.config);
 }
 
 /// The grid, its split over the ranks, and the output and checkpoint settings.
