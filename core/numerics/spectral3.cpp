@@ -36,16 +36,16 @@ struct Scatter3 {
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { out(i, j, k) = real(i, j, k); }
 };
 
-/// V *= m * scale, in place.
+/// v *= m * scale, in place, over the spectrum as one flat range (v and m contiguous, in the
+/// same order): the last dimension's n/2 + 1 modes would leave half of a block idle per row.
 template <class T>
 struct MultiplyFourier3 {
   Cplx<T>* v;
-  View<const T, 3> m;
-  index_t n1, h2;
+  const T* m;
   T scale;
-  SIM_INLINE void operator()(index_t k0, index_t k1, index_t k2) const {
-    const T f = m(k0, k1, k2) * scale;
-    Cplx<T>& z = v[(k0 * n1 + k1) * h2 + k2];
+  SIM_INLINE void operator()(index_t q) const {
+    const T f = m[q] * scale;
+    Cplx<T>& z = v[q];
     z.re *= f, z.im *= f;
   }
 };
@@ -155,16 +155,16 @@ struct FourierMultiplier3<T>::Impl {
   /// The transform, multiplication and inverse on the staged buffer, in place.
   void run_staged() {
     const T scale = T(1.0 / double(points()));
-    const Box<3> half{{0, 0, 0}, {n0, n1, h2}};
+    const Box<1> half{{0}, {index_t(modes())}};
     if (!ctx.is_cuda()) {
       Fftw3d<T>::run(forward);
-      for_each(ctx, "fft::fourier3_multiply", half, MultiplyFourier3<T>{reinterpret_cast<Cplx<T>*>(spectrum), m.view(), n1, h2, scale});
+      for_each(ctx, "fft::fourier3_multiply", half, MultiplyFourier3<T>{reinterpret_cast<Cplx<T>*>(spectrum), m.data(), scale});
       Fftw3d<T>::run(inverse);
       return;
     }
 #if SIM_TU_HAS_CUDA
     exec_forward3(cufftHandle(plan_forward), dreal, dv);
-    for_each(ctx, "fft::fourier3_multiply", half, MultiplyFourier3<T>{dv, m.view(), n1, h2, scale});
+    for_each(ctx, "fft::fourier3_multiply", half, MultiplyFourier3<T>{dv, m.data(), scale});
     exec_inverse3(cufftHandle(plan_inverse), dv, dreal);
 #endif
   }

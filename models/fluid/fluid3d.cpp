@@ -168,6 +168,10 @@ class FluidModel3 final : public Model {
     for (Field<T, 3>* f : {&u_[0], &u_[1], &u_[2], &u1_[0], &u1_[1], &u1_[2], &u2_[0], &u2_[1], &u2_[2], &centred_[0],
                            &centred_[1], &centred_[2], &vorticity_, &p_, &rhs_, &div_})
       *f = Field<T, 3>(ctx_, grid_), f->fill(T(0));
+    // the kernels read every velocity field at one offset per position (fluid3d_kernels.hpp, Pos)
+    if (!same_layout(u_[0].view(), u_[1].view(), u_[2].view(), u1_[0].view(), u1_[1].view(), u1_[2].view(), u2_[0].view(),
+                     u2_[1].view(), u2_[2].view()))
+      throw Error("fluid3d: the velocity fields differ in layout (internal error)");
   }
 
   std::vector<FieldRef> fields() override {

@@ -19,29 +19,56 @@ namespace sim::fluid3d {
 /// another rank, or periodic across ranks: the halo exchange fills its ghosts).
 enum class Side { wall, periodic, internal };
 
-/// A cell or face position.
+/// A cell or face position: its indices, and its offset in the one layout every velocity
+/// field of the model shares (same shape, same ghosts, strides s), so that reaching a
+/// neighbour is one addition rather than three 64-bit products per field read.
 struct Pos {
   index_t p[3];
-  /// The position s cells along dimension d.
+  index_t o;
+  index_t s[3];
+  /// The position n cells along dimension d.
   template <int d>
-  SIM_INLINE Pos shift(index_t s) const {
+  SIM_INLINE Pos shift(index_t n) const {
     Pos q = *this;
-    q.p[d] += s;
+    q.p[d] += n;
+    q.o += n * s[d];
     return q;
   }
 };
 
-/// f at position q.
-template <class T>
-SIM_INLINE T at(const View<const T, 3>& f, const Pos& q) {
-  return f(q.p[0], q.p[1], q.p[2]);
+/// Position (i, j, k) in the layout of f (any of the velocity fields).
+template <class V>
+SIM_INLINE Pos position(const V& f, index_t i, index_t j, index_t k) {
+  return Pos{{i, j, k}, f.offset(i, j, k), {f.stride[0], f.stride[1], f.stride[2]}};
 }
 
-/// The three velocity components (read-only views).
+/// f at position q; f has the velocity fields' layout.
+template <class T>
+SIM_INLINE T at(const View<const T, 3>& f, const Pos& q) {
+  return f.ptr[q.o];
+}
+/// The element of f at q, to write; f has the velocity fields' layout.
+template <class T>
+SIM_INLINE T& ref(const View<T, 3>& f, const Pos& q) {
+  return f.ptr[q.o];
+}
+
+/// The three velocity components (read-only views of one layout).
 template <class T>
 struct Velocity {
   View<const T, 3> c[3];
 };
+
+/// True when the views share one layout (shape and strides), as the kernels' offsets assume.
+template <class V, class... W>
+bool same_layout(const V& first, const W&... rest) {
+  auto same = [&](const auto& w) {
+    for (int d = 0; d < 3; ++d)
+      if (w.stride[d] != first.stride[d] || w.shape.n[d] != first.shape.n[d]) return false;
+    return true;
+  };
+  return (same(rest) && ...);
+}
 
 /// Grid spacing as kernels use it.
 template <class T>
@@ -119,7 +146,7 @@ struct MomentumStage3 {
   /// Component c at face q.
   template <int c>
   SIM_INLINE void component(const Pos& q, T a, T step) const {
-    T& o = out[c](q.p[0], q.p[1], q.p[2]);
+    T& o = ref(out[c], q);
     if (closed_low[c] && q.p[c] == 0) {
       o = T(0);
       return;
@@ -128,7 +155,7 @@ struct MomentumStage3 {
     o = (w != T(0) ? w * at(base.c[c], q) : T(0)) + a * at(in.c[c], q) + step * rate;
   }
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
-    const Pos q{{i, j, k}};
+    const Pos q = position(in.c[0], i, j, k);
     const T a = T(1) - w, step = a * T(*dt);
     component<0>(q, a, step);
     component<1>(q, a, step);
@@ -145,7 +172,7 @@ struct PressureRhs3 {
   const double* dt;
   fft::StagedView3<T> staged{};  ///< when set, b is also written here: the fused transform solve's gather
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
-    const T value = -T(1 / *dt) * divergence(vel, Pos{{i, j, k}}, h);
+    const T value = -T(1 / *dt) * divergence(vel, position(vel.c[0], i, j, k), h);
     b(i, j, k) = value;
     if (staged.data) staged(i, j, k) = value;
   }
@@ -157,7 +184,7 @@ struct Divergence3 {
   Velocity<T> vel;
   View<T, 3> out;
   Spacing3<T> h;
-  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { out(i, j, k) = divergence(vel, Pos{{i, j, k}}, h); }
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { out(i, j, k) = divergence(vel, position(vel.c[0], i, j, k), h); }
 };
 
 /// The pressure operator of one rank's box of a grid split over ranks (trivially copyable):
@@ -216,10 +243,10 @@ struct Project3 {
   /// Component c at face q.
   template <int c>
   SIM_INLINE void component(const Pos& q, T dt_) const {
-    if (ops.link(c, q.p[c]) != T(0)) vel[c](q.p[0], q.p[1], q.p[2]) -= dt_ * pressure_gradient<c>(ops, p, q, h);
+    if (ops.link(c, q.p[c]) != T(0)) ref(vel[c], q) -= dt_ * pressure_gradient<c>(ops, p, q, h);
   }
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
-    const Pos q{{i, j, k}};
+    const Pos q = position(vel[0], i, j, k);
     if (store.ptr) store(i, j, k) = p(i, j, k);
     const T step = T(*dt);
     component<0>(q, step);
@@ -328,7 +355,7 @@ struct CellEnergy {
     r.energy += u * u, r.enstrophy += o * o;
   }
   SIM_INLINE EnergySums operator()(index_t i, index_t j, index_t k) const {
-    const Pos q{{i, j, k}};
+    const Pos q = position(vel.c[0], i, j, k);
     EnergySums r{0.0, 0.0};
     add<0>(q, r), add<1>(q, r), add<2>(q, r);
     return r;
@@ -362,7 +389,7 @@ struct CellOutputs3 {
     sq += o * o;
   }
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
-    const Pos q{{i, j, k}};
+    const Pos q = position(vel.c[0], i, j, k);
     double sq = 0;
     component<0>(q, sq), component<1>(q, sq), component<2>(q, sq);
     vorticity(i, j, k) = T(sq > 0 ? ::sqrt(sq) : 0.0);
