@@ -143,23 +143,20 @@ struct MomentumStage3 {
   T nu, w;
   const double* dt;
   bool closed_low[3];  ///< dimension d's low side is a wall: its face 0 carries no flow
-  /// Component c at face q.
+  /// Component c at face q, new value.
   template <int c>
-  SIM_INLINE void component(const Pos& q, T a, T step) const {
-    T& o = ref(out[c], q);
-    if (closed_low[c] && q.p[c] == 0) {
-      o = T(0);
-      return;
-    }
+  SIM_INLINE T component(const Pos& q, T a, T step) const {
+    if (closed_low[c] && q.p[c] == 0) return T(0);
     const T rate = nu * laplacian(in.c[c], q, h) - advection<c>(in, q, h);
-    o = (w != T(0) ? w * at(base.c[c], q) : T(0)) + a * at(in.c[c], q) + step * rate;
+    return (w != T(0) ? w * at(base.c[c], q) : T(0)) + a * at(in.c[c], q) + step * rate;
   }
+  /// All reads before the writes: a write through out may alias a read for all the compiler
+  /// knows, and would otherwise force every later read to wait for it.
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
     const Pos q = position(in.c[0], i, j, k);
     const T a = T(1) - w, step = a * T(*dt);
-    component<0>(q, a, step);
-    component<1>(q, a, step);
-    component<2>(q, a, step);
+    const T u = component<0>(q, a, step), v = component<1>(q, a, step), x = component<2>(q, a, step);
+    ref(out[0], q) = u, ref(out[1], q) = v, ref(out[2], q) = x;
   }
 };
 
@@ -240,18 +237,19 @@ struct Project3 {
   Spacing3<T> h;
   const double* dt;
   View<T, 3> store{};
-  /// Component c at face q.
+  /// Component c at face q after the projection (unchanged on a closed face: link 0).
   template <int c>
-  SIM_INLINE void component(const Pos& q, T dt_) const {
-    if (ops.link(c, q.p[c]) != T(0)) ref(vel[c], q) -= dt_ * pressure_gradient<c>(ops, p, q, h);
+  SIM_INLINE T component(const Pos& q, T dt_) const {
+    const T u = at(View<const T, 3>(vel[c]), q);
+    return ops.link(c, q.p[c]) != T(0) ? u - dt_ * pressure_gradient<c>(ops, p, q, h) : u;
   }
+  /// All reads before the writes (see MomentumStage3).
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
     const Pos q = position(vel[0], i, j, k);
-    if (store.ptr) store(i, j, k) = p(i, j, k);
     const T step = T(*dt);
-    component<0>(q, step);
-    component<1>(q, step);
-    component<2>(q, step);
+    const T u = component<0>(q, step), v = component<1>(q, step), w = component<2>(q, step);
+    if (store.ptr) store(i, j, k) = p(i, j, k);
+    ref(vel[0], q) = u, ref(vel[1], q) = v, ref(vel[2], q) = w;
   }
 };
 
