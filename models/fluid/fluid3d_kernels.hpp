@@ -125,11 +125,41 @@ SIM_INLINE T divergence(const Velocity<T>& vel, const Pos& q, const Spacing3<T>&
   return outflow<0>(vel, q, h) + outflow<1>(vel, q, h) + outflow<2>(vel, q, h);
 }
 
-/// The c-component of grad p at the c-face q (p's neighbour across a periodic side wrapped).
+/// Where p's element (i, j, k) is, and how far apart its neighbours along d are, for the two
+/// pressure layouts the projection reads: a field's view and the fused solve's buffer.
+template <class T>
+SIM_INLINE const T* origin_of(const View<const T, 3>& p) {
+  return p.ptr;
+}
+template <class T>
+SIM_INLINE const T* origin_of(const fft::StagedView3<T>& p) {
+  return p.data;
+}
+template <class T>
+SIM_INLINE index_t offset_of(const View<const T, 3>& p, index_t i, index_t j, index_t k) {
+  return p.offset(i, j, k);
+}
+template <class T>
+SIM_INLINE index_t offset_of(const fft::StagedView3<T>& p, index_t i, index_t j, index_t k) {
+  return (i * p.n1 + j) * p.n2 + k;
+}
+template <int d, class T>
+SIM_INLINE index_t step_of(const View<const T, 3>& p) {
+  return p.stride[d];
+}
+template <int d, class T>
+SIM_INLINE index_t step_of(const fft::StagedView3<T>& p) {
+  return d == 0 ? p.n1 * p.n2 : d == 1 ? p.n2 : 1;
+}
+
+/// The c-component of grad p at the c-face q, given p in cell q (centre, at address pc): the
+/// cell below along c read next to pc inside the box, through ops on its low face (wrapped
+/// across a periodic side, or a shared side's ghost).
 template <int c, class T, class P, class Ops>
-SIM_INLINE T pressure_gradient(const Ops& ops, const P& p, const Pos& q, const Spacing3<T>& h) {
+SIM_INLINE T pressure_gradient(const Ops& ops, const P& p, const T* pc, T centre, const Pos& q, const Spacing3<T>& h) {
   const Pos lo = q.template shift<c>(-1);
-  return (ops.at(p, q.p[0], q.p[1], q.p[2]) - ops.at(p, lo.p[0], lo.p[1], lo.p[2])) * h.inv_h[c];
+  const T below = q.p[c] > 0 ? pc[-step_of<c>(p)] : T(ops.at(p, lo.p[0], lo.p[1], lo.p[2]));
+  return (centre - below) * h.inv_h[c];
 }
 
 /// One explicit stage: out = w base + (1 - w) (in + dt (nu lap(in) - adv(in))) on every face
@@ -239,16 +269,17 @@ struct Project3 {
   View<T, 3> store{};
   /// Component c at face q after the projection (unchanged on a closed face: link 0).
   template <int c>
-  SIM_INLINE T component(const Pos& q, T dt_) const {
+  SIM_INLINE T component(const Pos& q, const T* pc, T centre, T dt_) const {
     const T u = at(View<const T, 3>(vel[c]), q);
-    return ops.link(c, q.p[c]) != T(0) ? u - dt_ * pressure_gradient<c>(ops, p, q, h) : u;
+    return ops.link(c, q.p[c]) != T(0) ? u - dt_ * pressure_gradient<c>(ops, p, pc, centre, q, h) : u;
   }
   /// All reads before the writes (see MomentumStage3).
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
     const Pos q = position(vel[0], i, j, k);
-    const T step = T(*dt);
-    const T u = component<0>(q, step), v = component<1>(q, step), w = component<2>(q, step);
-    if (store.ptr) store(i, j, k) = p(i, j, k);
+    const T* pc = origin_of(p) + offset_of(p, i, j, k);
+    const T centre = *pc, step = T(*dt);
+    const T u = component<0>(q, pc, centre, step), v = component<1>(q, pc, centre, step), w = component<2>(q, pc, centre, step);
+    if (store.ptr) store(i, j, k) = centre;
     ref(vel[0], q) = u, ref(vel[1], q) = v, ref(vel[2], q) = w;
   }
 };
