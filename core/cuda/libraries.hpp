@@ -16,7 +16,7 @@ namespace sim::cuda_libs {
   X(cublasSnrm2_64) X(cublasDnrm2_64) X(cublasSgemm_64) X(cublasDgemm_64) X(cublasSsyrk_64) X(cublasDsyrk_64) X(cublasSgemv_64) X(cublasDgemv_64)         \
   X(cublasStrsm_64) X(cublasDtrsm_64)
 #define SIMKIT_CUSOLVER_FUNCTIONS(X)                                                                                   \
-  X(cusolverDnCreate) X(cusolverDnSetStream) X(cusolverDnCreateParams) X(cusolverDnXgetrf_bufferSize) X(cusolverDnXgetrf)
+  X(cusolverDnCreate) X(cusolverDnSetStream) X(cusolverDnCreateParams) X(cusolverDnXgetrf_bufferSize) X(cusolverDnXgetrf) X(cusolverDnXgetrs)
 
 #define SIMKIT_LIBRARY_MEMBER(f) decltype(&::f) f = nullptr;
 

@@ -431,6 +431,45 @@ Array<T, 2> lu_solve_gpu(const Context& ctx, const char* op, Array<T, 2>& a, Arr
 }
 #endif
 
+// Solves in place of b, on the GPU, the system of the row-major n x n A in a (overwritten by
+// its factors) for k right-hand sides that read the same in either layout: one vector (k = 1),
+// or the identity (inv). To column-major cuSOLVER, a is M = A^T; Xgetrf factorises it, and
+// Xgetrs solves A y = b with op = M^T (a vector) or M y = I, y = (A^T)^-1 = (A^-1)^T column-
+// major, which is A^-1 read row-major (inv). The pivots stay on the device; LAPACK's info
+// comes to the host once, at the end (a singular A throws then, b holding no answer).
+#if SIMKIT_HAS_CUDA
+template <class T>
+void lu_solve_in_place_gpu(const Context& ctx, const char* op, Array<T, 2>& a, T* b, index_t k, bool transpose) {
+  const index_t n = a.extent(0);
+  auto h = solver(ctx);
+  auto stream = static_cast<cudaStream_t>(ctx.stream());
+  std::size_t dev_bytes = 0, host_bytes = 0;
+  cusolver_check(cuda_libs::cusolver().cusolverDnXgetrf_bufferSize(h, solver_params(), n, n, cuda_type(T()), a.data(), n, cuda_type(T()),
+                                                                   &dev_bytes, &host_bytes),
+                 "Xgetrf_bufferSize");
+  Array<std::int64_t, 1> work(ctx, extents(index_t(dev_bytes / 8 + 1)));  // the device workspace
+  std::vector<std::uint8_t> host_work(std::max<std::size_t>(host_bytes, 1));
+  Array<std::int64_t, 1> ipiv(ctx, extents(n + 2));  // the pivots, then the two calls' info (an int each, in int64 slots)
+  auto* info = reinterpret_cast<int*>(ipiv.data() + n);
+  auto* solve_info = reinterpret_cast<int*>(ipiv.data() + n + 1);
+  SIM_CUDA_CHECK(cudaMemsetAsync(info, 0, 2 * sizeof(std::int64_t), stream));
+  cusolver_check(cuda_libs::cusolver().cusolverDnXgetrf(h, solver_params(), n, n, cuda_type(T()), a.data(), n, ipiv.data(), cuda_type(T()),
+                                                        work.data(), dev_bytes, host_work.data(), host_bytes, info),
+                 "Xgetrf");
+  cusolver_check(cuda_libs::cusolver().cusolverDnXgetrs(h, solver_params(), transpose ? CUBLAS_OP_T : CUBLAS_OP_N, n, k, cuda_type(T()),
+                                                        a.data(), n, ipiv.data(), cuda_type(T()), b, n, solve_info),
+                 "Xgetrs");
+  std::int64_t hinfo[2] = {0, 0};
+  SIM_CUDA_CHECK(cudaMemcpyAsync(hinfo, info, sizeof hinfo, cudaMemcpyDeviceToHost, stream));
+  SIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  int factor_info = 0, solve_status = 0;
+  std::memcpy(&factor_info, &hinfo[0], sizeof factor_info);
+  std::memcpy(&solve_status, &hinfo[1], sizeof solve_status);
+  check_singular<T>(op, factor_info);
+  if (solve_status != 0) throw Error(std::string(op) + ": cuSOLVER Xgetrs rejected argument " + std::to_string(-solve_status) + " (internal error)");
+}
+#endif
+
 // A copy of a to factorise or solve in place: clone() on the GPU; on the cpu one memcpy
 // rather than an OpenMP loop, whose threads would spin on beside OpenBLAS's (see matvec_rows_cpu).
 template <class T, int Rank>
@@ -591,11 +630,7 @@ Array<T, 1> solve(const Array<T, 2>& A, const Array<T, 1>& b) {
   Array<T, 2> a = copy_of(A);
   if (ctx.is_cuda()) {
 #if SIMKIT_HAS_CUDA
-    auto stream = static_cast<cudaStream_t>(ctx.stream());
-    Array<T, 2> b2(ctx, extents(n, index_t(1)));  // b as an n x 1 matrix
-    SIM_CUDA_CHECK(cudaMemcpyAsync(b2.data(), b.data(), b.bytes(), cudaMemcpyDeviceToDevice, stream));
-    Array<T, 2> x2 = lu_solve_gpu(ctx, "solve", a, b2);
-    SIM_CUDA_CHECK(cudaMemcpyAsync(x.data(), x2.data(), x.bytes(), cudaMemcpyDeviceToDevice, stream));
+    lu_solve_in_place_gpu(ctx, "solve", a, x.data(), 1, true);  // (a vector reads the same in both layouts)
 #endif
     return x;
   }
@@ -653,7 +688,8 @@ Array<T, 2> inv(const Array<T, 2>& A) {
 #if SIMKIT_HAS_CUDA
     Array<T, 2> x(ctx, A.shape());
     set_identity(ctx, x);
-    return lu_solve_gpu(ctx, "inv", a, x);
+    lu_solve_in_place_gpu(ctx, "inv", a, x.data(), n, false);
+    return x;
 #endif
   }
   if (const auto* L = cpu_libs::blas()) {
