@@ -131,6 +131,7 @@ struct BatchedRealFft2<T>::Impl {
     if (plan_forward >= 0) cufftDestroy(cufftHandle(plan_forward));
     if (plan_inverse >= 0) cufftDestroy(cufftHandle(plan_inverse));
 #endif
+    if (!real && !spectrum) return;
     if (ctx.is_cuda()) {
       if (real) ctx.deallocate(real, points() * sizeof(T));
       if (spectrum) ctx.deallocate(spectrum, spectrum_reals() * sizeof(T));
@@ -201,9 +202,10 @@ struct BatchedRealFft2<T>::Impl {
 };
 
 template <class T>
-BatchedRealFft2<T>::BatchedRealFft2(const Context& ctx, const Extents<3>& shape) : impl_(std::make_shared<Impl>()) {
+BatchedRealFft2<T>::BatchedRealFft2(const Context& ctx, const Extents<3>& shape) {
   if (shape.n[0] < 1 || shape.n[1] < 1 || shape.n[2] < 1)
     throw ShapeError("fft::BatchedRealFft2 needs at least 1 x 1 x 1 points, got " + to_string(shape));
+  impl_ = std::make_shared<Impl>();
   Impl& im = *impl_;
   im.ctx = ctx, im.shape = shape, im.h2 = shape.n[2] / 2 + 1;
   if (ctx.is_cuda()) im.plan_cuda();
