@@ -17,9 +17,10 @@
 // piece's move to slabs B runs beside the next piece's transforms, and on the way back each
 // piece's inverse transforms beside the next piece's move.
 //
-// In 3D, when the boxes are split along x (a = 0) and y and z are both periodic, a faster path
-// replaces the four per-axis transforms along y and z: slabs A go through one batched 2D real
-// FFT over (y, z) per x-plane (fft::BatchedRealFft2); its spectrum, viewed as a real array
+// In 3D, when the boxes are split along x (a = 0) and y and z are both periodic (at least 2
+// cells each), a faster path replaces the four per-axis transforms along y and z: slabs A go
+// through one batched 2D real FFT over (y, z) per x-plane (fft::BatchedRealFft2); its
+// spectrum, viewed as a real array
 // nx x ny x 2 (nz / 2 + 1) of interleaved real and imaginary parts, is transposed to slabs
 // split along y, where the real transform along x acts on the real and imaginary columns
 // alike (the complex transform's real-linear action, so x may be periodic or walled); the
@@ -145,7 +146,8 @@ class DistributedTransformPoisson {
     transposed_ = ranks > 1;
     for (int d = 0; d < Rank; ++d) axes_.emplace_back(problem.sides[2 * d], problem.sides[2 * d + 1], cells[d]);
     if constexpr (Rank == 3) {
-      yz_fft_ = a_ == 0 && axes_[1].forward == fft::Kind::r2hc && axes_[2].forward == fft::Kind::r2hc;
+      yz_fft_ = a_ == 0 && axes_[1].forward == fft::Kind::r2hc && axes_[2].forward == fft::Kind::r2hc && cells[1] >= 2 &&
+                cells[2] >= 2;
       if (yz_fft_) {
         plan_yz(comm, ctx, problem);
         return;

@@ -203,8 +203,8 @@ struct BatchedRealFft2<T>::Impl {
 
 template <class T>
 BatchedRealFft2<T>::BatchedRealFft2(const Context& ctx, const Extents<3>& shape) {
-  if (shape.n[0] < 1 || shape.n[1] < 1 || shape.n[2] < 1)
-    throw ShapeError("fft::BatchedRealFft2 needs at least 1 x 1 x 1 points, got " + to_string(shape));
+  if (shape.n[0] < 1 || shape.n[1] < 2 || shape.n[2] < 2)
+    throw ShapeError("fft::BatchedRealFft2 needs at least 1 plane of 2 x 2 points, got " + to_string(shape));
   impl_ = std::make_shared<Impl>();
   Impl& im = *impl_;
   im.ctx = ctx, im.shape = shape, im.h2 = shape.n[2] / 2 + 1;

@@ -1,5 +1,5 @@
 // The batched 2D real FFTs (core/numerics/fft_batched.hpp) on every backend against the 2D
-// DFT's definition per plane: odd, even and unit lengths, contiguous and strided inputs and
+// DFT's definition per plane: odd, even and the shortest lengths, contiguous and strided inputs and
 // outputs, the inverse, float32 and float64, and the refusals.
 #include <gtest/gtest.h>
 
@@ -91,9 +91,7 @@ void check_shape(const Context& ctx, const Extents<3>& e) {
   big.fill(T(7)), big_out.fill(T(-3));
   const View<T, 3> in = big.view().sub(inner_box(e)), out = big_out.view().sub(inner_box(e));
   detail::copy<T, 3>(ctx, View<const T, 3>(x.view()), in);
-  if (e.size() > 1) {
-    ASSERT_FALSE(in.contiguous());
-  }
+  ASSERT_FALSE(in.contiguous());
   f.forward(in);
   EXPECT_LT(rel_error(host_of<T>(ctx, f.spectrum()), want), tolerance<T>()) << "strided input " << to_string(e);
   f.inverse(out);
@@ -114,15 +112,17 @@ SIM_TYPED_TEST_SUITE(BatchedFftTest);
 TYPED_TEST(BatchedFftTest, MatchesTheDefinitionPerPlane) {
   check_shape<double>(this->ctx, extents(3, 4, 6));
   check_shape<double>(this->ctx, extents(2, 5, 7));
-  check_shape<double>(this->ctx, extents(4, 1, 3));
-  check_shape<double>(this->ctx, extents(2, 6, 1));
-  check_shape<double>(this->ctx, extents(1, 1, 1));
+  check_shape<double>(this->ctx, extents(4, 2, 3));
+  check_shape<double>(this->ctx, extents(2, 3, 2));
+  check_shape<double>(this->ctx, extents(1, 2, 2));
   check_shape<float>(this->ctx, extents(3, 8, 5));
   check_shape<float>(this->ctx, extents(5, 3, 2));
 }
 
 TYPED_TEST(BatchedFftTest, RefusesWrongShapes) {
   EXPECT_THROW(fft::BatchedRealFft2<double>(this->ctx, extents(0, 4, 4)), ShapeError);
+  EXPECT_THROW(fft::BatchedRealFft2<double>(this->ctx, extents(3, 1, 4)), ShapeError);
+  EXPECT_THROW(fft::BatchedRealFft2<double>(this->ctx, extents(3, 4, 1)), ShapeError);
   fft::BatchedRealFft2<double> f(this->ctx, extents(2, 4, 4));
   Array<double, 3> wrong(this->ctx, extents(2, 4, 5));
   EXPECT_THROW(f.forward(wrong.view()), ShapeError);

@@ -167,7 +167,8 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
   int split = 0, split_axis = 0;
   for (int d = 0; d < Rank; ++d)
     if (procs[d] > 1) ++split, split_axis = d;
-  const bool want_yz = Rank == 3 && pairs[1] == 0 && pairs[2] == 0 && !(split == 1 && split_axis != 0);
+  const bool want_yz = Rank == 3 && pairs[1] == 0 && pairs[2] == 0 && !(split == 1 && split_axis != 0) && cells[1] >= 2 &&
+                       (Rank < 3 || cells[Rank - 1] >= 2);
   const bool took_yz = solver.description().find("2D real FFT over y,z") != std::string::npos;
   tally.yz_fft += took_yz ? 1 : 0;
   const std::vector<double> bm = on_box<Rank>(mine, [](const index_t* g) { return rhs_at(g, Rank); });
