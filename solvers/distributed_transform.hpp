@@ -16,6 +16,17 @@
 // along a (SIMKIT_TRANSPOSE_CHUNKS), the transposes between GPUs overlap the transforms: each
 // piece's move to slabs B runs beside the next piece's transforms, and on the way back each
 // piece's inverse transforms beside the next piece's move.
+//
+// In 3D, when the boxes are split along x (a = 0) and y and z are both periodic (at least 2
+// cells each), a faster path replaces the four per-axis transforms along y and z: slabs A go
+// through one batched 2D real FFT over (y, z) per x-plane (fft::BatchedRealFft2); its
+// spectrum, viewed as a real array
+// nx x ny x 2 (nz / 2 + 1) of interleaved real and imaginary parts, is transposed to slabs
+// split along y, where the real transform along x acts on the real and imaginary columns
+// alike (the complex transform's real-linear action, so x may be periodic or walled); the
+// division uses the DFT's eigenvalues 2 - 2 cos(2 pi k / n) along y and z, and the way back
+// mirrors the way in, ending in one batched 2D complex-to-real FFT. Its transposes are whole
+// (one piece).
 #include <array>
 #include <cstdlib>
 #include <memory>
@@ -27,6 +38,7 @@
 #include "core/distributed/redistribute.hpp"
 #include "core/kernels/for_each.hpp"
 #include "core/numerics/fft.hpp"
+#include "core/numerics/fft_batched.hpp"
 #include "solvers/transform_poisson.hpp"
 
 namespace sim::solvers {
@@ -132,12 +144,20 @@ class DistributedTransformPoisson {
     from_a_ = Redistribution<T, Rank>(comm, ctx, slabs_a, boxes);
     mine_a_ = slabs_a[std::size_t(comm.rank())], mine_b_ = slabs_b[std::size_t(comm.rank())];
     transposed_ = ranks > 1;
+    for (int d = 0; d < Rank; ++d) axes_.emplace_back(problem.sides[2 * d], problem.sides[2 * d + 1], cells[d]);
+    if constexpr (Rank == 3) {
+      yz_fft_ = a_ == 0 && axes_[1].forward == fft::Kind::r2hc && axes_[2].forward == fft::Kind::r2hc && cells[1] >= 2 &&
+                cells[2] >= 2;
+      if (yz_fft_) {
+        plan_yz(comm, ctx, problem);
+        return;
+      }
+    }
     chunks_ = transposed_ ? (chunks > 0 ? chunks : transpose_chunks_from_env()) : 1;
     work_a_ = Array<T, Rank>(ctx, nonempty(mine_a_.shape()));
     if (transposed_) work_b_ = Array<T, Rank>(ctx, nonempty(mine_b_.shape()));
     double norm = 1;
     for (int d = 0; d < Rank; ++d) {
-      axes_.emplace_back(problem.sides[2 * d], problem.sides[2 * d + 1], cells[d]);
       norm *= double(fft::normalisation(axes_[std::size_t(d)].forward, cells[d]));
       // the eigenvalues of this rank's part of slabs B along d, over h^2
       std::vector<T> l(std::size_t(mine_b_.extent(d) > 0 ? mine_b_.extent(d) : 1), T(0));
@@ -173,6 +193,7 @@ class DistributedTransformPoisson {
   /// x = the solution of A x = b on this rank's box (b and x: views of its shape, e.g. a
   /// Field's interior); collective, asynchronous where the transport is.
   void solve(View<const T, Rank> b, View<T, Rank> x) {
+    if (yz_fft_) return solve_yz(b, x);
     View<T, Rank> a = slabs_a_view(), s = slabs_b_view();
     View<const T, Rank> in = b;
     if (!to_a_.identity()) to_a_(b, a), in = a;
@@ -210,7 +231,9 @@ class DistributedTransformPoisson {
   std::string description() const {
     static const char* names[3] = {"x", "y", "z"};
     std::string s;
-    for (int d = 0; d < Rank; ++d) s += (d ? " x " : "") + std::string(axes_[std::size_t(d)].label());
+    if (yz_fft_) s = std::string("2D real FFT over y,z per slab + ") + axes_[0].label() + " along x";
+    else
+      for (int d = 0; d < Rank; ++d) s += (d ? " x " : "") + std::string(axes_[std::size_t(d)].label());
     if (!transposed_) return s;
     return s + ", slabs along " + names[a_] + " then " + names[b_] + " over " + std::to_string(ranks_) + " ranks (" +
            a_to_b_[0].transport() + " all-to-all" + (chunks_ > 1 ? ", " + std::to_string(chunks_) + " pieces" : "") + ")";
@@ -219,6 +242,12 @@ class DistributedTransformPoisson {
   /// the solver's work arrays: what a benchmark times as the solve's transposes.
   void transposes_alone() {
     if (!transposed_) return;
+    if (yz_fft_) {
+      const View<T, Rank> sa = spectrum_a_view(), sb = spectrum_b_view();
+      a_to_b_[0](sa, sb);
+      b_to_a_[0](sb, sa);
+      return;
+    }
     View<T, Rank> a = slabs_a_view(), s = slabs_b_view();
     for (int k = 0; k < chunks_; ++k) a_to_b_[std::size_t(k)](a.sub(chunk_[std::size_t(k)]), s);
     for (int k = 0; k < chunks_; ++k) b_to_a_[std::size_t(k)](s, a.sub(chunk_[std::size_t(k)]));
@@ -274,15 +303,83 @@ class DistributedTransformPoisson {
   View<T, Rank> slabs_b_view() { return transposed_ ? work_b_.view().sub(whole(mine_b_)) : slabs_a_view(); }
   void divide(View<T, Rank> s) {
     if constexpr (Rank == 2)
-      for_each(ctx_, "poisson::slab_divide", whole(mine_b_), SlabDivide2<T>{s, eigen_[0].view(), eigen_[1].view(), inv_norm_});
+      for_each(ctx_, "poisson::slab_divide", s.box(), SlabDivide2<T>{s, eigen_[0].view(), eigen_[1].view(), inv_norm_});
     else
-      for_each(ctx_, "poisson::slab_divide", whole(mine_b_),
+      for_each(ctx_, "poisson::slab_divide", s.box(),
                SlabDivide3<T>{s, eigen_[0].view(), eigen_[1].view(), eigen_[2].view(), inv_norm_});
+  }
+
+  /// The 3D path for y and z periodic and slabs along x (see the top of this file): the
+  /// spectrum's slabs, transposes, the transforms along x and the eigenvalues.
+  void plan_yz(const Comm& comm, const Context& ctx, const TransformProblem<Rank>& problem) {
+    const int ranks = comm.size(), me = comm.rank();
+    const index_t nx = problem.cells[0], ny = problem.cells[1], nz = problem.cells[2];
+    const index_t modes[Rank] = {nx, ny, 2 * (nz / 2 + 1)};  // the spectrum as reals
+    std::vector<Box<Rank>> spectrum_a, spectrum_b;
+    for (int r = 0; r < ranks; ++r)
+      spectrum_a.push_back(slab_box<Rank>(modes, 0, ranks, r)), spectrum_b.push_back(slab_box<Rank>(modes, 1, ranks, r));
+    spectrum_b_box_ = spectrum_b[std::size_t(me)];
+    if (!to_a_.identity()) work_a_ = Array<T, Rank>(ctx, nonempty(mine_a_.shape()));  // the boxes moved to slabs A
+    empty_ = Array<T, Rank>(ctx, nonempty(Extents<Rank>{}));
+    if (mine_a_.size() > 0) yz_ = fft::BatchedRealFft2<T>(ctx, mine_a_.shape());
+    if (transposed_) {
+      spectrum_b_ = Array<T, Rank>(ctx, nonempty(spectrum_b_box_.shape()));
+      a_to_b_.emplace_back(comm, ctx, spectrum_a, spectrum_b);
+      b_to_a_.emplace_back(comm, ctx, spectrum_b, spectrum_a);
+    }
+    // eigenvalues over h^2 by the slab's modes: x's transform order, the DFT's k along y
+    // (TransformAxis's periodic eigenvalue of k is 2 - 2 cos(2 pi k / n)), k / 2 along z
+    // (real and imaginary part of mode k side by side)
+    const Box<Rank>& mine = spectrum_b_box_;
+    std::array<std::vector<T>, Rank> l;
+    for (int d = 0; d < Rank; ++d) l[std::size_t(d)].assign(std::size_t(mine.extent(d) > 0 ? mine.extent(d) : 1), T(0));
+    for (index_t i = 0; i < mine.extent(0); ++i) l[0][std::size_t(i)] = T(axes_[0].eigenvalues[std::size_t(i)] * problem.inv_h2[0]);
+    for (index_t j = 0; j < mine.extent(1); ++j)
+      l[1][std::size_t(j)] = T(axes_[1].eigenvalues[std::size_t(mine.lo[1] + j)] * problem.inv_h2[1]);
+    for (index_t k = 0; k < mine.extent(2); ++k) l[2][std::size_t(k)] = T(axes_[2].eigenvalues[std::size_t(k / 2)] * problem.inv_h2[2]);
+    for (int d = 0; d < Rank; ++d)
+      eigen_[std::size_t(d)] = Array<T, 1>::from_host(ctx, extents(index_t(l[std::size_t(d)].size())), l[std::size_t(d)]);
+    inv_norm_ = T(1.0 / (double(fft::normalisation(axes_[0].forward, nx)) * double(ny) * double(nz)));
+    if (mine.size() > 0) {
+      forward_b_ = fft::Transform<T, Rank>(ctx, axes_[0].forward, mine.shape(), 0);
+      backward_b_ = fft::Transform<T, Rank>(ctx, axes_[0].backward, mine.shape(), 0);
+    }
+  }
+  /// This rank's part of the spectrum in slabs A (split along x) and B (split along y).
+  View<T, Rank> spectrum_a_view() {
+    if constexpr (Rank == 3)
+      if (mine_a_.size() > 0) return yz_.spectrum();
+    return empty_.view().sub(Box<Rank>{});
+  }
+  View<T, Rank> spectrum_b_view() {
+    if (!transposed_) return spectrum_a_view();
+    return spectrum_b_box_.size() > 0 ? spectrum_b_.view().sub(whole(spectrum_b_box_)) : empty_.view().sub(Box<Rank>{});
+  }
+  /// solve() on the path of plan_yz.
+  void solve_yz(View<const T, Rank> b, View<T, Rank> x) {
+    if constexpr (Rank == 3) {
+      View<const T, Rank> in = b;
+      const View<T, Rank> a = to_a_.identity() ? View<T, Rank>{} : slabs_a_view();
+      if (!to_a_.identity()) to_a_(b, a), in = a;
+      const View<T, Rank> sa = spectrum_a_view(), sb = spectrum_b_view();
+      if (mine_a_.size() > 0) yz_.forward(in);
+      if (transposed_) a_to_b_[0](sa, sb);
+      if (spectrum_b_box_.size() > 0) {
+        forward_b_(sb, sb);
+        divide(sb);
+        backward_b_(sb, sb);
+      }
+      if (transposed_) b_to_a_[0](sb, sa);
+      const View<T, Rank> out = from_a_.identity() ? x : a;
+      if (mine_a_.size() > 0) yz_.inverse(out);
+      if (!from_a_.identity()) from_a_(a, x);
+    }
   }
 
   Context ctx_;
   int a_ = 0, b_ = 1, ranks_ = 1, chunks_ = 1;
   bool transposed_ = false;  // several ranks: slabs A and B differ
+  bool yz_fft_ = false;      // the path of plan_yz
   std::vector<TransformAxis> axes_;
   Redistribution<T, Rank> to_a_, from_a_;
   std::vector<Redistribution<T, Rank>> a_to_b_, b_to_a_;  // per piece of slabs A
@@ -293,6 +390,9 @@ class DistributedTransformPoisson {
   T inv_norm_ = 1;
   std::vector<std::vector<fft::Transform<T, Rank>>> forward_a_, backward_a_;  // per piece: along every axis but a
   fft::Transform<T, Rank> forward_b_, backward_b_;                            // along a
+  fft::BatchedRealFft2<T> yz_;          // plan_yz: over y and z in slabs A
+  Array<T, Rank> spectrum_b_, empty_;   // plan_yz: the spectrum in slabs B; a stand-in for empty slabs
+  Box<Rank> spectrum_b_box_{};          // plan_yz: this rank's part of the spectrum in slabs B
 };
 
 }  // namespace sim::solvers

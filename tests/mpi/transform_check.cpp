@@ -6,10 +6,13 @@
 // Dirichlet, Neumann-Dirichlet, Dirichlet-Neumann), every arrangement of the ranks (slabs
 // along each axis, and blocks, which move through both slab layouts; slabs left empty where an
 // axis has fewer cells than ranks), the transposes whole or in 2 or 3 pieces (overlapped with
-// the transforms on GPUs), float64 and float32. The one-rank reference is the
-// one-rank solver of transform_poisson.hpp in 2D and this solver on one process in 3D; both
-// must satisfy A p = b - mean(b) (singular problems) to rounding, evaluated in double on the
-// host. Prints the worst ratio; exit 1 on any rank's failure.
+// the transforms on GPUs), float64 and float32. In 3D with y and z periodic and the boxes
+// split along x (or blocks), the solver takes its 2D-FFT-over-(y, z) path: those cases (x
+// periodic or walled, odd and even sizes, uneven slabs) are checked to take it, and the
+// others not to. The one-rank reference is the one-rank solver of transform_poisson.hpp
+// (TransformPoisson in 2D, TransformPoisson3 in 3D); it must satisfy A p = b - mean(b)
+// (singular problems) to rounding, evaluated in double on the host. Prints the worst ratio
+// and the count of cases on the 2D-FFT path; exit 1 on any rank's failure.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -113,9 +116,11 @@ std::vector<double> one_rank(const Context& ctx, const solvers::TransformProblem
     Array<T, 2> out(ctx, e);
     detail::copy<T, 2>(ctx, View<const T, 2>(fx.view()), out.view());
     x = out.to_host();
-  } else {
-    const Box<Rank> all = whole_box<Rank>(pr.cells);
-    solvers::DistributedTransformPoisson<T, Rank> solver(Comm(), ctx, pr, {all});
+  } else {  // the one-rank solver of transform_poisson.hpp
+    solvers::PoissonBox3 box;
+    for (int d = 0; d < 3; ++d) box.n[d] = pr.cells[d], box.inv_h2[d] = pr.inv_h2[d];
+    for (int s = 0; s < 6; ++s) box.sides[s] = pr.sides[s];
+    solvers::TransformPoisson3<T> solver(ctx, box);
     Array<T, Rank> out(ctx, e);
     solver.solve(bb.view(), out.view());
     x = out.to_host();
@@ -124,7 +129,7 @@ std::vector<double> one_rank(const Context& ctx, const solvers::TransformProblem
 }
 
 struct Tally {
-  int cases = 0, failures = 0;
+  int cases = 0, failures = 0, yz_fft = 0;  // yz_fft: cases on the 2D-FFT-over-(y, z) path
   double worst = 0, worst_residual = 0;
 };
 
@@ -158,6 +163,14 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
   const std::vector<Box<Rank>> boxes = solvers::boxes_of<Rank>(subs);
   const Box<Rank> mine = boxes[std::size_t(comm.rank())];
   solvers::DistributedTransformPoisson<T, Rank> solver(comm, ctx, pr, boxes, chunks);
+  // the 2D FFT over (y, z) when y and z are periodic and the boxes are not slabs along y or z
+  int split = 0, split_axis = 0;
+  for (int d = 0; d < Rank; ++d)
+    if (procs[d] > 1) ++split, split_axis = d;
+  const bool want_yz = Rank == 3 && pairs[1] == 0 && pairs[2] == 0 && !(split == 1 && split_axis != 0) && cells[1] >= 2 &&
+                       (Rank < 3 || cells[Rank - 1] >= 2);
+  const bool took_yz = solver.description().find("2D real FFT over y,z") != std::string::npos;
+  tally.yz_fft += took_yz ? 1 : 0;
   const std::vector<double> bm = on_box<Rank>(mine, [](const index_t* g) { return rhs_at(g, Rank); });
   Array<T, Rank> bl = Array<T, Rank>::from_host(ctx, mine.shape(), std::vector<T>(bm.begin(), bm.end()));
   Array<T, Rank> xl(ctx, mine.shape());
@@ -176,14 +189,16 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
   ++tally.cases;
   tally.worst = std::max(tally.worst, ratio);
   tally.worst_residual = std::max(tally.worst_residual, res);
-  if (ratio > kBound || res > 100 || !(pmax > 0)) {
+  if (ratio > kBound || res > 100 || !(pmax > 0) || want_yz != took_yz) {
     ++tally.failures;
     if (comm.rank() == 0) {
       std::string s;
       for (int d = 0; d < Rank; ++d) s += (d ? " x " : "") + std::to_string(cells[d]) + "(" + std::to_string(procs[d]) + " ranks, sides " + std::to_string(pairs[d]) + ")";
       s += ", " + std::to_string(chunks) + " pieces";
-      std::printf("FAIL %dD %s %s: max |p_N - p_1| = %.3g eps max|p_1| (bound %g), one-rank residual %.3g (bound 100)\n",
-                  Rank, sizeof(T) == 8 ? "float64" : "float32", s.c_str(), ratio, kBound, res);
+      std::printf("FAIL %dD %s %s: max |p_N - p_1| = %.3g eps max|p_1| (bound %g), one-rank residual %.3g (bound 100), "
+                  "path \"%s\" (2D FFT over y,z expected: %s)\n",
+                  Rank, sizeof(T) == 8 ? "float64" : "float32", s.c_str(), ratio, kBound, res, solver.description().c_str(),
+                  want_yz ? "yes" : "no");
     }
   }
 }
@@ -221,6 +236,18 @@ void run_all(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank],
   }
 }
 
+/// Every arrangement with y and z periodic and each side pair along x.
+template <class T>
+void run_periodic_yz(const Comm& comm, const Context& ctx, const index_t (&cells)[3], Tally& tally) {
+  for (const auto& p : arrangements<3>(comm.size(), cells)) {
+    const int procs[3] = {p[0], p[1], p[2]};
+    for (int x = 0; x < 5; ++x) {
+      const int pairs[3] = {x, 0, 0};
+      check<T, 3>(comm, ctx, cells, procs, pairs, 1 + x % 3, tally);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -233,18 +260,23 @@ int main(int argc, char** argv) {
     const Context ctx = Context::create(backend == "cuda" ? BackendRequest::cuda : BackendRequest::cpu, options);
     Tally t64, t32;
     const index_t c2[2] = {13, 10}, thin[2] = {3, 11}, c3[3] = {7, 6, 5}, flat[3] = {9, 2, 3};
+    const index_t yz_even[3] = {10, 8, 6}, yz_odd[3] = {5, 7, 9}, yz_thin[3] = {3, 5, 2};
     run_all<double, 2>(comm, ctx, c2, true, t64);
     run_all<double, 2>(comm, ctx, thin, true, t64);
     run_all<float, 2>(comm, ctx, c2, true, t32);
     run_all<double, 3>(comm, ctx, c3, true, t64);
     run_all<double, 3>(comm, ctx, flat, false, t64);
     run_all<float, 3>(comm, ctx, c3, false, t32);
+    for (const auto* cells : {&yz_even, &yz_odd, &yz_thin}) {
+      run_periodic_yz<double>(comm, ctx, *cells, t64);
+      run_periodic_yz<float>(comm, ctx, *cells, t32);
+    }
     const int failures = t64.failures + t32.failures;
     if (comm.rank() == 0)
       std::printf("distributed transform on %d ranks: %d cases, max |p_N - p_1| / (eps max|p_1|) = %.3g float64, %.3g "
-                  "float32 (bound %g); one-rank residual / (eps max|p| |A|) <= %.3g; %s\n",
+                  "float32 (bound %g); one-rank residual / (eps max|p| |A|) <= %.3g; %d cases by the 2D FFT over y,z; %s\n",
                   comm.size(), t64.cases + t32.cases, t64.worst, t32.worst, kBound,
-                  std::max(t64.worst_residual, t32.worst_residual), failures ? "FAILED" : "OK");
+                  std::max(t64.worst_residual, t32.worst_residual), t64.yz_fft + t32.yz_fft, failures ? "FAILED" : "OK");
     return failures ? 1 : 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "transform_check: %s\n", e.what());
