@@ -38,7 +38,7 @@
 #include "core/distributed/redistribute.hpp"
 #include "core/kernels/for_each.hpp"
 #include "core/numerics/fft.hpp"
-#include "core/numerics/fft_batched.hpp"
+#include "core/numerics/spectral/batched_rfft2.hpp"
 #include "solvers/transform_poisson.hpp"
 
 namespace sim::solvers {

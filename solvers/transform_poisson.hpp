@@ -11,12 +11,12 @@
 // p = T_x^-1 T_y^-1 [ (T_y T_x b) / (lambda_x / hx^2 + lambda_y / hy^2) ]: four transforms and
 // one division, no iterations, no host synchronisation. Walls all round (cosine x cosine) and
 // periodic all round (Fourier x Fourier), the common cases, go through the fused 2D spectral
-// multiplier (core/numerics/spectral.hpp): one 2D FFT each way instead of four 1D transforms. When A is singular (no Dirichlet
+// multiplier (core/numerics/spectral/multiplier2.hpp): one 2D FFT each way instead of four 1D transforms. When A is singular (no Dirichlet
 // side) the constant mode is dropped: the solution has zero mean, and b's mean (which must
 // vanish for a solution to exist) is ignored. One rank, whole grid.
 // In 3D (TransformPoisson3, on the 7-point operator Poisson7) the same per-axis transforms
 // run along the three axes: p = T_x^-1 T_y^-1 T_z^-1 [ (T_z T_y T_x b) / sum_d lambda_d / h_d^2 ];
-// a box periodic all round goes through the 3D Fourier multiplier (core/numerics/spectral3.hpp):
+// a box periodic all round goes through the 3D Fourier multiplier (core/numerics/spectral/multiplier3.hpp):
 // one 3D real FFT each way.
 #include <cmath>
 #include <memory>
@@ -25,8 +25,8 @@
 
 #include "core/array/expr.hpp"
 #include "core/numerics/fft.hpp"
-#include "core/numerics/spectral.hpp"
-#include "core/numerics/spectral3.hpp"
+#include "core/numerics/spectral/multiplier2.hpp"
+#include "core/numerics/spectral/multiplier3.hpp"
 #include "solvers/poisson.hpp"
 
 namespace sim::solvers {

@@ -23,6 +23,6 @@
 #include "core/kernels/scan.hpp"
 #include "core/array/slicing.hpp"
 #include "core/kernels/sort.hpp"
-#include "core/numerics/spectral.hpp"
+#include "core/numerics/spectral/multiplier2.hpp"
 #include "core/runtime/step_input.hpp"
 #include "core/array/transpose.hpp"

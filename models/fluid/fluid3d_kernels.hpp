@@ -9,7 +9,7 @@
 // directions are template arguments, so each use compiles to straight-line code (as runtime
 // loop indices over the views, the CPU's momentum stage ran several times slower).
 #include "core/mesh/grid.hpp"
-#include "core/numerics/spectral3.hpp"
+#include "core/numerics/spectral/multiplier3.hpp"
 #include "solvers/transform_poisson.hpp"
 
 namespace sim::fluid3d {

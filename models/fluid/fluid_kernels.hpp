@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/mesh/grid.hpp"
-#include "core/numerics/spectral.hpp"
+#include "core/numerics/spectral/multiplier2.hpp"
 #include "solvers/poisson.hpp"
 
 namespace sim::fluid {

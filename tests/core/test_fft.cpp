@@ -10,7 +10,7 @@
 #include "core/array/expr.hpp"
 #include "core/numerics/fft.hpp"
 #include "core/kernels/for_each.hpp"
-#include "core/numerics/spectral.hpp"
+#include "core/numerics/spectral/multiplier2.hpp"
 #include "core/mesh/grid.hpp"
 #include "tests/support/backends.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
 // Internals shared by the fast transforms (fft.cpp) and the spectral multipliers
-// (spectral.cpp): cuFFT's complex layout, cos and sin of pi x on either side, Makhoul's
+// (spectral/multiplier2.cpp): cuFFT's complex layout, cos and sin of pi x on either side, Makhoul's
 // reordering, and the lock FFTW's planner needs.
 #include <cmath>
 #include <mutex>

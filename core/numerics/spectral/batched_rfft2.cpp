@@ -1,6 +1,6 @@
-// Batched 2D real FFTs (fft_batched.hpp): FFTW's advanced interface on cpu contexts
+// Batched 2D real FFTs (spectral/batched_rfft2.hpp): FFTW's advanced interface on cpu contexts
 // (FFTW_ESTIMATE: the same plan, so the same bits, in every run), cuFFT's on cuda ones.
-#include "core/numerics/fft_batched.hpp"
+#include "core/numerics/spectral/batched_rfft2.hpp"
 
 #include <fftw3.h>
 

@@ -1,4 +1,4 @@
-// The batched 2D real FFTs (core/numerics/fft_batched.hpp) on every backend against the 2D
+// The batched 2D real FFTs (core/numerics/spectral/batched_rfft2.hpp) on every backend against the 2D
 // DFT's definition per plane: odd, even and the shortest lengths, contiguous and strided inputs and
 // outputs, the inverse, float32 and float64, and the refusals.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "core/numerics/fft_batched.hpp"
+#include "core/numerics/spectral/batched_rfft2.hpp"
 #include "tests/support/backends.hpp"
 
 using namespace sim;

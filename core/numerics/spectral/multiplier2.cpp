@@ -1,4 +1,4 @@
-// Spectral multipliers (spectral.hpp): on either backend a gather, a 2D real FFT (FFTW's
+// Spectral multipliers (spectral/multiplier2.hpp): on either backend a gather, a 2D real FFT (FFTW's
 // r2c / c2r plans on cpu contexts, cuFFT on cuda ones), one spectral kernel, the inverse FFT
 // and a scatter. The cosine basis goes through the real FFT on the CPU too: FFTW's own 2D
 // REDFT10 / REDFT01 pair (FFTW_ESTIMATE) takes several times as long as an r2c / c2r pair of
@@ -9,7 +9,7 @@
 // and the inverse of P = m * dctn(x) is the reordered irfft2 of
 //   Z(k1, k2) = conj(W1(k1) W2(k2)) [P(k1, k2) - i P(k1, n2 - k2) - i P(n1 - k1, k2) - P(n1 - k1, n2 - k2)]
 // (P at index n taken as 0), scaled by 1 / (4 n1 n2).
-#include "core/numerics/spectral.hpp"
+#include "core/numerics/spectral/multiplier2.hpp"
 
 #include <fftw3.h>
 

@@ -1,6 +1,6 @@
-// The 3D Fourier multiplier (spectral3.hpp): FFTW's 3D r2c / c2r plans on cpu contexts
+// The 3D Fourier multiplier (spectral/multiplier3.hpp): FFTW's 3D r2c / c2r plans on cpu contexts
 // (FFTW_ESTIMATE: the same plan, so the same bits, in every run), cuFFT's on cuda ones.
-#include "core/numerics/spectral3.hpp"
+#include "core/numerics/spectral/multiplier3.hpp"
 
 #include <fftw3.h>
 
