@@ -28,7 +28,6 @@
 // mirrors the way in, ending in one batched 2D complex-to-real FFT. Its transposes are whole
 // (one piece).
 #include <array>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +37,7 @@
 #include "core/distributed/redistribute.hpp"
 #include "core/kernels/for_each.hpp"
 #include "core/numerics/fft.hpp"
+#include "core/runtime/tuning.hpp"
 #include "core/numerics/spectral/batched_rfft2.hpp"
 #include "solvers/transform_poisson.hpp"
 
@@ -108,12 +108,11 @@ std::string distributed_transform_unsupported(const TransformProblem<Rank>& prob
   return "";
 }
 
-/// Pieces the slab transposes are cut into (SIMKIT_TRANSPOSE_CHUNKS, default 1): with k > 1
-/// the transpose of each piece of slabs A runs beside the transforms of the next.
-inline int transpose_chunks_from_env() {
-  const char* e = std::getenv("SIMKIT_TRANSPOSE_CHUNKS");
-  const int k = e ? std::atoi(e) : 1;
-  return k >= 1 ? k : 1;
+/// Pieces the slab transposes are cut into (the tuning knob SIMKIT_TRANSPOSE_CHUNKS, default 1):
+/// with k > 1 the transpose of each piece of slabs A runs beside the transforms of the next.
+inline int transpose_chunks_from_tuning() {
+  const long long k = tuning::current().transpose_chunks;
+  return k >= 1 ? int(k) : 1;
 }
 
 template <class T, int Rank>
@@ -124,7 +123,7 @@ class DistributedTransformPoisson {
   DistributedTransformPoisson() = default;
   /// The solver of problem on comm's ranks, rank r holding boxes[r] (global indices), on ctx
   /// (collective). chunks: pieces of slabs A whose transposes overlap the next piece's
-  /// transforms (0: SIMKIT_TRANSPOSE_CHUNKS, default 1). Throws Error when
+  /// transforms (0: the tuning knob SIMKIT_TRANSPOSE_CHUNKS, default 1). Throws Error when
   /// distributed_transform_unsupported(problem) is not "".
   DistributedTransformPoisson(const Comm& comm, const Context& ctx, const TransformProblem<Rank>& problem,
                               const std::vector<Box<Rank>>& boxes, int chunks = 0)
@@ -153,7 +152,7 @@ class DistributedTransformPoisson {
         return;
       }
     }
-    chunks_ = transposed_ ? (chunks > 0 ? chunks : transpose_chunks_from_env()) : 1;
+    chunks_ = transposed_ ? (chunks > 0 ? chunks : transpose_chunks_from_tuning()) : 1;
     work_a_ = Array<T, Rank>(ctx, nonempty(mine_a_.shape()));
     if (transposed_) work_b_ = Array<T, Rank>(ctx, nonempty(mine_b_.shape()));
     double norm = 1;

@@ -34,6 +34,7 @@ struct Values {
   int fluid_guess_order = -1;          ///< SIMKIT_FLUID_GUESS_ORDER: pressure extrapolation degree 0, 1, 3
   int fluid_scale_guess = -1;          ///< SIMKIT_FLUID_SCALE_GUESS: rescale a stage's pressure guess, 0 or 1
   int fluid_fill_every_stage = -1;     ///< SIMKIT_FLUID_FILL_EVERY_STAGE: fill ghosts after every stage, 0 or 1
+  long long transpose_chunks = -1;     ///< SIMKIT_TRANSPOSE_CHUNKS: pieces of the distributed transform solve's transposes
 };
 
 /// One knob: its variable, the values it accepts, its default, what it changes, and its parser.
@@ -141,6 +142,10 @@ inline const std::vector<Knob>& knobs() {
        [](const std::string& t, Values& v) {
          v.fluid_fill_every_stage = one_of("SIMKIT_FLUID_FILL_EVERY_STAGE", t, {0, 1}, "0 or 1");
        }},
+      {"SIMKIT_TRANSPOSE_CHUNKS", "a whole number, 1 or more", "1",
+       "the distributed transform solve cuts its slab transposes into this many pieces, each moved beside the next piece's "
+       "transforms (a box periodic in y and z moves its spectrum in one piece)",
+       [](const std::string& t, Values& v) { v.transpose_chunks = whole("SIMKIT_TRANSPOSE_CHUNKS", t, 1, "a whole number, 1 or more"); }},
   };
   return all;
 }

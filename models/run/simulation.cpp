@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <string>
 
+#include "core/runtime/tuning.hpp"
 #include "models/run/host_fields.hpp"
 
 namespace sim::run {
@@ -24,8 +24,7 @@ Simulation::Simulation(Plan p, Model& m, Context c, Comm k, io::RunInfo i)
     if (f.checkpointed) state_fields.push_back(f);
   }
   clock.dt = plan.dt;
-  const char* knob = std::getenv("SIMKIT_DEVICE_STEPS");
-  if (plan.adaptive && !(knob && std::string(knob) == "0")) device_clock_ = std::make_unique<DeviceClock>(ctx);
+  if (plan.adaptive && tuning::current().device_steps != 0) device_clock_ = std::make_unique<DeviceClock>(ctx);
 }
 
 Simulation::~Simulation() = default;

@@ -7,9 +7,11 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/runtime/tuning.hpp"
 #include "io/hdf5_file.hpp"
 #include "models/run/diagnostics_writer.hpp"
 #include "models/run/restore.hpp"
@@ -236,8 +238,8 @@ TEST_F(RunActivities, DeviceClockedBatchesFireActivitiesAtTheSameSteps) {
     std::vector<std::int64_t> snapshots;
   };
   auto run_in = [&](const std::string& sub, bool batches) {
-    if (batches) unsetenv("SIMKIT_DEVICE_STEPS");
-    else setenv("SIMKIT_DEVICE_STEPS", "0", 1);
+    std::optional<tuning::Scoped> host_steps;  // without batches: a host wait every step
+    if (!batches) host_steps.emplace("SIMKIT_DEVICE_STEPS", "0");
     p.out_dir = dir + "/" + sub;
     fs::create_directories(p.out_dir);
     testing::ClockedCounterModel m;
@@ -246,7 +248,6 @@ TEST_F(RunActivities, DeviceClockedBatchesFireActivitiesAtTheSameSteps) {
     Simulation s(p, m, ctx, Comm(), info);
     add_standard_activities(s, true, 0);
     EXPECT_EQ(s.run(), 0);
-    unsetenv("SIMKIT_DEVICE_STEPS");
     Run r{m.u, s.clock, m.batches, "", io::list_checkpoints(p.out_dir, "ckpt"), {}};
     std::stringstream text;
     text << std::ifstream(p.out_dir + "/diagnostics.csv").rdbuf();
