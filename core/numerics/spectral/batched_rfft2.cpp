@@ -12,6 +12,8 @@
 #if SIM_TU_HAS_CUDA
 #include <cufft.h>
 
+#include "core/numerics/detail/cufft_calls.hpp"
+
 #include "core/cuda/check.hpp"
 #endif
 
@@ -78,24 +80,6 @@ struct FftwMany<float> {
   static void release(void* p) { fftwf_free(p); }
 };
 
-#if SIM_TU_HAS_CUDA
-void check_cufft_many(cufftResult r, const char* call) {
-  if (r != CUFFT_SUCCESS)
-    throw CudaError(std::string("cuFFT ") + call + " failed (cufftResult " + std::to_string(int(r)) + ")");
-}
-void exec_r2c(cufftHandle h, const float* r, Cplx<float>* c) {
-  check_cufft_many(cufftExecR2C(h, const_cast<float*>(r), reinterpret_cast<cufftComplex*>(c)), "ExecR2C");
-}
-void exec_r2c(cufftHandle h, const double* r, Cplx<double>* c) {
-  check_cufft_many(cufftExecD2Z(h, const_cast<double*>(r), reinterpret_cast<cufftDoubleComplex*>(c)), "ExecD2Z");
-}
-void exec_c2r(cufftHandle h, Cplx<float>* c, float* r) {
-  check_cufft_many(cufftExecC2R(h, reinterpret_cast<cufftComplex*>(c), r), "ExecC2R");
-}
-void exec_c2r(cufftHandle h, Cplx<double>* c, double* r) {
-  check_cufft_many(cufftExecZ2D(h, reinterpret_cast<cufftDoubleComplex*>(c), r), "ExecZ2D");
-}
-#endif
 
 }  // namespace
 
@@ -162,12 +146,12 @@ struct BatchedRealFft2<T>::Impl {
     const long long real_dist = shape.n[1] * shape.n[2], complex_dist = shape.n[1] * h2;
     for (int inverse_plan = 0; inverse_plan < 2; ++inverse_plan) {
       cufftHandle h;
-      check_cufft_many(cufftCreate(&h), "Create");
+      detail::check_cufft(cufftCreate(&h), "Create");
       (inverse_plan ? plan_inverse : plan_forward) = int(h);
-      check_cufft_many(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
+      detail::check_cufft(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
       const cufftType type = inverse_plan ? (f64 ? CUFFT_Z2D : CUFFT_C2R) : (f64 ? CUFFT_D2Z : CUFFT_R2C);
       std::size_t work = 0;
-      check_cufft_many(cufftMakePlanMany64(h, 2, n, nullptr, 1, inverse_plan ? complex_dist : real_dist, nullptr, 1,
+      detail::check_cufft(cufftMakePlanMany64(h, 2, n, nullptr, 1, inverse_plan ? complex_dist : real_dist, nullptr, 1,
                                            inverse_plan ? real_dist : complex_dist, type, shape.n[0], &work),
                        "MakePlanMany64");
     }
@@ -186,7 +170,7 @@ struct BatchedRealFft2<T>::Impl {
       return;
     }
 #if SIM_TU_HAS_CUDA
-    exec_r2c(cufftHandle(plan_forward), in, reinterpret_cast<Cplx<T>*>(spectrum));
+    detail::exec_r2c(cufftHandle(plan_forward), in, reinterpret_cast<Cplx<T>*>(spectrum));
 #endif
   }
 
@@ -196,7 +180,7 @@ struct BatchedRealFft2<T>::Impl {
       return;
     }
 #if SIM_TU_HAS_CUDA
-    exec_c2r(cufftHandle(plan_inverse), reinterpret_cast<Cplx<T>*>(spectrum), out);
+    detail::exec_c2r(cufftHandle(plan_inverse), reinterpret_cast<Cplx<T>*>(spectrum), out);
 #endif
   }
 };

@@ -23,6 +23,8 @@
 #if SIM_TU_HAS_CUDA
 #include <cufft.h>
 
+#include "core/numerics/detail/cufft_calls.hpp"
+
 #include "core/cuda/check.hpp"
 #endif
 
@@ -145,20 +147,6 @@ struct Fftw2<float> {
   static void release(complex* c) { fftwf_free(c); }
 };
 
-#if SIM_TU_HAS_CUDA
-void check_cufft2(cufftResult r, const char* call) {
-  if (r != CUFFT_SUCCESS)
-    throw CudaError(std::string("cuFFT ") + call + " failed (cufftResult " + std::to_string(int(r)) + ")");
-}
-void exec_forward(cufftHandle h, float* r, Cplx<float>* c) { check_cufft2(cufftExecR2C(h, r, reinterpret_cast<cufftComplex*>(c)), "ExecR2C"); }
-void exec_forward(cufftHandle h, double* r, Cplx<double>* c) {
-  check_cufft2(cufftExecD2Z(h, r, reinterpret_cast<cufftDoubleComplex*>(c)), "ExecD2Z");
-}
-void exec_inverse(cufftHandle h, Cplx<float>* c, float* r) { check_cufft2(cufftExecC2R(h, reinterpret_cast<cufftComplex*>(c), r), "ExecC2R"); }
-void exec_inverse(cufftHandle h, Cplx<double>* c, double* r) {
-  check_cufft2(cufftExecZ2D(h, reinterpret_cast<cufftDoubleComplex*>(c), r), "ExecZ2D");
-}
-#endif
 
 }  // namespace
 
@@ -267,12 +255,12 @@ struct SpectralMultiplier<T>::Impl {
     }
     const bool f64 = sizeof(T) == 8;
     cufftHandle h;
-    check_cufft2(cufftPlan2d(&h, int(n1), int(n2), f64 ? CUFFT_D2Z : CUFFT_R2C), "Plan2d");
+    detail::check_cufft(cufftPlan2d(&h, int(n1), int(n2), f64 ? CUFFT_D2Z : CUFFT_R2C), "Plan2d");
     plan_forward = int(h);
-    check_cufft2(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
-    check_cufft2(cufftPlan2d(&h, int(n1), int(n2), f64 ? CUFFT_Z2D : CUFFT_C2R), "Plan2d");
+    detail::check_cufft(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
+    detail::check_cufft(cufftPlan2d(&h, int(n1), int(n2), f64 ? CUFFT_Z2D : CUFFT_C2R), "Plan2d");
     plan_inverse = int(h);
-    check_cufft2(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
+    detail::check_cufft(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
 #endif
   }
 
@@ -293,7 +281,7 @@ struct SpectralMultiplier<T>::Impl {
 #if SIM_TU_HAS_CUDA
     const bool cosine = basis == Basis2D::cosine;
     const Box<2> half{{0, 0}, {n1, h2}};
-    exec_forward(cufftHandle(plan_forward), dreal, dv);
+    detail::exec_r2c(cufftHandle(plan_forward), dreal, dv);
     Cplx<T>* spectrum_in = dv;
     if (cosine) {
       const Box<2> pairs{{0, 0}, {n1 / 2 + 1, h2}};  // k1 and n1 - k1 together
@@ -302,7 +290,7 @@ struct SpectralMultiplier<T>::Impl {
     } else {
       for_each(ctx, "fft::spectral_multiply_fourier", half, MultiplyFourier<T>{dv, m.view(), h2, T(scale())});
     }
-    exec_inverse(cufftHandle(plan_inverse), spectrum_in, dreal);
+    detail::exec_c2r(cufftHandle(plan_inverse), spectrum_in, dreal);
 #endif
   }
 };

@@ -13,6 +13,8 @@
 #if SIM_TU_HAS_CUDA
 #include <cufft.h>
 
+#include "core/numerics/detail/cufft_calls.hpp"
+
 #include "core/cuda/check.hpp"
 #endif
 
@@ -75,20 +77,6 @@ struct Fftw3d<float> {
   static void release(complex* z) { fftwf_free(z); }
 };
 
-#if SIM_TU_HAS_CUDA
-void check_cufft3(cufftResult r, const char* call) {
-  if (r != CUFFT_SUCCESS)
-    throw CudaError(std::string("cuFFT ") + call + " failed (cufftResult " + std::to_string(int(r)) + ")");
-}
-void exec_forward3(cufftHandle h, float* r, Cplx<float>* c) { check_cufft3(cufftExecR2C(h, r, reinterpret_cast<cufftComplex*>(c)), "ExecR2C"); }
-void exec_forward3(cufftHandle h, double* r, Cplx<double>* c) {
-  check_cufft3(cufftExecD2Z(h, r, reinterpret_cast<cufftDoubleComplex*>(c)), "ExecD2Z");
-}
-void exec_inverse3(cufftHandle h, Cplx<float>* c, float* r) { check_cufft3(cufftExecC2R(h, reinterpret_cast<cufftComplex*>(c), r), "ExecC2R"); }
-void exec_inverse3(cufftHandle h, Cplx<double>* c, double* r) {
-  check_cufft3(cufftExecZ2D(h, reinterpret_cast<cufftDoubleComplex*>(c), r), "ExecZ2D");
-}
-#endif
 
 }  // namespace
 
@@ -143,12 +131,12 @@ struct FourierMultiplier3<T>::Impl {
     dv = static_cast<Cplx<T>*>(ctx.allocate(modes() * sizeof(Cplx<T>)));
     const bool f64 = sizeof(T) == 8;
     cufftHandle h;
-    check_cufft3(cufftPlan3d(&h, int(n0), int(n1), int(n2), f64 ? CUFFT_D2Z : CUFFT_R2C), "Plan3d");
+    detail::check_cufft(cufftPlan3d(&h, int(n0), int(n1), int(n2), f64 ? CUFFT_D2Z : CUFFT_R2C), "Plan3d");
     plan_forward = int(h);
-    check_cufft3(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
-    check_cufft3(cufftPlan3d(&h, int(n0), int(n1), int(n2), f64 ? CUFFT_Z2D : CUFFT_C2R), "Plan3d");
+    detail::check_cufft(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
+    detail::check_cufft(cufftPlan3d(&h, int(n0), int(n1), int(n2), f64 ? CUFFT_Z2D : CUFFT_C2R), "Plan3d");
     plan_inverse = int(h);
-    check_cufft3(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
+    detail::check_cufft(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
 #endif
   }
 
@@ -163,9 +151,9 @@ struct FourierMultiplier3<T>::Impl {
       return;
     }
 #if SIM_TU_HAS_CUDA
-    exec_forward3(cufftHandle(plan_forward), dreal, dv);
+    detail::exec_r2c(cufftHandle(plan_forward), dreal, dv);
     for_each(ctx, "fft::fourier3_multiply", half, MultiplyFourier3<T>{dv, m.data(), scale});
-    exec_inverse3(cufftHandle(plan_inverse), dv, dreal);
+    detail::exec_c2r(cufftHandle(plan_inverse), dv, dreal);
 #endif
   }
 };
