@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 """Compares a run of configs/cavity3d.toml (the lid-driven cube) with published centreline
 velocities: u along the vertical centreline x = z = 1/2 and v along the horizontal centreline
-y = z = 1/2, both in the symmetry plane z = 1/2, in lid units. Prints one line per profile (the
+y = z = 1/2, both in the symmetry plane z = 1/2, in lid units. Prints one line per run and profile (the
 largest and the RMS difference over the reference's interior points, and the extremum beside the
-reference's), draws both profiles against the reference, and exits with 1 when a difference is
-above --tol (a regression check), 2 on bad input.
+reference points' own extremum, from a parabola through the three nearest), draws the profiles
+of every run against the reference, and exits with 1 when a difference is above --tol (a
+regression check), 2 on bad input.
 
 How the profiles are taken from the snapshot: a snapshot holds the velocity at cell centres
 (each component the mean of its cell's two staggered faces); a checkpoint holds the staggered
@@ -17,7 +18,9 @@ Albensoeder & Kuhlmann (2005), Re 1000; its header gives the source and the axes
 
 examples:
   cavity3d.py output/cavity3d_re1000 -o cavity3d.png
+  cavity3d.py 64=output/re1000_64 96=output/re1000_96 -o cavity3d.png --json cavity3d.json
   cavity3d.py output/cavity3d_re1000/snapshot_000012345.h5 --tol 0.05
+  cavity3d.py output/cavity3d --reference none      # Re 100: the profiles' extrema only
 """
 import argparse
 import os
@@ -157,14 +160,66 @@ def extremum(s, velocity, lowest):
     return float(velocity[i]), float(s[i])
 
 
+def load_run(path, ref_re, reference_path):
+    """(snapshot, Reynolds number or None, lid speed) of a run directory or file, checked against the reference's Re."""
+    path = last_snapshot(path)
+    snap = sk.open(path)
+    if snap.rank != 3 or not all(n in snap.fields or n + "_face" in snap.fields for n in ("u", "v")):
+        raise sk.Error(f"{path}: not a 3D fluid snapshot (it needs 3 dimensions and the fields u and v, or u_face and v_face)")
+    if min(snap.attrs["cells"]) < 2:
+        raise sk.Error(f"{path}: at least 2 cells along each axis are needed to find the centrelines")
+    run_re, lid = run_parameters(snap)
+    if run_re is not None and ref_re is not None and abs(run_re / ref_re - 1) > 1e-6:
+        raise sk.Error(f"{path}: the run is at Re {run_re:g} but the reference {reference_path} is at Re {ref_re:g}; "
+                       f"run with model.viscosity={1 / ref_re:g} or give the matching --reference")
+    if lid == 0:
+        raise sk.Error(f"{path}: the lid (boundary.y_hi_value) does not move: not a lid-driven cavity")
+    return snap, run_re, lid
+
+
+def analyse(snap, lid, ref):
+    """{line: {s, velocity, extrema, largest, rms}} of one snapshot; no differences without a reference."""
+    out = {}
+    for line, (component, along, axis) in PROFILES.items():
+        s, velocity = centreline(snap, component, along, lid)
+        velocity = velocity / lid
+        kinds = ("min",) if line == "u" else ("max", "min")  # u's maximum is the lid's speed
+        entry = {"s": s, "velocity": velocity, "axis": axis,
+                 "extrema": {k: extremum(s, velocity, k == "min") for k in kinds}}
+        if ref is not None:
+            entry["largest"], entry["rms"] = compare(s, velocity, *ref[line])
+            entry["reference_extrema"] = {k: extremum(*ref[line], k == "min") for k in kinds}
+        out[line] = entry
+    return out
+
+
+def report(label, snap, result):
+    """One line per profile: differences (with a reference) and extrema."""
+    cells = "x".join(str(n) for n in snap.attrs["cells"])
+    for line, e in result.items():
+        text = f"{label}: {line} along {e['axis']} ({cells}, t = {snap.attrs['time']:g}): "
+        if "largest" in e:
+            text += f"largest difference {e['largest']:.4f}, RMS {e['rms']:.4f}; "
+        parts = []
+        for k, (v, w) in e["extrema"].items():
+            part = f"{k} {v:.4f} at {e['axis']} = {w:.3f}"
+            if "reference_extrema" in e:
+                rv, rw = e["reference_extrema"][k]
+                part += f" (reference points {rv:.4f} at {rw:.3f})"
+            parts.append(part)
+        print(text + "; ".join(parts))
+
+
 def main(argv=None):
     """Command line entry point; returns the exit code."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("run", help="a run's output directory (its newest snapshot is read) or a snapshot/checkpoint file")
-    p.add_argument("-o", "--output", help="PNG to write (both profiles against the reference); none by default")
+    p.add_argument("runs", nargs="+", metavar="[LABEL=]RUN",
+                   help="a run's output directory (its newest snapshot is read) or a snapshot/checkpoint file")
+    p.add_argument("-o", "--output", help="PNG to write (the profiles of every run against the reference); none by default")
     p.add_argument("--reference", default=REFERENCE,
-                   help="the reference profiles (default: Albensoeder & Kuhlmann, Re 1000); 'none': the run's profiles and extrema only")
+                   help="the reference profiles (default: Albensoeder & Kuhlmann, Re 1000); 'none': the runs' profiles and extrema only")
     p.add_argument("--tol", type=float, help="exit with 1 when a profile's largest difference is above TOL (lid units)")
+    p.add_argument("--json", help="write the numbers of every run (differences, extrema, step, time) to this JSON file")
     p.add_argument("--dpi", type=int, default=80, help="dots per inch: sets the text size (default 80)")
     args = p.parse_args(argv)
     if args.tol is not None and args.reference == "none":
@@ -173,60 +228,52 @@ def main(argv=None):
         p.error(f"--tol {args.tol}: expected a positive number (a velocity difference in lid units, e.g. 0.05)")
     try:
         ref, ref_re = (None, None) if args.reference == "none" else reference(args.reference)
-        path = last_snapshot(args.run)
-        snap = sk.open(path)
-        if snap.rank != 3 or not all(n in snap.fields or n + "_face" in snap.fields for n in ("u", "v")):
-            raise sk.Error(f"{path}: not a 3D fluid snapshot (it needs 3 dimensions and the fields u and v, or u_face and v_face)")
-        if min(snap.attrs["cells"]) < 2:
-            raise sk.Error(f"{path}: at least 2 cells along each axis are needed to find the centrelines")
-        run_re, lid = run_parameters(snap)
-        if run_re is not None and ref_re is not None and abs(run_re / ref_re - 1) > 1e-6:
-            raise sk.Error(f"{path}: the run is at Re {run_re:g} but the reference {args.reference} is at Re {ref_re:g}; "
-                           f"run with model.viscosity={1 / ref_re:g} or give the matching --reference")
-        if lid == 0:
-            raise sk.Error(f"{path}: the lid (boundary.y_hi_value) does not move: not a lid-driven cavity")
-        cells = "x".join(str(n) for n in snap.attrs["cells"])
-        result, worst = {}, 0.0
-        for line, (component, along, axis) in PROFILES.items():
-            s, velocity = centreline(snap, component, along, lid)
-            velocity = velocity / lid
-            result[line] = (s, velocity)
-            kinds = ("min",) if line == "u" else ("max", "min")  # u's maximum is the lid's speed
-            found = {k: extremum(s, velocity, k == "min") for k in kinds}
-            text = f"{line} along {axis} ({cells}, t = {snap.attrs['time']:g}): "
-            if ref is None:
-                print(text + "; ".join(f"{k} {v:.4f} at {axis} = {w:.3f}" for k, (v, w) in found.items()))
-                continue
-            largest, rms = compare(s, velocity, *ref[line])
-            worst = max(worst, largest)
-            ref_found = {k: extremum(*ref[line], k == "min") for k in kinds}
-            print(text + f"largest difference {largest:.4f}, RMS {rms:.4f}; " +
-                  "; ".join(f"{k} {v:.4f} at {axis} = {w:.3f} (reference {ref_found[k][0]:.4f} at {ref_found[k][1]:.3f})"
-                            for k, (v, w) in found.items()))
+        runs = []
+        for spec in args.runs:
+            label, _, path = spec.rpartition("=")
+            snap, run_re, lid = load_run(path, ref_re, args.reference)
+            label = label or os.path.basename(os.path.normpath(path))
+            result = analyse(snap, lid, ref)
+            report(label, snap, result)
+            runs.append((label, snap, run_re, result))
+        if args.json:
+            import json
+            doc = {label: {"snapshot": os.path.basename(snap.path), "cells": [int(n) for n in snap.attrs["cells"]],
+                           "step": int(snap.attrs["step"]), "time": float(snap.attrs["time"]), "reynolds": run_re,
+                           **{line: {k: (round(v, 6) if k in ("largest", "rms") else
+                                         {n: [round(x, 6) for x in vw] for n, vw in v.items()})
+                                     for k, v in e.items() if k in ("largest", "rms", "extrema", "reference_extrema")}
+                              for line, e in result.items()}}
+                   for label, snap, run_re, result in runs}
+            with open(args.json, "w") as f:
+                json.dump(doc, f, indent=1)
         if args.output:
             from simkit_plot import new_figure
             fig = new_figure((900, 450), args.dpi)
             au, av = fig.subplots(1, 2)
-            title = os.path.basename(os.path.normpath(args.run))
-            au.plot(result["u"][1], result["u"][0], "-", label=f"simkit {cells}")
+            for label, snap, run_re, result in runs:
+                au.plot(result["u"]["velocity"], result["u"]["s"], "-", label=label)
+                av.plot(result["v"]["s"], result["v"]["velocity"], "-", label=label)
             if ref is not None:
-                au.plot(ref["u"][1], ref["u"][0], "ko", mfc="none", label="reference")
-                av.plot(ref["v"][0], ref["v"][1], "ko", mfc="none", label="reference")
-            au.set_xlabel("u / U (x = z = 1/2)")
+                name = os.path.basename(args.reference)
+                au.plot(ref["u"][1], ref["u"][0], "ko", mfc="none", label=name)
+                av.plot(ref["v"][0], ref["v"][1], "ko", mfc="none", label=name)
+            au.set_xlabel("u / U on x = z = 1/2")
             au.set_ylabel("y")
-            av.plot(result["v"][0], result["v"][1], "-", label=f"simkit {cells}")
             av.set_xlabel("x")
-            av.set_ylabel("v / U (y = z = 1/2)")
+            av.set_ylabel("v / U on y = z = 1/2")
             for ax in (au, av):
                 ax.grid(True, alpha=0.3)
                 ax.legend(fontsize="small")
-            fig.suptitle(f"lid-driven cube, {title}" + (f", Re {run_re:g}" if run_re else ""))
+            res = {r for _, _, r, _ in runs if r}
+            fig.suptitle("lid-driven cube" + (f", Re {res.pop():g}" if len(res) == 1 else ""))
             fig.tight_layout()
             fig.savefig(args.output, dpi=args.dpi)
             print(args.output)
     except (sk.Error, OSError, ValueError) as e:
         print(f"{p.prog}: error: {e}", file=sys.stderr)
         return 2
+    worst = max((e.get("largest", 0.0) for *_, result in runs for e in result.values()), default=0.0)
     if args.tol is not None and worst > args.tol:
         print(f"{p.prog}: largest difference {worst:.4f} is above --tol {args.tol:g}", file=sys.stderr)
         return 1

@@ -5,6 +5,7 @@ run: /usr/bin/python3 -m unittest -v tests/tools/test_cavity3d.py     (from the 
 SIMKIT_SIMULATE names the simulate binary (default build/apps/simulate).
 """
 import importlib
+import json
 import os
 import shutil
 import subprocess
@@ -118,10 +119,26 @@ class Synthetic(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         lines = r.stdout.splitlines()
         self.assertEqual(len(lines), 2, r.stdout)
-        self.assertTrue(lines[0].startswith("u along y (32x32x32, t = 1)"), lines[0])
-        self.assertTrue(lines[1].startswith("v along x"), lines[1])
+        self.assertTrue(lines[0].startswith("pass.h5: u along y (32x32x32, t = 1)"), lines[0])
+        self.assertTrue(lines[1].startswith("pass.h5: v along x"), lines[1])
         largest = float(lines[0].split("largest difference ")[1].split(",")[0])
         self.assertLess(largest, 1e-3)
+
+    def test_several_runs_and_json(self):
+        """Two labelled runs: two lines each, and their numbers in the JSON file."""
+        a = synthetic_snapshot(os.path.join(tmp, "a.h5"), 16)
+        b = synthetic_snapshot(os.path.join(tmp, "b.h5"), 32)
+        ref = reference_file(os.path.join(tmp, "ref2.dat"))
+        out = os.path.join(tmp, "two.json")
+        r = tool(f"16={a}", f"32={b}", "--reference", ref, "--json", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([line.split(":")[0] for line in r.stdout.splitlines()], ["16", "16", "32", "32"])
+        with open(out) as f:
+            doc = json.load(f)
+        self.assertEqual(sorted(doc), ["16", "32"])
+        self.assertEqual(doc["32"]["cells"], [32, 32, 32])
+        self.assertLess(doc["32"]["u"]["largest"], doc["16"]["u"]["largest"])  # finer: closer to the exact profile
+        self.assertIn("max", doc["32"]["v"]["extrema"])
 
     def test_fails_above_tol(self):
         """A reference 0.1 away fails --tol 0.05 with exit 1 and says by how much; without --tol it reports it."""
