@@ -10,8 +10,9 @@ regression check), 2 on bad input.
 How the profiles are taken from the snapshot: a snapshot holds the velocity at cell centres
 (each component the mean of its cell's two staggered faces); a checkpoint holds the staggered
 faces themselves (u_face on the low x-faces, v_face on the low y-faces), and those are used when
-the file has them. Across the line (two axes) the field is interpolated linearly to 1/2 (the mean
-of the two middle columns on an even grid); along the line its samples are extended by the wall
+the file has them. Across the line (two axes) the field is interpolated bilinearly to 1/2 (on an
+even grid of centres, the mean of the 2 x 2 middle columns; a face field's own axis has a face at
+1/2, which is taken as it is); along the line its samples are extended by the wall
 values (the lid's speed for u at y = 1, zero elsewhere) and interpolated linearly to the
 reference's positions. The reference (tools/data/cavity3d_re1000_albensoeder_kuhlmann.dat) is
 Albensoeder & Kuhlmann (2005), Re 1000; its header gives the source and the axes.
@@ -255,7 +256,8 @@ def main(argv=None):
                 au.plot(result["u"]["velocity"], result["u"]["s"], "-", label=label)
                 av.plot(result["v"]["s"], result["v"]["velocity"], "-", label=label)
             if ref is not None:
-                name = os.path.basename(args.reference)
+                name = ("Albensoeder & Kuhlmann (2005)" if os.path.realpath(args.reference) == os.path.realpath(REFERENCE)
+                        else os.path.basename(args.reference))
                 au.plot(ref["u"][1], ref["u"][0], "ko", mfc="none", label=name)
                 av.plot(ref["v"][0], ref["v"][1], "ko", mfc="none", label=name)
             au.set_xlabel("u / U on x = z = 1/2")
