@@ -21,6 +21,8 @@
 #if SIM_TU_HAS_CUDA
 #include <cufft.h>
 
+#include "core/numerics/detail/cufft_calls.hpp"
+
 #include "core/cuda/check.hpp"
 #endif
 
@@ -287,20 +289,12 @@ fftw_r2r_kind fftw_kind(Kind kind) {
 }
 
 #if SIM_TU_HAS_CUDA
-void check_cufft(cufftResult r, const char* call) {
-  if (r != CUFFT_SUCCESS) throw CudaError(std::string("cuFFT ") + call + " failed (cufftResult " + std::to_string(int(r)) + ")");
-}
+using detail::check_cufft;
 template <class T>
 struct CufftTypes;
 template <>
 struct CufftTypes<float> {
   static constexpr cufftType r2c = CUFFT_R2C, c2r = CUFFT_C2R, c2c = CUFFT_C2C;
-  static void r2c_exec(cufftHandle h, float* in, Cx<float>* out) {
-    check_cufft(cufftExecR2C(h, in, reinterpret_cast<cufftComplex*>(out)), "ExecR2C");
-  }
-  static void c2r_exec(cufftHandle h, Cx<float>* in, float* out) {
-    check_cufft(cufftExecC2R(h, reinterpret_cast<cufftComplex*>(in), out), "ExecC2R");
-  }
   static void c2c_exec(cufftHandle h, Cx<float>* x) {
     check_cufft(cufftExecC2C(h, reinterpret_cast<cufftComplex*>(x), reinterpret_cast<cufftComplex*>(x), CUFFT_FORWARD),
                 "ExecC2C");
@@ -309,12 +303,6 @@ struct CufftTypes<float> {
 template <>
 struct CufftTypes<double> {
   static constexpr cufftType r2c = CUFFT_D2Z, c2r = CUFFT_Z2D, c2c = CUFFT_Z2Z;
-  static void r2c_exec(cufftHandle h, double* in, Cx<double>* out) {
-    check_cufft(cufftExecD2Z(h, in, reinterpret_cast<cufftDoubleComplex*>(out)), "ExecD2Z");
-  }
-  static void c2r_exec(cufftHandle h, Cx<double>* in, double* out) {
-    check_cufft(cufftExecZ2D(h, reinterpret_cast<cufftDoubleComplex*>(in), out), "ExecZ2D");
-  }
   static void c2c_exec(cufftHandle h, Cx<double>* x) {
     check_cufft(cufftExecZ2Z(h, reinterpret_cast<cufftDoubleComplex*>(x), reinterpret_cast<cufftDoubleComplex*>(x),
                              CUFFT_FORWARD),
@@ -391,7 +379,7 @@ struct Transform<T, Rank>::Impl {
       case Kind::r2hc:
         for_each(ctx, "fft::gather_real", all, GatherReal<T, Rank>{in, real_work, lay, kind});
         for (index_t o = 0; o < batch_launches(); ++o)
-          CufftTypes<T>::r2c_exec(h, real_work + o * lay.slab(real_len), complex_work + o * lay.slab(complex_len));
+          detail::exec_r2c(h, real_work + o * lay.slab(real_len), complex_work + o * lay.slab(complex_len));
         for_each(ctx, "fft::scatter_from_complex", all, ScatterFromComplex<T, Rank>{complex_work, out, lay, kind});
         break;
       case Kind::dct3:
@@ -400,7 +388,7 @@ struct Transform<T, Rank>::Impl {
         e.n[axis] = n / 2 + 1;
         for_each(ctx, "fft::gather_complex", box_of(e), GatherComplex<T, Rank>{in, complex_work, lay, kind});
         for (index_t o = 0; o < batch_launches(); ++o)
-          CufftTypes<T>::c2r_exec(h, complex_work + o * lay.slab(complex_len), real_work + o * lay.slab(real_len));
+          detail::exec_c2r(h, complex_work + o * lay.slab(complex_len), real_work + o * lay.slab(real_len));
         for_each(ctx, "fft::scatter_from_real", all, ScatterFromReal<T, Rank>{real_work, out, lay, kind});
         break;
       case Kind::dct4:
