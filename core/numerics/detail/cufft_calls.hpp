@@ -1,8 +1,7 @@
 #pragma once
 // cuFFT's real-to-complex and complex-to-real executions for both precisions, and the check
 // of a cuFFT result, shared by the per-axis transforms, the spectral multipliers and the
-// batched 2D real FFTs (CUDA
-// translation units only).
+// batched 2D real FFTs (CUDA translation units only).
 #include <cufft.h>
 
 #include <string>
