@@ -23,7 +23,9 @@
 #   8. (heat-repeat) heat 2D 16384^2 per GPU, float64 and float32, 1 GPU and N, three rounds in
 #      alternating order, with each GPU's SM clock, temperature and throttle reasons after each
 #      run: whether a low weak-scaling figure repeats, and whether the clocks explain it.
-#   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [weak3d] [halo] [orders] [nsys] [diagnose] [fluid] [fluid3d] [fluid-variants] [fluid-scaling] [heat-repeat]
+#   9. (heat-weak) bench_heat_scaling on 2 and N GPUs, three runs: heat weak scaling (8192^2 and
+#      16384^2 per GPU in 2D, 512^3 in 3D) from the medians of timed samples, with the slowest sample.
+#   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [weak3d] [halo] [orders] [nsys] [diagnose] [fluid] [fluid3d] [fluid-variants] [fluid-scaling] [heat-repeat] [heat-weak]
 set -u
 n=$1; shift
 parts=("$@"); [ ${#parts[@]} -gt 0 ] || parts=(checks scaling halo)
@@ -233,6 +235,14 @@ for part in "${parts[@]}"; do
         done
       done
       rm -rf "$out/scratch" ;;
+    heat-weak)  # heat weak scaling by bench_heat_scaling (medians of timed samples) on 2 and N GPUs, three runs each
+      for rep in 1 2 3; do
+        for np in 2 "$n"; do
+          mpi "$np" "$bin/bench/bench_heat_scaling" --backend cuda --commit "${COMMIT:-unknown}" \
+            --json "$out/heat_weak_np${np}_$rep.json" 2>&1 | grep -v '^wrote'
+          [ "$n" = 2 ] && break
+        done
+      done ;;
     halo)  # exchange bandwidth alone, host-staged and NCCL, on 2 and N GPUs
       for np in 2 "$n"; do
         for halo in host nccl; do
