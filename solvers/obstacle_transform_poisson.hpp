@@ -21,7 +21,7 @@
 // (M += e_f e_f^T / h_x^2, so x_f = 0 fixes the constant), and the unknown mean c of x joins w:
 //   x = A0^+ (b - P w) + c,   (I + M G) w - c M 1 = M P^T y,   1^T w = 0.
 // K then has k + 1 rows. Fluid cells cut off from every Dirichlet side in pieces (or more than
-// one piece without one) make K singular: the constructor says so.
+// one piece without one) would make K singular: the constructor refuses them, saying so.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -126,6 +126,40 @@ CutFaces cut_faces(const TransformBox<Rank>& box, const std::vector<T>& mask) {
   return cf;
 }
 
+/// Fluid pieces (connected through open faces, periodic wraps included) whose pressure level
+/// nothing fixes: those touching no Dirichlet side, less the one a pin fixes when the box has none.
+template <int Rank, class T>
+index_t undetermined_fluid_pieces(const TransformBox<Rank>& box, const std::vector<T>& mask) {
+  index_t stride[Rank];
+  stride[Rank - 1] = 1;
+  for (int d = Rank - 2; d >= 0; --d) stride[d] = stride[d + 1] * box.n[d + 1];
+  std::vector<char> seen(mask.size(), 0);
+  std::vector<index_t> stack;
+  index_t free_pieces = 0;
+  for (index_t start = 0; start < box.cells(); ++start) {
+    if (seen[std::size_t(start)] || mask[std::size_t(start)] == T(0)) continue;
+    bool fixed = false;
+    seen[std::size_t(start)] = 1, stack.push_back(start);
+    while (!stack.empty()) {
+      const index_t a = stack.back();
+      stack.pop_back();
+      for (int d = 0; d < Rank; ++d) {
+        const index_t i = (a / stride[d]) % box.n[d];
+        for (int side = 0; side < 2; ++side) {
+          const bool inside = side == 0 ? i > 0 : i + 1 < box.n[d];
+          const PressureSide kind = box.sides[2 * d + side];
+          if (!inside && kind == PressureSide::dirichlet) fixed = true;
+          if (!inside && kind != PressureSide::periodic) continue;
+          const index_t b = inside ? a + (side == 0 ? -stride[d] : stride[d]) : a + (side == 0 ? box.n[d] - 1 : 1 - box.n[d]) * stride[d];
+          if (!seen[std::size_t(b)] && mask[std::size_t(b)] != T(0)) seen[std::size_t(b)] = 1, stack.push_back(b);
+        }
+      }
+    }
+    free_pieces += !fixed;
+  }
+  return box.singular() ? std::max<index_t>(free_pieces - 1, 0) : free_pieces;
+}
+
 /// The box's transform solver for rank 2 (TransformPoisson) or 3 (TransformPoisson3).
 template <class T, int Rank>
 using BoxTransform = std::conditional_t<Rank == 2, TransformPoisson<T>, TransformPoisson3<T>>;
@@ -161,6 +195,10 @@ std::string obstacle_transform_unsupported(const TransformBox<Rank>& box, const 
   if (index_t(cf.cells.size()) > obstacle_transform_max_cells)
     return "the obstacle's surface touches " + std::to_string(cf.cells.size()) + " cells, more than the capacitance " +
            "correction's limit of " + std::to_string(obstacle_transform_max_cells);
+  if (undetermined_fluid_pieces(box, mask) > 0)
+    return std::string("the obstacle cuts the fluid into pieces, ") +
+           (box.singular() ? "each with a pressure level of its own that no Dirichlet side fixes"
+                           : "not all of which reach a Dirichlet side (their pressure levels are undetermined)");
   return "";
 }
 
@@ -318,9 +356,7 @@ class ObstacleTransformPoisson {
     try {
       kd = sim::solve(Array<double, 2>::from_host(ctx_, extents(n, n), c), Array<double, 2>::from_host(ctx_, extents(n, n), mb));
     } catch (const LinAlgError&) {
-      throw Error(std::string("the obstacle transform solver: the obstacle cuts the fluid into pieces that ") +
-                  (singular_ ? "have no Dirichlet side to fix their pressure levels" : "do not all reach a Dirichlet side") +
-                  "; use pressure_solver \"mg_cg\"");
+      throw Error("the obstacle transform solver: its capacitance matrix is singular; use pressure_solver \"mg_cg\"");
     }
     const std::vector<double> kh = kd.to_host();
     k_ = Array<T, 2>::from_host(ctx_, extents(n, n), std::vector<T>(kh.begin(), kh.end()));

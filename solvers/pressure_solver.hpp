@@ -71,7 +71,7 @@ SolverChoice choose_poisson_solver(const PoissonGrid<T>& grid, int ranks, const 
   c.method = PoissonMethod::transform, c.name = "transform";
   if (grid.has_links())
     c.reason = "auto: " + obstacle + " in a transformable box on one rank: the box's exact transform solve with a capacitance "
-               "correction of " + std::to_string(cut_faces(transform_box(grid), grid.active).cells.size()) + " surface cells";
+               "correction on the obstacle's surface";
   else if (ranks > 1)
     c.reason = "auto: a rectangle without obstacles, solved exactly by fast transforms distributed over the ranks by all-to-all transposes";
   else

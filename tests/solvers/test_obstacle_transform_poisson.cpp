@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -166,14 +167,16 @@ Errors solve_known(const Context& ctx, const TransformBox<Rank>& box, Shape shap
   if (description) *description = solver.description();
   Extents<Rank> shape_n;
   for (int d = 0; d < Rank; ++d) shape_n.n[d] = box.n[d];
-  const Array<T, Rank> bd = Array<T, Rank>::from_host(ctx, shape_n, std::vector<T>(b.begin(), b.end()));
+  const std::vector<T> bt(b.begin(), b.end());
+  const Array<T, Rank> bd = Array<T, Rank>::from_host(ctx, shape_n, bt);
   Array<T, Rank> xd = Array<T, Rank>::zeros(ctx, shape_n);
   solver.solve(bd.view(), xd.view());
   const std::vector<T> xt = xd.to_host();
-  return compare(box, mask, std::vector<double>(xt.begin(), xt.end()), exact, b);
+  return compare(box, mask, std::vector<double>(xt.begin(), xt.end()), exact, std::vector<double>(bt.begin(), bt.end()));
 }
 
 TYPED_TEST(ObstacleTransform, RecoversAKnownSolutionIn2D) {
+  double worst_double = 0, worst_float = 0;
   for (const SideSet& set : kSideSets)
     for (Shape shape : {Shape::round, Shape::box_at_side, Shape::box_across_edge}) {
       const TransformBox<2> box = make_box<2>({40, 28}, set);
@@ -182,12 +185,15 @@ TYPED_TEST(ObstacleTransform, RecoversAKnownSolutionIn2D) {
       EXPECT_LT(d.fluid, 1e-10) << what;
       EXPECT_EQ(d.solid, 0) << what;
       const Errors f = solve_known<float, 2>(this->ctx, box, shape);
-      EXPECT_LT(f.fluid, 2e-4) << what << " (float32)";
+      EXPECT_LT(f.fluid, 5e-5) << what << " (float32)";
       EXPECT_EQ(f.solid, 0) << what << " (float32)";
+      worst_double = std::max(worst_double, d.fluid), worst_float = std::max(worst_float, f.fluid);
     }
+  std::printf("[ 2D obstacle transform solve, largest error relative to max |x|: %.3g float64, %.3g float32 ]\n", worst_double, worst_float);
 }
 
 TYPED_TEST(ObstacleTransform, RecoversAKnownSolutionIn3D) {
+  double worst_double = 0, worst_float = 0;
   for (const SideSet& set : kSideSets)
     for (Shape shape : {Shape::round, Shape::box_across_edge}) {
       const TransformBox<3> box = make_box<3>({14, 12, 10}, set);
@@ -198,8 +204,11 @@ TYPED_TEST(ObstacleTransform, RecoversAKnownSolutionIn3D) {
       EXPECT_EQ(d.solid, 0) << what;
       EXPECT_NE(description.find("capacitance correction of"), std::string::npos) << description;
       const Errors f = solve_known<float, 3>(this->ctx, box, shape);
-      EXPECT_LT(f.fluid, 2e-4) << what << " (float32)";
+      EXPECT_LT(f.fluid, 5e-5) << what << " (float32)";
+      EXPECT_EQ(f.solid, 0) << what << " (float32)";
+      worst_double = std::max(worst_double, d.fluid), worst_float = std::max(worst_float, f.fluid);
     }
+  std::printf("[ 3D obstacle transform solve, largest error relative to max |x|: %.3g float64, %.3g float32 ]\n", worst_double, worst_float);
 }
 
 // The 3D interface the 3D fluid calls: a PoissonBox3 and the whole grid's mask.
@@ -269,6 +278,13 @@ TEST(ObstacleTransformRefusal, SaysWhy) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("pieces"), std::string::npos) << e.what();
   }
+  // the same wall with both x sides Dirichlet: each piece reaches one, so both levels are fixed
+  TransformBox<2> dirichlet_x = box;
+  dirichlet_x.sides[0] = dirichlet_x.sides[1] = P::dirichlet;
+  EXPECT_EQ(obstacle_transform_unsupported(dirichlet_x, wall), "");
+  // Dirichlet on x_lo only: the right piece's level is undetermined
+  dirichlet_x.sides[1] = P::neumann;
+  EXPECT_NE(obstacle_transform_unsupported(dirichlet_x, wall).find("pieces"), std::string::npos);
   // every other cell solid: more surface cells than the limit
   TransformBox<2> big = make_box<2>({100, 100}, kSideSets[2]);
   std::vector<double> checker(std::size_t(big.cells()));
@@ -286,7 +302,7 @@ TEST(ObstacleTransformRefusal, SaysWhy) {
   const PoissonGrid<double> grid = make_poisson_grid<double>(32, 32, 1.0 / 32, 0.8 / 32, sides, &mask);
   const SolverChoice one = choose_poisson_solver(grid, 1, "a cylinder");
   EXPECT_EQ(one.name, "transform");
-  EXPECT_NE(one.reason.find("capacitance correction of"), std::string::npos) << one.reason;
+  EXPECT_NE(one.reason.find("capacitance correction"), std::string::npos) << one.reason;
   const SolverChoice two = choose_poisson_solver(grid, 2, "a cylinder");
   EXPECT_EQ(two.name, "mg_cg");
   EXPECT_NE(two.reason.find("2 ranks"), std::string::npos) << two.reason;
