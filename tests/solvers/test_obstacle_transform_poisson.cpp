@@ -290,6 +290,10 @@ TEST(ObstacleTransformRefusal, SaysWhy) {
   std::vector<double> checker(std::size_t(big.cells()));
   for (index_t a = 0; a < big.cells(); ++a) checker[std::size_t(a)] = double(((a / 100) + (a % 100)) % 2);
   EXPECT_NE(obstacle_transform_unsupported(big, checker).find("limit"), std::string::npos);
+  const PressureSide walls[4] = {P::dirichlet, P::dirichlet, P::dirichlet, P::dirichlet};
+  const SolverChoice many = choose_poisson_solver(make_poisson_grid<double>(100, 100, 0.01, 0.01, walls, &checker), 1, "a lattice");
+  EXPECT_EQ(many.name, "mg_cg");
+  EXPECT_NE(many.reason.find("limit of 4096"), std::string::npos) << many.reason;
   // no obstacle, and a dimension periodic on one side only
   EXPECT_NE(obstacle_transform_unsupported(box, std::vector<double>(std::size_t(box.cells()), 1.0)).find("no obstacle"),
             std::string::npos);
