@@ -1,8 +1,9 @@
 #pragma once
 // Solvers for the pressure Poisson equation A p = b of poisson.hpp, chosen by name: damped
 // Jacobi (the reference), conjugate gradients, multigrid V-cycles, CG preconditioned by
-// one multigrid V-cycle, and the exact fast-transform solve of a rectangle without obstacles
-// (transform_poisson.hpp on one rank, distributed_transform.hpp on several). Vectors are Fields of this rank's box (poisson.hpp); CG's updates
+// one multigrid V-cycle, and the exact fast-transform solve of a rectangle (transform_poisson.hpp
+// on one rank, distributed_transform.hpp on several; with an obstacle, on one rank, the box's
+// transform solve with a capacitance correction, obstacle_transform_poisson.hpp). Vectors are Fields of this rank's box (poisson.hpp); CG's updates
 // are fused expressions and its dot products are summed in double (float32 CG summed in
 // float stalls near a 1e-5 residual on 1024^2 grids) and then over the ranks, in rank order,
 // so every rank takes the same steps.
@@ -16,6 +17,7 @@
 #include "solvers/cg.hpp"
 #include "solvers/distributed_transform.hpp"
 #include "solvers/multigrid.hpp"
+#include "solvers/obstacle_transform_poisson.hpp"
 #include "solvers/poisson.hpp"
 #include "solvers/transform_poisson.hpp"
 
@@ -41,6 +43,42 @@ inline PressureSide pressure_side(BcKind kind) {
                                    : PressureSide::neumann;
 }
 
+/// Why the exact transform solve (with a capacitance correction for an obstacle) does not apply
+/// to grid split over ranks ("" when it does).
+template <class T>
+std::string exact_transform_unsupported(const PoissonGrid<T>& grid, int ranks) {
+  if (!grid.has_links()) return transform_unsupported(grid, 1);  // (several ranks: the distributed solve)
+  if (ranks > 1)
+    return "an obstacle's exact transform solve works on one rank's whole grid, and this run is split over " +
+           std::to_string(ranks) + " ranks";
+  return obstacle_transform_unsupported(transform_box(grid), grid.active);
+}
+
+/// What `pressure_solver = "auto"` picks for grid on ranks ranks, and why, in words;
+/// obstacle names the obstacle ("a cylinder").
+struct SolverChoice {
+  PoissonMethod method = PoissonMethod::mg_cg;
+  std::string name, reason;
+};
+template <class T>
+SolverChoice choose_poisson_solver(const PoissonGrid<T>& grid, int ranks, const std::string& obstacle) {
+  SolverChoice c;
+  const std::string why_not = exact_transform_unsupported(grid, ranks);
+  if (!why_not.empty()) {
+    c.name = "mg_cg", c.reason = "auto: mg_cg, since " + why_not;
+    return c;
+  }
+  c.method = PoissonMethod::transform, c.name = "transform";
+  if (grid.has_links())
+    c.reason = "auto: " + obstacle + " in a transformable box on one rank: the box's exact transform solve with a capacitance "
+               "correction on the obstacle's surface";
+  else if (ranks > 1)
+    c.reason = "auto: a rectangle without obstacles, solved exactly by fast transforms distributed over the ranks by all-to-all transposes";
+  else
+    c.reason = "auto: a rectangle without obstacles on one rank, solved exactly by fast transforms";
+  return c;
+}
+
 template <class T>
 class PoissonSolver {
  public:
@@ -53,9 +91,11 @@ class PoissonSolver {
       throw Error("pressure solver 'multigrid' alone does not converge around obstacles (its coarse operators are "
                   "rediscretised, not Galerkin); use \"mg_cg\", which keeps the V-cycle as CG's preconditioner");
     if (method == PoissonMethod::transform) {
-      const std::string why = transform_unsupported(grid, 1);  // (any rank count: several take the distributed solver)
+      const std::string why = exact_transform_unsupported(grid, int(part.boxes.size()));
       if (!why.empty()) throw Error("pressure solver 'transform' does not apply here: " + why + "; use \"mg_cg\" (or \"auto\")");
-      if (part.boxes.size() > 1) {
+      if (grid.has_links()) {
+        obstacle_ = std::make_unique<ObstacleTransformPoisson<T, 2>>(ctx, transform_box(grid), grid.active);
+      } else if (part.boxes.size() > 1) {
         TransformProblem<2> problem;
         problem.cells[0] = grid.nx, problem.cells[1] = grid.ny;
         problem.inv_h2[0] = double(grid.inv_hx2), problem.inv_h2[1] = double(grid.inv_hy2);
@@ -99,11 +139,19 @@ class PoissonSolver {
 
   /// The one-rank exact transform solver (null for the iterative methods and on several ranks).
   const TransformPoisson<T>* transform() const { return transform_.get(); }
-  /// True for the exact transform solve, on one rank or several.
-  bool exact() const { return transform_ || distributed_; }
-  /// The transforms (and, on several ranks, the transposes) of the exact solve; "" for the iterative methods.
+  /// The one-rank exact solve around an obstacle (null otherwise).
+  const ObstacleTransformPoisson<T, 2>* obstacle_transform() const { return obstacle_.get(); }
+  /// True for the exact transform solve, on one rank or several, with or without an obstacle.
+  bool exact() const { return transform_ || distributed_ || obstacle_; }
+  /// True for an exact solve on one rank: no host waits, no messages (a step may be recorded).
+  bool exact_on_one_rank() const { return transform_ || obstacle_; }
+  /// The transforms (and, on several ranks, the transposes; with an obstacle, the correction) of
+  /// the exact solve; "" for the iterative methods.
   std::string transform_description() const {
-    return transform_ ? transform_->description() : distributed_ ? distributed_->description() : std::string();
+    return transform_ ? transform_->description()
+           : distributed_ ? distributed_->description()
+           : obstacle_    ? obstacle_->description()
+                          : std::string();
   }
 
   /// Solves A x = b from the guess in x to ||b - A x|| <= rel_tol ||b||, at most max_iterations
@@ -115,6 +163,7 @@ class PoissonSolver {
     switch (method_) {
       case PoissonMethod::transform: {
         if (distributed_) distributed_->solve(b.view(), x.view());
+        else if (obstacle_) obstacle_->solve(b, x);
         else transform_->solve(b, x);
         SolveStats st;
         st.converged = true;
@@ -182,6 +231,7 @@ class PoissonSolver {
   std::unique_ptr<Multigrid<T>> mg_;
   std::unique_ptr<TransformPoisson<T>> transform_;
   std::unique_ptr<DistributedTransformPoisson<T, 2>> distributed_;
+  std::unique_ptr<ObstacleTransformPoisson<T, 2>> obstacle_;
   std::unique_ptr<PoissonLevel<T>> own_;
   PoissonLevel<T>* fine_ = nullptr;
   Field<T, 2> residual_, p_, ap_, z_;

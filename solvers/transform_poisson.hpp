@@ -111,18 +111,20 @@ class TransformPoisson {
   }
 
   /// x = the solution of A x = b on the interior (x's ghosts untouched); asynchronous.
-  void solve(const Field<T, 2>& b, Field<T, 2>& x) {
+  void solve(const Field<T, 2>& b, Field<T, 2>& x) { solve(b.view(), x.view()); }
+  /// The same on views (x may be a Field's interior; the two may not overlap).
+  void solve(View<const T, 2> b, View<T, 2> x) {
     if (fused_) {
-      (*fused_)(b.view(), x.view());
+      (*fused_)(b, x);
       return;
     }
     View<T, 2> s = spectrum_.view();
-    fx_(b.view(), s);
+    fx_(b, s);
     fy_(s, s);
     for_each(ctx_, "poisson::spectral_divide", spectrum_.box(),
              SpectralDivide<T>{s, lx_.view(), ly_.view(), T(inv_hx2_), T(inv_hy2_), T(1.0 / norm_)});
     by_(s, s);
-    bx_(s, x.view());
+    bx_(s, x);
   }
 
   /// The fused 2D operator when the sides allow one (walls or periodic all round), else null:

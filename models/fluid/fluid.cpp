@@ -191,13 +191,10 @@ class FluidModel final : public Model {
                                                 " x " + std::to_string(box.cells[1]) + "; use fewer ranks or more cells");
     }
     method_ = c.string("model", "pressure_solver");
-    const std::string no_transform = solvers::transform_unsupported(pgrid, 1);  // (several ranks: the distributed solve)
     if (method_ == "auto") {
-      method_ = no_transform.empty() ? "transform" : "mg_cg";
-      solver_note_ = method_ != "transform" ? "auto: mg_cg, since " + no_transform
-                     : part.boxes.size() > 1 ? "auto: a rectangle without obstacles, solved exactly by fast transforms "
-                                               "distributed over the ranks by all-to-all transposes"
-                                             : "auto: a rectangle without obstacles on one rank, solved exactly by fast transforms";
+      const solvers::SolverChoice choice =
+          solvers::choose_poisson_solver(pgrid, int(part.boxes.size()), "a " + c.string("model", "obstacle"));
+      method_ = choice.name, solver_note_ = choice.reason;
     }
     try {
       solver_ = std::make_unique<solvers::PoissonSolver<T>>(ctx_, pgrid, part, solvers::poisson_method(method_),
@@ -284,7 +281,7 @@ class FluidModel final : public Model {
     last_iterations_ = last_viscous_iterations_ = 0;
     last_dt_ = dt;
     dt_.set(dt);
-    const bool recordable = !implicit_ && solver_->transform();  // (one rank: on several, the transposes and halos go through the host)
+    const bool recordable = !implicit_ && solver_->exact_on_one_rank();  // (one rank: on several, the transposes and halos go through the host)
     if (recordable) {
       // with an adaptive dt (next_dt() was called) the recording ends with what the next
       // next_dt() needs, so that one launch and one wait make a step
@@ -312,7 +309,7 @@ class FluidModel final : public Model {
   /// clock's horizon, each ending with next_dt()'s formula on the speeds its projection
   /// reduced. The same bits as step by step.
   std::int64_t run_device_steps(DeviceClock& clock, double cfl) override {
-    if (implicit_ || !solver_->transform() || comm_.parallel()) return -1;
+    if (implicit_ || !solver_->exact_on_one_rank() || comm_.parallel()) return -1;
     adaptive_calls_ = true;
     if (clocked_for_ != std::pair<const void*, double>{clock.state(), cfl}) {
       clocked_[0] = clocked_[1] = Recorded{};
@@ -851,7 +848,8 @@ ModelInfo fluid_model_info() {
   p(Param::integer("viscous_max_iterations", 1000).range(1, 1e9).says("implicit viscous solve iteration cap"));
   p(Param::string("pressure_solver", "auto").one_of({"auto", "transform", "jacobi", "cg", "multigrid", "mg_cg"})
      .says("pressure Poisson solver: auto (transform where it applies, else mg_cg; --dry-run says which), "
-         "transform (exact, by fast cosine/sine/Fourier transforms: no obstacle; on several ranks distributed by all-to-all transposes), jacobi, cg, multigrid "
+         "transform (exact, by fast cosine/sine/Fourier transforms: around an obstacle on one rank with a capacitance "
+         "correction on its surface; without one also on several ranks, distributed by all-to-all transposes), jacobi, cg, multigrid "
          "(V-cycles) or mg_cg (CG preconditioned by a V-cycle)"));
   p(Param::real("pressure_tol", 1e-8).positive().at_most(1).says("relative residual the pressure solve reaches"));
   p(Param::integer("pressure_max_iterations", 20000).range(1, 1e9).says("pressure solver iteration cap"));

@@ -60,6 +60,7 @@ void log_summary(Simulation& sim, const RunSummary& s) {
       (long long)s.snapshots, (long long)s.checkpoints, human_time(s.output_blocked_seconds).c_str(),
       human_time(s.writer_busy_seconds).c_str());
   log("peak memory: %s (%s)", format_bytes(double(s.peak_memory_bytes)).c_str(), s.device.c_str());
+  for (const std::string& note : sim.model.plan_notes()) log("model: %s", note.c_str());  // (the choices --dry-run lists)
   for (const Diagnostic& d : sim.model.diagnostics()) log("  %-14s %.10g %s", d.name.c_str(), d.value, d.unit.c_str());
   for (const std::string& knob : tuning::set_knobs()) log("tuning: %s (set in the environment; docs/tuning.md)", knob.c_str());
 }
