@@ -22,11 +22,15 @@
 // through one batched 2D real FFT over (y, z) per x-plane (fft::BatchedRealFft2); its
 // spectrum, viewed as a real array
 // nx x ny x 2 (nz / 2 + 1) of interleaved real and imaginary parts, is transposed to slabs
-// split along y, where the real transform along x acts on the real and imaginary columns
-// alike (the complex transform's real-linear action, so x may be periodic or walled); the
-// division uses the DFT's eigenvalues 2 - 2 cos(2 pi k / n) along y and z, and the way back
-// mirrors the way in, ending in one batched 2D complex-to-real FFT. Its transposes are whole
-// (one piece).
+// split along y. There, when x is periodic, one batched complex FFT along x
+// (fft::BatchedComplexFft: a strided call on the spectrum in place, no gather or scatter),
+// the division and its inverse; when x is walled, the real transform along x acts on the real
+// and imaginary columns alike (the complex transform's real-linear action). The division uses
+// the DFT's eigenvalues 2 - 2 cos(2 pi k / n) along y and z, and the way back mirrors the way
+// in, ending in one batched 2D complex-to-real FFT. Its transposes are whole (one piece). On
+// one rank with every axis periodic this is the one-rank 3D Fourier solve's sequence (a real
+// FFT over two axes, a complex FFT over the third, the division, and back): passes() lists
+// either path's passes over the data.
 #include <array>
 #include <memory>
 #include <string>
@@ -38,6 +42,7 @@
 #include "core/kernels/for_each.hpp"
 #include "core/numerics/fft.hpp"
 #include "core/runtime/tuning.hpp"
+#include "core/numerics/spectral/batched_cfft.hpp"
 #include "core/numerics/spectral/batched_rfft2.hpp"
 #include "solvers/transform_poisson.hpp"
 
@@ -230,7 +235,7 @@ class DistributedTransformPoisson {
   std::string description() const {
     static const char* names[3] = {"x", "y", "z"};
     std::string s;
-    if (yz_fft_) s = std::string("2D real FFT over y,z per slab + ") + axes_[0].label() + " along x";
+    if (yz_fft_) s = std::string("2D real FFT over y,z per slab + ") + (x_complex_ ? "complex FFT" : axes_[0].label()) + " along x";
     else
       for (int d = 0; d < Rank; ++d) s += (d ? " x " : "") + std::string(axes_[std::size_t(d)].label());
     if (!transposed_) return s;
@@ -339,7 +344,9 @@ class DistributedTransformPoisson {
     for (int d = 0; d < Rank; ++d)
       eigen_[std::size_t(d)] = Array<T, 1>::from_host(ctx, extents(index_t(l[std::size_t(d)].size())), l[std::size_t(d)]);
     inv_norm_ = T(1.0 / (double(fft::normalisation(axes_[0].forward, nx)) * double(ny) * double(nz)));
-    if (mine.size() > 0) {
+    x_complex_ = axes_[0].forward == fft::Kind::r2hc;  // the DFT along x: one complex FFT, its k's eigenvalue at k
+    if (mine.size() > 0 && x_complex_) x_fft_ = fft::BatchedComplexFft<T>(ctx, mine.shape());
+    else if (mine.size() > 0) {
       forward_b_ = fft::Transform<T, Rank>(ctx, axes_[0].forward, mine.shape(), 0);
       backward_b_ = fft::Transform<T, Rank>(ctx, axes_[0].backward, mine.shape(), 0);
     }
@@ -363,7 +370,11 @@ class DistributedTransformPoisson {
       const View<T, Rank> sa = spectrum_a_view(), sb = spectrum_b_view();
       if (mine_a_.size() > 0) yz_.forward(in);
       if (transposed_) a_to_b_[0](sa, sb);
-      if (spectrum_b_box_.size() > 0) {
+      if (spectrum_b_box_.size() > 0 && x_complex_) {
+        x_fft_.forward(sb);
+        divide(sb);
+        x_fft_.inverse(sb);
+      } else if (spectrum_b_box_.size() > 0) {
         forward_b_(sb, sb);
         divide(sb);
         backward_b_(sb, sb);
@@ -390,6 +401,8 @@ class DistributedTransformPoisson {
   std::vector<std::vector<fft::Transform<T, Rank>>> forward_a_, backward_a_;  // per piece: along every axis but a
   fft::Transform<T, Rank> forward_b_, backward_b_;                            // along a
   fft::BatchedRealFft2<T> yz_;          // plan_yz: over y and z in slabs A
+  bool x_complex_ = false;              // plan_yz: x periodic, transformed by x_fft_
+  fft::BatchedComplexFft<T> x_fft_;     // plan_yz: along x in slabs B of the spectrum
   Array<T, Rank> spectrum_b_, empty_;   // plan_yz: the spectrum in slabs B; a stand-in for empty slabs
   Box<Rank> spectrum_b_box_{};          // plan_yz: this rank's part of the spectrum in slabs B
 };

@@ -9,10 +9,11 @@
 // the transforms on GPUs), float64 and float32. In 3D with y and z periodic and the boxes
 // split along x (or blocks), the solver takes its 2D-FFT-over-(y, z) path: those cases (x
 // periodic or walled, odd and even sizes, uneven slabs) are checked to take it, and the
-// others not to. The one-rank reference is the one-rank solver of transform_poisson.hpp
-// (TransformPoisson in 2D, TransformPoisson3 in 3D); it must satisfy A p = b - mean(b)
-// (singular problems) to rounding, evaluated in double on the host. Prints the worst ratio
-// and the count of cases on the 2D-FFT path; exit 1 on any rank's failure.
+// others not to; with x periodic they take the complex FFT along x. The one-rank reference
+// is the one-rank solver of transform_poisson.hpp (TransformPoisson in 2D, TransformPoisson3
+// in 3D); it must satisfy A p = b - mean(b) (singular problems) to rounding, evaluated in
+// double on the host. Prints the worst ratio and the count of cases on the 2D-FFT path and
+// of those on the complex FFT along x; exit 1 on any rank's failure.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -130,6 +131,7 @@ std::vector<double> one_rank(const Context& ctx, const solvers::TransformProblem
 
 struct Tally {
   int cases = 0, failures = 0, yz_fft = 0;  // yz_fft: cases on the 2D-FFT-over-(y, z) path
+  int x_complex = 0;                        // of those, x periodic: the complex FFT along x
   double worst = 0, worst_residual = 0;
 };
 
@@ -170,7 +172,10 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
   const bool want_yz = Rank == 3 && pairs[1] == 0 && pairs[2] == 0 && !(split == 1 && split_axis != 0) && cells[1] >= 2 &&
                        (Rank < 3 || cells[Rank - 1] >= 2);
   const bool took_yz = solver.description().find("2D real FFT over y,z") != std::string::npos;
+  const bool want_complex = want_yz && pairs[0] == 0;
+  const bool took_complex = solver.description().find("complex FFT along x") != std::string::npos;
   tally.yz_fft += took_yz ? 1 : 0;
+  tally.x_complex += took_complex ? 1 : 0;
   const std::vector<double> bm = on_box<Rank>(mine, [](const index_t* g) { return rhs_at(g, Rank); });
   Array<T, Rank> bl = Array<T, Rank>::from_host(ctx, mine.shape(), std::vector<T>(bm.begin(), bm.end()));
   Array<T, Rank> xl(ctx, mine.shape());
@@ -189,16 +194,16 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
   ++tally.cases;
   tally.worst = std::max(tally.worst, ratio);
   tally.worst_residual = std::max(tally.worst_residual, res);
-  if (ratio > kBound || res > 100 || !(pmax > 0) || want_yz != took_yz) {
+  if (ratio > kBound || res > 100 || !(pmax > 0) || want_yz != took_yz || want_complex != took_complex) {
     ++tally.failures;
     if (comm.rank() == 0) {
       std::string s;
       for (int d = 0; d < Rank; ++d) s += (d ? " x " : "") + std::to_string(cells[d]) + "(" + std::to_string(procs[d]) + " ranks, sides " + std::to_string(pairs[d]) + ")";
       s += ", " + std::to_string(chunks) + " pieces";
       std::printf("FAIL %dD %s %s: max |p_N - p_1| = %.3g eps max|p_1| (bound %g), one-rank residual %.3g (bound 100), "
-                  "path \"%s\" (2D FFT over y,z expected: %s)\n",
+                  "path \"%s\" (2D FFT over y,z expected: %s, complex FFT along x expected: %s)\n",
                   Rank, sizeof(T) == 8 ? "float64" : "float32", s.c_str(), ratio, kBound, res, solver.description().c_str(),
-                  want_yz ? "yes" : "no");
+                  want_yz ? "yes" : "no", want_complex ? "yes" : "no");
     }
   }
 }
@@ -274,9 +279,11 @@ int main(int argc, char** argv) {
     const int failures = t64.failures + t32.failures;
     if (comm.rank() == 0)
       std::printf("distributed transform on %d ranks: %d cases, max |p_N - p_1| / (eps max|p_1|) = %.3g float64, %.3g "
-                  "float32 (bound %g); one-rank residual / (eps max|p| |A|) <= %.3g; %d cases by the 2D FFT over y,z; %s\n",
+                  "float32 (bound %g); one-rank residual / (eps max|p| |A|) <= %.3g; %d cases by the 2D FFT over y,z, %d of them "
+                  "with the complex FFT along x; %s\n",
                   comm.size(), t64.cases + t32.cases, t64.worst, t32.worst, kBound,
-                  std::max(t64.worst_residual, t32.worst_residual), t64.yz_fft + t32.yz_fft, failures ? "FAILED" : "OK");
+                  std::max(t64.worst_residual, t32.worst_residual), t64.yz_fft + t32.yz_fft, t64.x_complex + t32.x_complex,
+                  failures ? "FAILED" : "OK");
     return failures ? 1 : 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "transform_check: %s\n", e.what());
