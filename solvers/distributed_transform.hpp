@@ -242,6 +242,47 @@ class DistributedTransformPoisson {
     return s + ", slabs along " + names[a_] + " then " + names[b_] + " over " + std::to_string(ranks_) + " ranks (" +
            a_to_b_[0].transport() + " all-to-all" + (chunks_ > 1 ? ", " + std::to_string(chunks_) + " pieces" : "") + ")";
   }
+  /// The passes over memory of one solve on this rank, in order: kernels, library transform
+  /// calls, and each move's pack (with the copy of this rank's own piece) and unpack; the
+  /// all-to-alls themselves and the libraries' internal passes not counted. For b and x with
+  /// contiguous rows (a Field's interior).
+  std::vector<std::string> passes() const {
+    static const char* names[3] = {"x", "y", "z"};
+    std::vector<std::string> p;
+    auto move = [&p](const char* what, bool happens) {
+      if (happens) p.push_back(std::string(what) + ": pack"), p.push_back(std::string(what) + ": unpack");
+    };
+    move("boxes to slabs", !to_a_.identity());
+    if (yz_fft_) {
+      if (mine_a_.size() > 0) p.push_back("2D real FFT over y,z");
+      move("transpose to slabs along y", transposed_);
+      if (spectrum_b_box_.size() > 0 && x_complex_)
+        p.insert(p.end(), {"complex FFT along x", "divide", "inverse complex FFT along x"});
+      else if (spectrum_b_box_.size() > 0) {
+        add_transform_passes(p, ctx_, axes_[0].forward, "x", false);
+        p.push_back("divide");
+        add_transform_passes(p, ctx_, axes_[0].backward, "x", false);
+      }
+      move("transpose back", transposed_);
+      if (mine_a_.size() > 0) p.push_back("2D complex-to-real FFT over y,z");
+    } else {
+      bool first = true;
+      for (int d = 0; d < Rank && mine_a_.size() > 0; ++d)
+        if (d != a_) add_transform_passes(p, ctx_, axes_[std::size_t(d)].forward, names[d], first && to_a_.identity()), first = false;
+      move("transpose to the other slabs", transposed_);
+      if (mine_b_.size() > 0) {
+        add_transform_passes(p, ctx_, axes_[std::size_t(a_)].forward, names[a_], false);
+        p.push_back("divide");
+        add_transform_passes(p, ctx_, axes_[std::size_t(a_)].backward, names[a_], false);
+      }
+      move("transpose back", transposed_);
+      const int lowest = a_ == 0 ? 1 : 0;  // its inverse runs last, into x when x is slabs A
+      for (int d = Rank - 1; d >= 0 && mine_a_.size() > 0; --d)
+        if (d != a_) add_transform_passes(p, ctx_, axes_[std::size_t(d)].backward, names[d], d == lowest && from_a_.identity());
+    }
+    move("slabs to boxes", !from_a_.identity());
+    return p;
+  }
   /// The slab transposes of one solve alone (A to B and back, every piece; no transforms), on
   /// the solver's work arrays: what a benchmark times as the solve's transposes.
   void transposes_alone() {
