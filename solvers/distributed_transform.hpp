@@ -243,19 +243,25 @@ class DistributedTransformPoisson {
            a_to_b_[0].transport() + " all-to-all" + (chunks_ > 1 ? ", " + std::to_string(chunks_) + " pieces" : "") + ")";
   }
   /// The passes over memory of one solve on this rank, in order: kernels, library transform
-  /// calls, and each move's pack (with the copy of this rank's own piece) and unpack; the
-  /// all-to-alls themselves and the libraries' internal passes not counted. For b and x with
-  /// contiguous rows (a Field's interior).
+  /// calls, and each move's pack (with the copy of this rank's own piece) and unpack where it
+  /// has them (a transpose sends from, or receives into, a contiguous slab in place where the
+  /// pieces follow one another there); the all-to-alls themselves and the libraries' internal
+  /// passes not counted. For b and x with contiguous rows (a Field's interior).
   std::vector<std::string> passes() const {
     static const char* names[3] = {"x", "y", "z"};
     std::vector<std::string> p;
-    auto move = [&p](const char* what, bool happens) {
-      if (happens) p.push_back(std::string(what) + ": pack"), p.push_back(std::string(what) + ": unpack");
+    auto move = [&p](const char* what, const Redistribution<T, Rank>* r, bool contiguous) {
+      if (!r || r->identity()) return;
+      if (r->packs() || !contiguous) p.push_back(std::string(what) + ": pack");
+      else if (intersect(r->from_box(), r->to_box()).size() > 0) p.push_back(std::string(what) + ": copy of this rank's own piece");
+      if (r->unpacks() || !contiguous) p.push_back(std::string(what) + ": unpack");
     };
-    move("boxes to slabs", !to_a_.identity());
+    auto first = [](const std::vector<Redistribution<T, Rank>>& v) { return v.empty() ? nullptr : &v[0]; };
+    const bool whole = chunks_ == 1;  // slabs A in one piece: contiguous
+    move("boxes to slabs", &to_a_, false);
     if (yz_fft_) {
       if (mine_a_.size() > 0) p.push_back("2D real FFT over y,z");
-      move("transpose to slabs along y", transposed_);
+      move("transpose to slabs along y", first(a_to_b_), true);
       if (spectrum_b_box_.size() > 0 && x_complex_)
         p.insert(p.end(), {"complex FFT along x", "divide", "inverse complex FFT along x"});
       else if (spectrum_b_box_.size() > 0) {
@@ -263,24 +269,25 @@ class DistributedTransformPoisson {
         p.push_back("divide");
         add_transform_passes(p, ctx_, axes_[0].backward, "x", false);
       }
-      move("transpose back", transposed_);
+      move("transpose back", first(b_to_a_), true);
       if (mine_a_.size() > 0) p.push_back("2D complex-to-real FFT over y,z");
     } else {
-      bool first = true;
+      bool at_first = true;
       for (int d = 0; d < Rank && mine_a_.size() > 0; ++d)
-        if (d != a_) add_transform_passes(p, ctx_, axes_[std::size_t(d)].forward, names[d], first && to_a_.identity()), first = false;
-      move("transpose to the other slabs", transposed_);
+        if (d != a_)
+          add_transform_passes(p, ctx_, axes_[std::size_t(d)].forward, names[d], at_first && to_a_.identity()), at_first = false;
+      move("transpose to the other slabs", first(a_to_b_), whole);
       if (mine_b_.size() > 0) {
         add_transform_passes(p, ctx_, axes_[std::size_t(a_)].forward, names[a_], false);
         p.push_back("divide");
         add_transform_passes(p, ctx_, axes_[std::size_t(a_)].backward, names[a_], false);
       }
-      move("transpose back", transposed_);
+      move("transpose back", first(b_to_a_), whole);
       const int lowest = a_ == 0 ? 1 : 0;  // its inverse runs last, into x when x is slabs A
       for (int d = Rank - 1; d >= 0 && mine_a_.size() > 0; --d)
         if (d != a_) add_transform_passes(p, ctx_, axes_[std::size_t(d)].backward, names[d], d == lowest && from_a_.identity());
     }
-    move("slabs to boxes", !from_a_.identity());
+    move("slabs to boxes", &from_a_, false);
     return p;
   }
   /// The slab transposes of one solve alone (A to B and back, every piece; no transforms), on
