@@ -186,6 +186,8 @@ struct BatchedRealFft2<T>::Impl {
   void plan_cuda(bool forward_plan, const Layout& lay) const {
 #if SIM_TU_HAS_CUDA
     const bool f64 = sizeof(T) == 8;
+    // planes of one row: 1D transforms (rank 1, the row's sizes)
+    const int rank = shape.n[1] == 1 ? 1 : 2, first = 2 - rank;
     long long n[2] = {shape.n[1], shape.n[2]};
     long long real_embed[2] = {shape.n[1], lay.row}, complex_embed[2] = {shape.n[1], h2};
     const long long real_dist = lay.plane, complex_dist = shape.n[1] * h2;
@@ -196,12 +198,12 @@ struct BatchedRealFft2<T>::Impl {
     const cufftType type = forward_plan ? (f64 ? CUFFT_D2Z : CUFFT_R2C) : (f64 ? CUFFT_Z2D : CUFFT_C2R);
     std::size_t work = 0;
     if (forward_plan)
-      detail::check_cufft(cufftMakePlanMany64(h, 2, n, real_embed, 1, real_dist, complex_embed, 1, complex_dist, type,
-                                              shape.n[0], &work),
+      detail::check_cufft(cufftMakePlanMany64(h, rank, n + first, real_embed + first, 1, real_dist, complex_embed + first, 1,
+                                              complex_dist, type, shape.n[0], &work),
                           "MakePlanMany64");
     else
-      detail::check_cufft(cufftMakePlanMany64(h, 2, n, complex_embed, 1, complex_dist, real_embed, 1, real_dist, type,
-                                              shape.n[0], &work),
+      detail::check_cufft(cufftMakePlanMany64(h, rank, n + first, complex_embed + first, 1, complex_dist, real_embed + first, 1,
+                                              real_dist, type, shape.n[0], &work),
                           "MakePlanMany64");
 #else
     (void)forward_plan, (void)lay;
@@ -231,8 +233,8 @@ struct BatchedRealFft2<T>::Impl {
 
 template <class T>
 BatchedRealFft2<T>::BatchedRealFft2(const Context& ctx, const Extents<3>& shape) {
-  if (shape.n[0] < 1 || shape.n[1] < 2 || shape.n[2] < 2)
-    throw ShapeError("fft::BatchedRealFft2 needs at least 1 plane of 2 x 2 points, got " + to_string(shape));
+  if (shape.n[0] < 1 || shape.n[1] < 1 || shape.n[2] < 2)
+    throw ShapeError("fft::BatchedRealFft2 needs at least 1 plane of 1 x 2 points, got " + to_string(shape));
   impl_ = std::make_shared<Impl>();
   Impl& im = *impl_;
   im.ctx = ctx, im.shape = shape, im.h2 = shape.n[2] / 2 + 1;

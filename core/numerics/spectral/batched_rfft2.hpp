@@ -28,7 +28,8 @@ class BatchedRealFft2 {
 
  public:
   BatchedRealFft2() = default;
-  /// Plans the transforms of arrays of shape (n0 >= 1 planes of n1 x n2, each at least 2) on ctx.
+  /// Plans the transforms of arrays of shape (n0 >= 1 planes of n1 >= 1 x n2 >= 2) on ctx; with
+  /// n1 == 1 they are 1D real FFTs of every row (numpy.fft.rfft along the last axis).
   BatchedRealFft2(const Context& ctx, const Extents<3>& shape);
   /// spectrum() = the 2D real DFT over axes 1 and 2 of every plane of in (of the planned shape).
   void forward(View<const T, 3> in) const;
