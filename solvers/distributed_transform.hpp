@@ -29,8 +29,16 @@
 // the DFT's eigenvalues 2 - 2 cos(2 pi k / n) along y and z, and the way back mirrors the way
 // in, ending in one batched 2D complex-to-real FFT. Its transposes are whole (one piece). On
 // one rank with every axis periodic this is the one-rank 3D Fourier solve's sequence (a real
-// FFT over two axes, a complex FFT over the third, the division, and back): passes() lists
-// either path's passes over the data.
+// FFT over two axes, a complex FFT over the third, the division, and back).
+//
+// In 2D, when every side is a wall (Neumann: cosine x cosine) and the boxes are split along x,
+// the fused one-rank solve's reduction of the 2D cosine transform to a 2D real FFT (Makhoul)
+// is cut at the transpose (distributed_cosine2.hpp): slabs A's rows are reordered and go
+// through one batched real FFT along y; the half spectrum (n / 2 + 1 columns of complex
+// numbers, held as reals) is transposed to slabs of whole columns, reordered along x, and
+// goes through one batched complex FFT along x, the division of each pair of rows k, n - k
+// (in place), the inverse complex FFT, and back. passes() lists every path's passes over the
+// data.
 #include <array>
 #include <memory>
 #include <string>
