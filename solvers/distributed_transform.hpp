@@ -37,8 +37,8 @@
 // through one batched real FFT along y; the half spectrum (n / 2 + 1 columns of complex
 // numbers, held as reals) is transposed to slabs of whole columns, reordered along x, and
 // goes through one batched complex FFT along x, the division of each pair of rows k, n - k
-// (in place), the inverse complex FFT, and back. passes() lists every path's passes over the
-// data.
+// (in place), the inverse complex FFT, and back; its transposes are whole (one piece). passes()
+// lists every path's passes over the data.
 #include <array>
 #include <memory>
 #include <string>
