@@ -1,6 +1,7 @@
 // Scaling of the fluid's exact pressure solve over ranks (run under mpirun, one GPU per rank,
 // or alone): per case, the one-rank figure (rank 0 alone, in the same run) and the N-rank one.
-//   bench_fluid_scaling [--backend B] [--cells2 4096] [--cells3 512] [--tg3 512] [--steps 10] [--json FILE]
+//   bench_fluid_scaling [--backend B] [--cells2 4096] [--cells3 512] [--tg3 512] [--steps 10] [--solves-only]
+//                       [--json FILE]
 // Rows:
 //   all-to-all      a plain all-to-all of the bytes one slab transpose moves (NCCL on GPUs,
 //                   MPI on CPUs): its bus bandwidth (bytes leaving a rank per second), the
@@ -17,6 +18,13 @@
 //   poisson 3D      the 3D periodic pressure solve (the Taylor-Green box's), strong (n^3 in
 //                   all) and weak (n^3 per rank) scaling: ms per solve, transposes as above,
 //                   efficiency t1 / (N tN) strong, t1 / tN weak;
+//   solve alone     the pressure solve alone, the 3D periodic box's (n^3 = cells3) and the 2D
+//                   cavity's (walls, n^2 = cells2), three ways: the one-rank fused solve
+//                   (transform_poisson.hpp: one 3D or 2D real FFT each way), the distributed
+//                   solve on rank 0 alone, and on the N ranks: ms per solve, passes over
+//                   memory per solve (kernels, library transform calls, transpose packs and
+//                   unpacks; the passes themselves are listed after the table), ms in the
+//                   transposes and outside them (--solves-only: these rows alone);
 //   taylor-green 3D the whole 3D fluid step (Heun's two stages: ghost fills and halo
 //                   exchanges, momentum, the distributed pressure solve, projection) of the
 //                   Taylor-Green vortex, split as simulate splits it, strong (n^3 in all) and
@@ -306,6 +314,80 @@ void poisson3_case(const Comm& comm, const Context& ctx, index_t n, bool weak, i
                              comm.size(), weak, ms1, solve * 1e3, transposes * 1e3, bytes, bus));
 }
 
+/// "name (count): pass, pass, ..." for the listing after the table.
+std::string pass_list(const std::string& name, const std::vector<std::string>& passes) {
+  std::string s = name + " (" + std::to_string(passes.size()) + "):";
+  for (std::size_t i = 0; i < passes.size(); ++i) s += (i ? ", " : " ") + passes[i];
+  return s;
+}
+
+/// The one-rank fused solve of the case (periodic all round in 3D, walls in 2D): seconds per
+/// solve (median of repeat) and its passes.
+template <class T, int Rank>
+std::pair<double, std::vector<std::string>> fused_solve(const Context& ctx, const index_t (&cells)[Rank], int repeat) {
+  Extents<Rank> e;
+  for (int d = 0; d < Rank; ++d) e.n[d] = cells[d];
+  if constexpr (Rank == 3) {
+    solvers::PoissonBox3 box;
+    for (int d = 0; d < 3; ++d) box.n[d] = cells[d], box.inv_h2[d] = double(cells[d]) * double(cells[d]);
+    for (solvers::PressureSide& side : box.sides) side = solvers::PressureSide::periodic;
+    solvers::TransformPoisson3<T> solver(ctx, box);
+    Array<T, 3> b(ctx, e), x(ctx, e);
+    b.fill(T(0.5)), x.fill(T(0));
+    return {bench::time_it(ctx, repeat, [&] { solver.solve(b.view(), x.view()); }).median, solver.passes()};
+  } else {
+    const solvers::PressureSide walls[4] = {solvers::PressureSide::neumann, solvers::PressureSide::neumann,
+                                            solvers::PressureSide::neumann, solvers::PressureSide::neumann};
+    const auto grid = solvers::make_poisson_grid<T>(cells[0], cells[1], 1.0 / double(cells[0]), 1.0 / double(cells[1]), walls);
+    solvers::TransformPoisson<T> solver(ctx, grid);
+    const Grid<2> g = Grid<2>::uniform(e, {1.0, 1.0});
+    Field<T, 2> b(ctx, g), x(ctx, g);
+    b.fill(T(0.5)), x.fill(T(0));
+    return {bench::time_it(ctx, repeat, [&] { solver.solve(b, x); }).median, solver.passes()};
+  }
+}
+
+/// The solve-alone row of a case (3D: periodic n^3; 2D: the cavity's walls, n^2): the one-rank
+/// fused solve, the distributed solve on rank 0 alone and on every rank; the passes listed in lists.
+template <class T, int Rank>
+void solve_alone_case(const Comm& comm, const Context& ctx, index_t n, int steps, double bus, std::vector<bench::Row>& rows,
+                      std::vector<std::string>& lists) {
+  const char* prec = sizeof(T) == 8 ? "float64" : "float32";
+  const bool periodic = Rank == 3;
+  index_t cells[Rank];
+  for (int d = 0; d < Rank; ++d) cells[d] = n;
+  double fused_ms = 0, one_ms = 0, fused_passes = 0, one_passes = 0;
+  std::vector<std::string> fused_list, one_list;
+  if (comm.rank() == 0) {
+    auto [seconds, passes] = fused_solve<T, Rank>(ctx, cells, steps);
+    fused_ms = seconds * 1e3, fused_passes = double(passes.size()), fused_list = passes;
+    Solve<T, Rank> one(Comm(), ctx, cells, periodic);
+    one_ms = one.time(Comm(), ctx, steps).first * 1e3;
+    one_list = one.solver.passes(), one_passes = double(one_list.size());
+  }
+  fused_ms = comm.max(fused_ms), one_ms = comm.max(one_ms), fused_passes = comm.max(fused_passes), one_passes = comm.max(one_passes);
+  Solve<T, Rank> many(comm, ctx, cells, periodic);
+  const auto [solve, transposes] = many.time(comm, ctx, steps);
+  const std::vector<std::string> many_list = many.solver.passes();
+  const double many_passes = comm.max(double(many_list.size()));
+  const double bytes = comm.max(double(many.solver.transpose_bytes()));
+  const double gbs = transposes > 0 ? bytes / transposes / 1e9 : 0;
+  const std::string name = std::string(Rank == 3 ? "poisson 3D periodic " : "poisson 2D walls ") + std::to_string(n) +
+                           (Rank == 3 ? "^3 " : "^2 ") + prec + " solve alone";
+  rows.push_back({name,
+                  {{"ranks", double(comm.size())}, {"ms_fused_1_rank", fused_ms}, {"passes_fused", fused_passes},
+                   {"ms_1_rank", one_ms}, {"passes_1_rank", one_passes}, {"ms", solve * 1e3}, {"passes", many_passes},
+                   {"speedup_vs_fused", solve > 0 ? fused_ms / (solve * 1e3) : 0}, {"ms_transposes", transposes * 1e3},
+                   {"ms_outside_transposes", (solve - transposes) * 1e3}, {"GB/s_transposes", gbs},
+                   {"fraction_of_all_to_all", bus > 0 ? gbs / bus : 0}}});
+  if (comm.rank() == 0) {
+    lists.push_back(name + ", passes of one solve:");
+    lists.push_back("  " + pass_list("fused, 1 rank", fused_list));
+    lists.push_back("  " + pass_list("distributed, 1 rank", one_list));
+    if (comm.parallel()) lists.push_back("  " + pass_list("distributed, rank 0 of " + std::to_string(comm.size()), many_list));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -313,7 +395,7 @@ int main(int argc, char** argv) {
   bench::CommonOptions opts;
   index_t cells2 = 4096, cells3 = 512, tg3 = 512;
   int steps = 10, batch = 10;
-  bool weak = true, mg = true;
+  bool weak = true, mg = true, solves_only = false;
   opts.add_to(app);
   app.add_option("--cells2", cells2, "cavity: n (n x n cells in all)");
   app.add_option("--cells3", cells3, "3D box: n (n^3 in all for strong scaling, per rank for weak; 0: none)");
@@ -322,6 +404,7 @@ int main(int argc, char** argv) {
   app.add_option("--batch", batch, "cavity steps per sample");
   app.add_flag("!--no-weak", weak, "skip the 3D weak-scaling rows");
   app.add_flag("!--no-mg", mg, "skip the mg_cg rows");
+  app.add_flag("--solves-only", solves_only, "only the all-to-all and the solve-alone rows");
   CLI11_PARSE(app, argc, argv);
   try {
     const Comm comm = Comm::world();
@@ -332,6 +415,16 @@ int main(int argc, char** argv) {
     // the reference: an all-to-all of one 3D float64 slab's bytes (the largest transpose here)
     const double slab_bytes = double(cells3 > 0 ? cells3 * cells3 * cells3 : cells2 * cells2) * 8;
     const double bus = comm.parallel() ? all_to_all_gbs(comm, ctx, slab_bytes, steps, rows) : 0;
+    std::vector<std::string> lists;  // the passes of the solve-alone rows
+    if (cells3 > 0) {
+      solve_alone_case<double, 3>(comm, ctx, cells3, steps, bus, rows, lists);
+      solve_alone_case<float, 3>(comm, ctx, cells3, steps, bus, rows, lists);
+    }
+    if (cells2 > 0) {
+      solve_alone_case<double, 2>(comm, ctx, cells2, steps, bus, rows, lists);
+      solve_alone_case<float, 2>(comm, ctx, cells2, steps, bus, rows, lists);
+    }
+    if (solves_only) cells2 = cells3 = tg3 = 0;
     if (cells2 > 0) {
       cavity_case<double>(comm, ctx, cells2, steps, batch, bus, rows);
       cavity_case<float>(comm, ctx, cells2, steps, batch, bus, rows);
@@ -350,8 +443,10 @@ int main(int argc, char** argv) {
       taylor_green_case<double>(comm, ctx, tg3, weak, steps, rows);
       taylor_green_case<float>(comm, ctx, tg3, weak, steps, rows);
     }
-    if (comm.rank() == 0)
+    if (comm.rank() == 0) {
       bench::report("bench_fluid_scaling, " + std::to_string(comm.size()) + " ranks", ctx, opts.commit, rows, opts.json);
+      for (const std::string& line : lists) std::printf("%s\n", line.c_str());
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_fluid_scaling: %s\n", e.what());
     return 1;

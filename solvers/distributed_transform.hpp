@@ -22,11 +22,23 @@
 // through one batched 2D real FFT over (y, z) per x-plane (fft::BatchedRealFft2); its
 // spectrum, viewed as a real array
 // nx x ny x 2 (nz / 2 + 1) of interleaved real and imaginary parts, is transposed to slabs
-// split along y, where the real transform along x acts on the real and imaginary columns
-// alike (the complex transform's real-linear action, so x may be periodic or walled); the
-// division uses the DFT's eigenvalues 2 - 2 cos(2 pi k / n) along y and z, and the way back
-// mirrors the way in, ending in one batched 2D complex-to-real FFT. Its transposes are whole
-// (one piece).
+// split along y. There, when x is periodic, one batched complex FFT along x
+// (fft::BatchedComplexFft: a strided call on the spectrum in place, no gather or scatter),
+// the division and its inverse; when x is walled, the real transform along x acts on the real
+// and imaginary columns alike (the complex transform's real-linear action). The division uses
+// the DFT's eigenvalues 2 - 2 cos(2 pi k / n) along y and z, and the way back mirrors the way
+// in, ending in one batched 2D complex-to-real FFT. Its transposes are whole (one piece). On
+// one rank with every axis periodic this is the one-rank 3D Fourier solve's sequence (a real
+// FFT over two axes, a complex FFT over the third, the division, and back).
+//
+// In 2D, when every side is a wall (Neumann: cosine x cosine) and the boxes are split along x,
+// the fused one-rank solve's reduction of the 2D cosine transform to a 2D real FFT (Makhoul)
+// is cut at the transpose (distributed_cosine2.hpp): slabs A's rows are reordered and go
+// through one batched real FFT along y; the half spectrum (n / 2 + 1 columns of complex
+// numbers, held as reals) is transposed to slabs of whole columns, reordered along x, and
+// goes through one batched complex FFT along x, the division of each pair of rows k, n - k
+// (in place), the inverse complex FFT, and back; its transposes are whole (one piece). passes()
+// lists every path's passes over the data.
 #include <array>
 #include <memory>
 #include <string>
@@ -38,7 +50,9 @@
 #include "core/kernels/for_each.hpp"
 #include "core/numerics/fft.hpp"
 #include "core/runtime/tuning.hpp"
+#include "core/numerics/spectral/batched_cfft.hpp"
 #include "core/numerics/spectral/batched_rfft2.hpp"
+#include "solvers/distributed_cosine2.hpp"
 #include "solvers/transform_poisson.hpp"
 
 namespace sim::solvers {
@@ -144,6 +158,14 @@ class DistributedTransformPoisson {
     mine_a_ = slabs_a[std::size_t(comm.rank())], mine_b_ = slabs_b[std::size_t(comm.rank())];
     transposed_ = ranks > 1;
     for (int d = 0; d < Rank; ++d) axes_.emplace_back(problem.sides[2 * d], problem.sides[2 * d + 1], cells[d]);
+    if constexpr (Rank == 2) {
+      cos2_ = a_ == 0 && axes_[0].forward == fft::Kind::dct2 && axes_[1].forward == fft::Kind::dct2 && cells[0] >= 2 &&
+              cells[1] >= 2;
+      if (cos2_) {
+        plan_cos2(comm, ctx, problem);
+        return;
+      }
+    }
     if constexpr (Rank == 3) {
       yz_fft_ = a_ == 0 && axes_[1].forward == fft::Kind::r2hc && axes_[2].forward == fft::Kind::r2hc && cells[1] >= 2 &&
                 cells[2] >= 2;
@@ -193,6 +215,7 @@ class DistributedTransformPoisson {
   /// Field's interior); collective, asynchronous where the transport is.
   void solve(View<const T, Rank> b, View<T, Rank> x) {
     if (yz_fft_) return solve_yz(b, x);
+    if (cos2_) return solve_cos2(b, x);
     View<T, Rank> a = slabs_a_view(), s = slabs_b_view();
     View<const T, Rank> in = b;
     if (!to_a_.identity()) to_a_(b, a), in = a;
@@ -230,17 +253,83 @@ class DistributedTransformPoisson {
   std::string description() const {
     static const char* names[3] = {"x", "y", "z"};
     std::string s;
-    if (yz_fft_) s = std::string("2D real FFT over y,z per slab + ") + axes_[0].label() + " along x";
+    if (yz_fft_) s = std::string("2D real FFT over y,z per slab + ") + (x_complex_ ? "complex FFT" : axes_[0].label()) + " along x";
+    else if (cos2_) s = "DCT-II/III x DCT-II/III as real FFTs along y per slab + complex FFT along x (Makhoul)";
     else
       for (int d = 0; d < Rank; ++d) s += (d ? " x " : "") + std::string(axes_[std::size_t(d)].label());
     if (!transposed_) return s;
     return s + ", slabs along " + names[a_] + " then " + names[b_] + " over " + std::to_string(ranks_) + " ranks (" +
-           a_to_b_[0].transport() + " all-to-all" + (chunks_ > 1 ? ", " + std::to_string(chunks_) + " pieces" : "") + ")";
+           (cos2_ ? cos_to_b_.transport() : a_to_b_[0].transport()) + " all-to-all" +
+           (chunks_ > 1 ? ", " + std::to_string(chunks_) + " pieces" : "") + ")";
+  }
+  /// The passes over memory of one solve on this rank, in order: kernels, library transform
+  /// calls, and each move's pack (with the copy of this rank's own piece) and unpack where it
+  /// has them (a transpose sends from, or receives into, a contiguous slab in place where the
+  /// pieces follow one another there); the all-to-alls themselves and the libraries' internal
+  /// passes not counted. For b and x with contiguous rows (a Field's interior).
+  std::vector<std::string> passes() const {
+    static const char* names[3] = {"x", "y", "z"};
+    std::vector<std::string> p;
+    auto move = [&p](const char* what, const auto* r, bool contiguous) {
+      if (!r || r->identity()) return;
+      if (r->packs() || !contiguous) p.push_back(std::string(what) + ": pack");
+      else if (intersect(r->from_box(), r->to_box()).size() > 0) p.push_back(std::string(what) + ": copy of this rank's own piece");
+      if (r->unpacks() || !contiguous) p.push_back(std::string(what) + ": unpack");
+    };
+    auto first = [](const std::vector<Redistribution<T, Rank>>& v) { return v.empty() ? nullptr : &v[0]; };
+    const bool whole = chunks_ == 1;  // slabs A in one piece: contiguous
+    move("boxes to slabs", &to_a_, false);
+    if (cos2_) {
+      if (mine_a_.size() > 0) p.insert(p.end(), {"gather rows (reordered)", "real FFT along y"});
+      if (transposed_) move("transpose to slabs along y", &cos_to_b_, true);
+      if (cos_b_box_.size() > 0) {
+        if (transposed_) p.push_back("reorder along x");
+        p.insert(p.end(), {"complex FFT along x", "divide (cosine pairs)", "inverse complex FFT along x"});
+        if (transposed_) p.push_back("reorder back along x");
+      }
+      if (transposed_) move("transpose back", &cos_back_, true);
+      if (mine_a_.size() > 0) p.insert(p.end(), {"complex-to-real FFT along y", "scatter rows"});
+    } else if (yz_fft_) {
+      if (mine_a_.size() > 0) p.push_back("2D real FFT over y,z");
+      move("transpose to slabs along y", first(a_to_b_), true);
+      if (spectrum_b_box_.size() > 0 && x_complex_)
+        p.insert(p.end(), {"complex FFT along x", "divide", "inverse complex FFT along x"});
+      else if (spectrum_b_box_.size() > 0) {
+        add_transform_passes(p, ctx_, axes_[0].forward, "x", false);
+        p.push_back("divide");
+        add_transform_passes(p, ctx_, axes_[0].backward, "x", false);
+      }
+      move("transpose back", first(b_to_a_), true);
+      if (mine_a_.size() > 0) p.push_back("2D complex-to-real FFT over y,z");
+    } else {
+      bool at_first = true;
+      for (int d = 0; d < Rank && mine_a_.size() > 0; ++d)
+        if (d != a_)
+          add_transform_passes(p, ctx_, axes_[std::size_t(d)].forward, names[d], at_first && to_a_.identity()), at_first = false;
+      move("transpose to the other slabs", first(a_to_b_), whole);
+      if (mine_b_.size() > 0) {
+        add_transform_passes(p, ctx_, axes_[std::size_t(a_)].forward, names[a_], false);
+        p.push_back("divide");
+        add_transform_passes(p, ctx_, axes_[std::size_t(a_)].backward, names[a_], false);
+      }
+      move("transpose back", first(b_to_a_), whole);
+      const int lowest = a_ == 0 ? 1 : 0;  // its inverse runs last, into x when x is slabs A
+      for (int d = Rank - 1; d >= 0 && mine_a_.size() > 0; --d)
+        if (d != a_) add_transform_passes(p, ctx_, axes_[std::size_t(d)].backward, names[d], d == lowest && from_a_.identity());
+    }
+    move("slabs to boxes", &from_a_, false);
+    return p;
   }
   /// The slab transposes of one solve alone (A to B and back, every piece; no transforms), on
   /// the solver's work arrays: what a benchmark times as the solve's transposes.
   void transposes_alone() {
     if (!transposed_) return;
+    if (cos2_) {
+      const View<T, 3> sa = cos_spectrum_a(), sb = cos_spectrum_b();
+      cos_to_b_(sa, sb);
+      cos_back_(sb, sa);
+      return;
+    }
     if (yz_fft_) {
       const View<T, Rank> sa = spectrum_a_view(), sb = spectrum_b_view();
       a_to_b_[0](sa, sb);
@@ -255,6 +344,7 @@ class DistributedTransformPoisson {
   std::size_t transpose_bytes() const {
     std::size_t bytes = 0;
     for (std::size_t k = 0; k < a_to_b_.size(); ++k) bytes += a_to_b_[k].bytes_sent() + b_to_a_[k].bytes_sent();
+    if (cos2_ && transposed_) bytes += cos_to_b_.bytes_sent() + cos_back_.bytes_sent();
     return bytes;
   }
   /// True when the boxes are not slabs A, so that a solve also moves the data between them (two more transposes).
@@ -308,6 +398,96 @@ class DistributedTransformPoisson {
                SlabDivide3<T>{s, eigen_[0].view(), eigen_[1].view(), eigen_[2].view(), inv_norm_});
   }
 
+  /// The 2D path for walls all round and slabs along x (solvers/distributed_cosine2.hpp): the
+  /// real FFTs of the rows, the spectrum's slabs and transposes, the complex FFT along x, the
+  /// eigenvalues and twiddles.
+  void plan_cos2(const Comm& comm, const Context& ctx, const TransformProblem<Rank>& problem) {
+    const int ranks = comm.size(), me = comm.rank();
+    const index_t n1 = problem.cells[0], n2 = problem.cells[1];
+    const index_t modes[3] = {n1, n2 / 2 + 1, 2};  // the half spectrum: rows, columns, real and imaginary part
+    std::vector<Box<3>> spectrum_a, spectrum_b;
+    for (int r = 0; r < ranks; ++r)
+      spectrum_a.push_back(slab_box<3>(modes, 0, ranks, r)), spectrum_b.push_back(slab_box<3>(modes, 1, ranks, r));
+    cos_b_box_ = spectrum_b[std::size_t(me)];
+    auto nonempty3 = [](Extents<3> e) { return e.size() > 0 ? e : extents(1, 1, 1); };
+    if (!to_a_.identity()) work_a_ = Array<T, Rank>(ctx, nonempty(mine_a_.shape()));  // the boxes moved to slabs A
+    cos_empty_ = Array<T, 3>(ctx, extents(1, 1, 1));
+    if (mine_a_.size() > 0) {
+      const Extents<3> rows = extents(mine_a_.extent(0), 1, n2);
+      rows_ = fft::BatchedRealFft2<T>(ctx, rows), rows_real_ = Array<T, 3>(ctx, rows);
+    }
+    if (transposed_) {
+      cos_b_ = Array<T, 3>(ctx, nonempty3(cos_b_box_.shape())), cos_v_ = Array<T, 3>(ctx, nonempty3(cos_b_box_.shape()));
+      cos_to_b_ = Redistribution<T, 3>(comm, ctx, spectrum_a, spectrum_b);
+      cos_back_ = Redistribution<T, 3>(comm, ctx, spectrum_b, spectrum_a);
+    }
+    if (cos_b_box_.size() > 0) cos_x_ = fft::BatchedComplexFft<T>(ctx, cos_b_box_.shape());
+    std::vector<double> lx(static_cast<std::size_t>(n1)), ly(static_cast<std::size_t>(n2));
+    std::vector<double> t1(static_cast<std::size_t>(2 * n1)), t2(static_cast<std::size_t>(2 * n2));
+    const double pi = 3.14159265358979323846;
+    for (index_t k = 0; k < n1; ++k) {
+      lx[std::size_t(k)] = axes_[0].eigenvalues[std::size_t(k)] * problem.inv_h2[0];
+      t1[std::size_t(2 * k)] = std::cos(pi * double(k) / double(2 * n1)), t1[std::size_t(2 * k + 1)] = std::sin(pi * double(k) / double(2 * n1));
+    }
+    for (index_t k = 0; k < n2; ++k) {
+      ly[std::size_t(k)] = axes_[1].eigenvalues[std::size_t(k)] * problem.inv_h2[1];
+      t2[std::size_t(2 * k)] = std::cos(pi * double(k) / double(2 * n2)), t2[std::size_t(2 * k + 1)] = std::sin(pi * double(k) / double(2 * n2));
+    }
+    cos_lx_ = Array<double, 1>::from_host(ctx, extents(n1), lx), cos_ly_ = Array<double, 1>::from_host(ctx, extents(n2), ly);
+    cos_tw1_ = Array<double, 1>::from_host(ctx, extents(2 * n1), t1), cos_tw2_ = Array<double, 1>::from_host(ctx, extents(2 * n2), t2);
+  }
+  /// This rank's part of the half spectrum in slabs A (rows along x) and B (columns), as
+  /// (rows, columns, 2) reals.
+  View<T, 3> cos_spectrum_a() {
+    if (mine_a_.size() == 0) return cos_empty_.view().sub(Box<3>{});
+    View<T, 3> v = rows_.spectrum();  // (rows, 1, 2 (n2 / 2 + 1))
+    const index_t columns = v.shape.n[2] / 2;
+    v.shape = extents(v.shape.n[0], columns, 2), v.stride[0] = 2 * columns, v.stride[1] = 2, v.stride[2] = 1;
+    return v;
+  }
+  View<T, 3> cos_spectrum_b() {
+    if (!transposed_) return cos_spectrum_a();
+    if (cos_b_box_.size() == 0) return cos_empty_.view().sub(Box<3>{});
+    Box<3> whole3{{0, 0, 0}, {cos_b_box_.extent(0), cos_b_box_.extent(1), cos_b_box_.extent(2)}};
+    return cos_b_.view().sub(whole3);
+  }
+  /// solve() on the path of plan_cos2.
+  void solve_cos2(View<const T, Rank> b, View<T, Rank> x) {
+    if constexpr (Rank == 2) {
+      View<const T, 2> in = b;
+      const View<T, 2> a = to_a_.identity() ? View<T, 2>{} : slabs_a_view();
+      if (!to_a_.identity()) to_a_(b, a), in = a;
+      const index_t n1 = index_t(axes_[0].eigenvalues.size()), n2 = index_t(axes_[1].eigenvalues.size());
+      const bool whole_x = !transposed_;  // slabs A are the whole grid: x reordered with y
+      const View<T, 3> real = mine_a_.size() > 0 ? rows_real_.view() : View<T, 3>{};
+      if (mine_a_.size() > 0) {
+        for_each(ctx_, "poisson::cosine_rows_gather", box_of(mine_a_.shape()), CosineRowsGather<T>{in, real, n1, n2, whole_x});
+        rows_.forward(real);
+      }
+      const View<T, 3> sa = cos_spectrum_a(), sb = cos_spectrum_b();
+      const View<T, 3> v = transposed_ && cos_b_box_.size() > 0 ? cos_v_.view() : sb;
+      if (transposed_) cos_to_b_(sa, sb);
+      if (cos_b_box_.size() > 0) {
+        const Box<3> all{{0, 0, 0}, {n1, cos_b_box_.extent(1), 2}};
+        if (transposed_) for_each(ctx_, "poisson::cosine_columns_reorder", all, CosineColumnsReorder<T>{sb, v, n1, false});
+        cos_x_.forward(v);
+        const Box<2> pairs{{0, 0}, {n1 / 2 + 1, cos_b_box_.extent(1)}};
+        for_each(ctx_, "poisson::cosine_columns_divide", pairs,
+                 CosineColumnsDivide<T>{v, cos_lx_.view(), cos_ly_.view(), cos_tw1_.view(), cos_tw2_.view(), n1, n2, n2 / 2 + 1,
+                                        cos_b_box_.lo[1], 1.0 / (4.0 * double(n1) * double(n2))});
+        cos_x_.inverse(v);
+        if (transposed_) for_each(ctx_, "poisson::cosine_columns_reorder_back", all, CosineColumnsReorder<T>{v, sb, n1, true});
+      }
+      if (transposed_) cos_back_(sb, sa);
+      const View<T, 2> out = from_a_.identity() ? x : a;
+      if (mine_a_.size() > 0) {
+        rows_.inverse(real);
+        for_each(ctx_, "poisson::cosine_rows_scatter", box_of(mine_a_.shape()), CosineRowsScatter<T>{real, out, n1, n2, whole_x});
+      }
+      if (!from_a_.identity()) from_a_(a, x);
+    }
+  }
+
   /// The 3D path for y and z periodic and slabs along x (see the top of this file): the
   /// spectrum's slabs, transposes, the transforms along x and the eigenvalues.
   void plan_yz(const Comm& comm, const Context& ctx, const TransformProblem<Rank>& problem) {
@@ -339,7 +519,9 @@ class DistributedTransformPoisson {
     for (int d = 0; d < Rank; ++d)
       eigen_[std::size_t(d)] = Array<T, 1>::from_host(ctx, extents(index_t(l[std::size_t(d)].size())), l[std::size_t(d)]);
     inv_norm_ = T(1.0 / (double(fft::normalisation(axes_[0].forward, nx)) * double(ny) * double(nz)));
-    if (mine.size() > 0) {
+    x_complex_ = axes_[0].forward == fft::Kind::r2hc;  // the DFT along x: one complex FFT, its k's eigenvalue at k
+    if (mine.size() > 0 && x_complex_) x_fft_ = fft::BatchedComplexFft<T>(ctx, mine.shape());
+    else if (mine.size() > 0) {
       forward_b_ = fft::Transform<T, Rank>(ctx, axes_[0].forward, mine.shape(), 0);
       backward_b_ = fft::Transform<T, Rank>(ctx, axes_[0].backward, mine.shape(), 0);
     }
@@ -363,7 +545,11 @@ class DistributedTransformPoisson {
       const View<T, Rank> sa = spectrum_a_view(), sb = spectrum_b_view();
       if (mine_a_.size() > 0) yz_.forward(in);
       if (transposed_) a_to_b_[0](sa, sb);
-      if (spectrum_b_box_.size() > 0) {
+      if (spectrum_b_box_.size() > 0 && x_complex_) {
+        x_fft_.forward(sb);
+        divide(sb);
+        x_fft_.inverse(sb);
+      } else if (spectrum_b_box_.size() > 0) {
         forward_b_(sb, sb);
         divide(sb);
         backward_b_(sb, sb);
@@ -390,6 +576,15 @@ class DistributedTransformPoisson {
   std::vector<std::vector<fft::Transform<T, Rank>>> forward_a_, backward_a_;  // per piece: along every axis but a
   fft::Transform<T, Rank> forward_b_, backward_b_;                            // along a
   fft::BatchedRealFft2<T> yz_;          // plan_yz: over y and z in slabs A
+  bool cos2_ = false;                   // the path of plan_cos2 (2D, walls all round)
+  fft::BatchedRealFft2<T> rows_;        // plan_cos2: the real FFTs of slabs A's rows
+  Array<T, 3> rows_real_, cos_b_, cos_v_, cos_empty_;  // plan_cos2: reordered rows; the spectrum's slab B, reordered
+  Redistribution<T, 3> cos_to_b_, cos_back_;           // plan_cos2: the half spectrum's transposes
+  fft::BatchedComplexFft<T> cos_x_;     // plan_cos2: along x in slabs B
+  Array<double, 1> cos_lx_, cos_ly_, cos_tw1_, cos_tw2_;  // plan_cos2: eigenvalues over h^2, twiddles
+  Box<3> cos_b_box_{};                  // plan_cos2: this rank's part of the half spectrum in slabs B
+  bool x_complex_ = false;              // plan_yz: x periodic, transformed by x_fft_
+  fft::BatchedComplexFft<T> x_fft_;     // plan_yz: along x in slabs B of the spectrum
   Array<T, Rank> spectrum_b_, empty_;   // plan_yz: the spectrum in slabs B; a stand-in for empty slabs
   Box<Rank> spectrum_b_box_{};          // plan_yz: this rank's part of the spectrum in slabs B
 };

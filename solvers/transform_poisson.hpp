@@ -74,6 +74,26 @@ struct TransformAxis {
   }
 };
 
+/// The passes over memory of one planned fft::Transform of kind along the named axis, appended
+/// to passes: on the GPU a gather, the batched FFT and a scatter; on the CPU the FFTW call,
+/// after a copy when it runs out of place.
+inline void add_transform_passes(std::vector<std::string>& passes, const Context& ctx, fft::Kind kind, const char* axis,
+                                 bool out_of_place) {
+  const std::string what = std::string(fft::name(kind)) + " along " + axis;
+  if (ctx.is_cuda()) {
+    passes.push_back("gather for " + what), passes.push_back(what), passes.push_back("scatter after " + what);
+    return;
+  }
+  if (out_of_place) passes.push_back("copy for " + what);
+  passes.push_back(what);
+}
+
+/// The passes over memory of a fused spectral solve (multiplier2 / multiplier3) of rank dims.
+inline std::vector<std::string> fused_solve_passes(int dims) {
+  const std::string d = std::to_string(dims) + "D";
+  return {"gather", d + " real FFT", "multiply", d + " complex-to-real FFT", "scatter"};
+}
+
 /// spectrum(i, j) *= 1 / (lx(i) / hx^2 + ly(j) / hy^2) / norm, 0 for the null mode.
 template <class T>
 struct SpectralDivide {
@@ -133,6 +153,19 @@ class TransformPoisson {
 
   /// The transforms used, e.g. "DCT-II/III x DCT-II/III".
   std::string description() const { return std::string(x_axis_.label()) + " x " + y_axis_.label(); }
+
+  /// The passes over memory of one solve, in order (kernels and library transform calls; the
+  /// libraries' internal passes not counted).
+  std::vector<std::string> passes() const {
+    if (fused_) return fused_solve_passes(2);
+    std::vector<std::string> p;
+    add_transform_passes(p, ctx_, x_axis_.forward, "x", true);
+    add_transform_passes(p, ctx_, y_axis_.forward, "y", false);
+    p.push_back("divide");
+    add_transform_passes(p, ctx_, y_axis_.backward, "y", false);
+    add_transform_passes(p, ctx_, x_axis_.backward, "x", true);
+    return p;
+  }
 
  private:
   /// The 2D multiplier 1 / (lambda_x / hx^2 + lambda_y / hy^2) (0 for the null mode) in basis.
@@ -302,6 +335,18 @@ class TransformPoisson3 {
   /// The 3D Fourier operator when the box is periodic all round (at least 2 cells a side),
   /// else null: a caller may stage b into it and read the solution back itself (StagedView3).
   const fft::FourierMultiplier3<T>* fused() const { return fused_.get(); }
+
+  /// The passes over memory of one solve, in order (kernels and library transform calls; the
+  /// libraries' internal passes not counted).
+  std::vector<std::string> passes() const {
+    if (fused_) return fused_solve_passes(3);
+    static const char* names[3] = {"x", "y", "z"};
+    std::vector<std::string> p;
+    for (int d = 0; d < 3; ++d) add_transform_passes(p, ctx_, axes_[std::size_t(d)].forward, names[d], d == 0);
+    p.push_back("divide");
+    for (int d = 2; d >= 0; --d) add_transform_passes(p, ctx_, axes_[std::size_t(d)].backward, names[d], d == 0);
+    return p;
+  }
 
   /// The transforms used, e.g. "real DFT x real DFT x DCT-II/III".
   std::string description() const {

@@ -35,6 +35,28 @@ std::string text(const Extents<Rank>& e) {
 }
 }  // namespace
 
+/// Where each rank's piece of box starts in box's row-major layout (elements), when the pieces
+/// (pieces[r]: the part of box that goes to or comes from rank r, this rank's own included),
+/// taken in rank order, follow one another in that layout: each spans box's whole extent in
+/// every dimension but the first, and each starts where the previous one ends. Empty when
+/// they do not (the pieces are then packed into, or unpacked from, a buffer of their own).
+template <int Rank>
+std::vector<std::size_t> consecutive_offsets(const Box<Rank>& box, const std::vector<Box<Rank>>& pieces) {
+  std::vector<std::size_t> offsets(pieces.size(), 0);
+  std::size_t row = 1;
+  for (int d = 1; d < Rank; ++d) row *= std::size_t(box.extent(d));
+  index_t next = box.lo[0];
+  for (std::size_t r = 0; r < pieces.size(); ++r) {
+    const Box<Rank>& p = pieces[r];
+    if (p.size() == 0) continue;
+    for (int d = 1; d < Rank; ++d)
+      if (p.lo[d] != box.lo[d] || p.hi[d] != box.hi[d]) return {};
+    if (p.lo[0] != next) return {};
+    offsets[r] = std::size_t(p.lo[0] - box.lo[0]) * row, next = p.hi[0];
+  }
+  return offsets;
+}
+
 /// One rank's piece: where it sits in this rank's box and in the packed buffer.
 template <int Rank>
 struct Piece {
@@ -52,6 +74,11 @@ struct Redistribution<T, Rank>::Plan {
   std::vector<std::size_t> send_counts, send_offsets, recv_counts, recv_offsets;  // elements, per rank
   mutable Array<T, 1> send_buf, recv_buf;     // packed pieces on ctx
   mutable std::vector<T> host_send, host_recv;  // GPU without NCCL: staging for MPI
+  // where each piece sits in a contiguous from-box (to-box) when the pieces follow one another
+  // in its layout: the exchange then sends from it (receives into it) directly, no pack (unpack)
+  std::vector<std::size_t> direct_send_offsets, direct_recv_offsets;
+  bool sends_direct(const void* ptr, bool contiguous) const { return !direct_send_offsets.empty() && contiguous && ptr; }
+  bool recvs_direct(const void* ptr, bool contiguous) const { return !direct_recv_offsets.empty() && contiguous && ptr; }
 #if SIMKIT_HAS_NCCL
   std::shared_ptr<NcclChannel> channel;
 #endif
@@ -96,6 +123,9 @@ Redistribution<T, Rank>::Redistribution(const Comm& comm, const Context& ctx, co
     }
   }
   sent_ = out * sizeof(T);
+  std::vector<Box<Rank>> send_pieces, recv_pieces;
+  for (std::size_t r = 0; r < ranks; ++r)
+    send_pieces.push_back(intersect(mine_from_, to[r])), recv_pieces.push_back(intersect(from[r], mine_to_));
   p.send_buf = Array<T, 1>(ctx, Extents<1>{{index_t(out > 0 ? out : 1)}});
   p.recv_buf = Array<T, 1>(ctx, Extents<1>{{index_t(in > 0 ? in : 1)}});
   if (!comm.parallel()) return;
@@ -111,7 +141,12 @@ Redistribution<T, Rank>::Redistribution(const Comm& comm, const Context& ctx, co
     ctx.synchronize();
   }
 #endif
-  if (ctx.is_cuda() && !p.through_nccl()) p.host_send.resize(out), p.host_recv.resize(in);
+  if (ctx.is_cuda() && !p.through_nccl()) {
+    p.host_send.resize(out), p.host_recv.resize(in);
+    return;  // staged through the host: packed and unpacked there
+  }
+  if (mine_from_.size() > 0) p.direct_send_offsets = consecutive_offsets(mine_from_, send_pieces);
+  if (mine_to_.size() > 0) p.direct_recv_offsets = consecutive_offsets(mine_to_, recv_pieces);
 }
 
 template <class T, int Rank>
@@ -122,19 +157,23 @@ void Redistribution<T, Rank>::start(View<const T, Rank> in, View<T, Rank> out) c
   if (!fits(in.shape, mine_from_) || !fits(out.shape, mine_to_))
     throw ShapeError("redistribution: arrays of shape " + text(in.shape) + " and " + text(out.shape) +
                      " for this rank's boxes of " + text(mine_from_.shape()) + " and " + text(mine_to_.shape()));
-  T* send = p.send_buf.data();
-  T* recv = p.recv_buf.data();
-  for (const Piece<Rank>& s : p.sends)
-    detail::copy<T, Rank>(p.ctx, in.sub(s.local), dense_view(send + s.offset, s.local.shape()));
   if (p.own_in.size() > 0) detail::copy<T, Rank>(p.ctx, in.sub(p.own_in), out.sub(p.own_out));
   if (!p.comm.parallel()) return;
+  const bool send_direct = p.sends_direct(in.ptr, in.contiguous()), recv_direct = p.recvs_direct(out.ptr, out.contiguous());
+  T* send = send_direct ? const_cast<T*>(in.ptr) : p.send_buf.data();
+  T* recv = recv_direct ? out.ptr : p.recv_buf.data();
+  const std::vector<std::size_t>& send_offsets = send_direct ? p.direct_send_offsets : p.send_offsets;
+  const std::vector<std::size_t>& recv_offsets = recv_direct ? p.direct_recv_offsets : p.recv_offsets;
+  if (!send_direct)
+    for (const Piece<Rank>& s : p.sends)
+      detail::copy<T, Rank>(p.ctx, in.sub(s.local), dense_view(send + s.offset, s.local.shape()));
   auto bytes = [](std::vector<std::size_t> v) {
     for (std::size_t& x : v) x *= sizeof(T);
     return v;
   };
   if (p.through_nccl()) {
 #if SIMKIT_HAS_NCCL
-    p.channel->all_to_all_v(p.ctx, send, p.send_counts, p.send_offsets, recv, p.recv_counts, p.recv_offsets, sizeof(T) == 8,
+    p.channel->all_to_all_v(p.ctx, send, p.send_counts, send_offsets, recv, p.recv_counts, recv_offsets, sizeof(T) == 8,
                             false);
 #endif
   } else if (p.ctx.is_cuda()) {  // download (waits), MPI, upload
@@ -145,7 +184,7 @@ void Redistribution<T, Rank>::start(View<const T, Rank> in, View<T, Rank> out) c
     if (nr > 0) detail::copy_from_host<T, 1>(p.ctx, p.host_recv.data(), dense_view(recv, Extents<1>{{index_t(nr)}}));
   } else {
     p.ctx.synchronize();  // the packing threads are done
-    p.comm.alltoallv(send, bytes(p.send_counts), bytes(p.send_offsets), recv, bytes(p.recv_counts), bytes(p.recv_offsets));
+    p.comm.alltoallv(send, bytes(p.send_counts), bytes(send_offsets), recv, bytes(p.recv_counts), bytes(recv_offsets));
   }
 }
 
@@ -157,9 +196,20 @@ void Redistribution<T, Rank>::finish(View<T, Rank> out) const {
 #if SIMKIT_HAS_NCCL
   if (p.through_nccl()) p.channel->join(p.ctx);
 #endif
+  if (p.recvs_direct(out.ptr, out.contiguous())) return;  // received in place
   const T* recv = p.recv_buf.data();
   for (const Piece<Rank>& r : p.recvs)
     detail::copy<T, Rank>(p.ctx, dense_view(recv + r.offset, r.local.shape()), out.sub(r.local));
+}
+
+template <class T, int Rank>
+bool Redistribution<T, Rank>::packs() const {
+  return plan_ && plan_->comm.parallel() && !plan_->sends.empty() && plan_->direct_send_offsets.empty();
+}
+
+template <class T, int Rank>
+bool Redistribution<T, Rank>::unpacks() const {
+  return plan_ && plan_->comm.parallel() && !plan_->recvs.empty() && plan_->direct_recv_offsets.empty();
 }
 
 template <class T, int Rank>

@@ -5,7 +5,10 @@
 // intersection of its from-box with that rank's to-box. The pieces are packed into one
 // contiguous buffer in rank order, exchanged by one all-to-all (MPI_Alltoallv on the CPU,
 // grouped NCCL sends and receives between GPUs, host staging and MPI for GPUs without NCCL),
-// and unpacked; a rank's own piece is copied directly. Boxes may be uneven or empty.
+// and unpacked; a rank's own piece is copied directly. Where the pieces a rank sends (receives)
+// follow one another, in rank order, in its contiguous from-box (to-box), as between slabs
+// split along the first axis and slabs split along another, the exchange sends from that
+// array (receives into it) in place, with no pack (unpack). Boxes may be uneven or empty.
 #include <memory>
 #include <vector>
 
@@ -39,10 +42,15 @@ class Redistribution {
   }
   /// The first half of operator(): packs in, copies this rank's own piece into out and starts
   /// the exchange. Between GPUs with NCCL the exchange runs beside the work queued after it,
-  /// until finish(out); elsewhere it is complete on return.
+  /// until finish(out), and may read in and write out until then; elsewhere it is complete on return.
   void start(View<const T, Rank> in, View<T, Rank> out) const;
   /// The second half: waits for the exchange (stream ordered) and unpacks into out.
   void finish(View<T, Rank> out) const;
+  /// True when a call on a contiguous from-box packs the pieces it sends into a buffer (false:
+  /// sent in place, or nothing to send).
+  bool packs() const;
+  /// True when a call on a contiguous to-box unpacks the pieces it receives from a buffer.
+  bool unpacks() const;
   /// True when every rank's from-box equals its to-box (the move is a copy).
   bool identity() const { return identity_; }
   /// Bytes this rank sends to other ranks in one call.

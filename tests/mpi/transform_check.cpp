@@ -9,10 +9,14 @@
 // the transforms on GPUs), float64 and float32. In 3D with y and z periodic and the boxes
 // split along x (or blocks), the solver takes its 2D-FFT-over-(y, z) path: those cases (x
 // periodic or walled, odd and even sizes, uneven slabs) are checked to take it, and the
-// others not to. The one-rank reference is the one-rank solver of transform_poisson.hpp
-// (TransformPoisson in 2D, TransformPoisson3 in 3D); it must satisfy A p = b - mean(b)
-// (singular problems) to rounding, evaluated in double on the host. Prints the worst ratio
-// and the count of cases on the 2D-FFT path; exit 1 on any rank's failure.
+// others not to; with x periodic they take the complex FFT along x. The one-rank reference
+// is the one-rank solver of transform_poisson.hpp (TransformPoisson in 2D, TransformPoisson3
+// in 3D); it must satisfy A p = b - mean(b) (singular problems) to rounding, evaluated in
+// double on the host. Prints the worst ratio and the count of cases on the 2D-FFT path and
+// of those on the complex FFT along x; in 2D with walls all round (Neumann) and the boxes split
+// along x (or blocks), the solver's path of real FFTs of the rows and complex FFTs along x
+// (distributed_cosine2.hpp), checked to be taken there and only there (odd and even sizes,
+// slabs of the half spectrum left empty), and counted; exit 1 on any rank's failure.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -130,6 +134,8 @@ std::vector<double> one_rank(const Context& ctx, const solvers::TransformProblem
 
 struct Tally {
   int cases = 0, failures = 0, yz_fft = 0;  // yz_fft: cases on the 2D-FFT-over-(y, z) path
+  int x_complex = 0;                        // of those, x periodic: the complex FFT along x
+  int cosine2 = 0;                          // 2D walls all round by real FFTs (Makhoul)
   double worst = 0, worst_residual = 0;
 };
 
@@ -170,7 +176,15 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
   const bool want_yz = Rank == 3 && pairs[1] == 0 && pairs[2] == 0 && !(split == 1 && split_axis != 0) && cells[1] >= 2 &&
                        (Rank < 3 || cells[Rank - 1] >= 2);
   const bool took_yz = solver.description().find("2D real FFT over y,z") != std::string::npos;
+  const bool want_complex = want_yz && pairs[0] == 0;
+  const bool took_complex = took_yz && solver.description().find("complex FFT along x") != std::string::npos;
+  // 2D, Neumann all round, the boxes not slabs along y: real FFTs of the rows, complex FFTs along x
+  const bool want_cosine = Rank == 2 && pairs[0] == 1 && pairs[1] == 1 && !(split == 1 && split_axis != 0) &&
+                           cells[0] >= 2 && cells[Rank - 1] >= 2;
+  const bool took_cosine = solver.description().find("(Makhoul)") != std::string::npos;
   tally.yz_fft += took_yz ? 1 : 0;
+  tally.x_complex += took_complex ? 1 : 0;
+  tally.cosine2 += took_cosine ? 1 : 0;
   const std::vector<double> bm = on_box<Rank>(mine, [](const index_t* g) { return rhs_at(g, Rank); });
   Array<T, Rank> bl = Array<T, Rank>::from_host(ctx, mine.shape(), std::vector<T>(bm.begin(), bm.end()));
   Array<T, Rank> xl(ctx, mine.shape());
@@ -189,16 +203,18 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
   ++tally.cases;
   tally.worst = std::max(tally.worst, ratio);
   tally.worst_residual = std::max(tally.worst_residual, res);
-  if (ratio > kBound || res > 100 || !(pmax > 0) || want_yz != took_yz) {
+  if (ratio > kBound || res > 100 || !(pmax > 0) || want_yz != took_yz || want_complex != took_complex ||
+      want_cosine != took_cosine) {
     ++tally.failures;
     if (comm.rank() == 0) {
       std::string s;
       for (int d = 0; d < Rank; ++d) s += (d ? " x " : "") + std::to_string(cells[d]) + "(" + std::to_string(procs[d]) + " ranks, sides " + std::to_string(pairs[d]) + ")";
       s += ", " + std::to_string(chunks) + " pieces";
       std::printf("FAIL %dD %s %s: max |p_N - p_1| = %.3g eps max|p_1| (bound %g), one-rank residual %.3g (bound 100), "
-                  "path \"%s\" (2D FFT over y,z expected: %s)\n",
+                  "path \"%s\" (2D FFT over y,z expected: %s, complex FFT along x expected: %s, 2D cosine by real FFTs "
+                  "expected: %s)\n",
                   Rank, sizeof(T) == 8 ? "float64" : "float32", s.c_str(), ratio, kBound, res, solver.description().c_str(),
-                  want_yz ? "yes" : "no");
+                  want_yz ? "yes" : "no", want_complex ? "yes" : "no", want_cosine ? "yes" : "no");
     }
   }
 }
@@ -248,6 +264,16 @@ void run_periodic_yz(const Comm& comm, const Context& ctx, const index_t (&cells
   }
 }
 
+/// Every arrangement of a 2D grid with walls all round (Neumann): the path of real FFTs of the
+/// rows where the boxes are not slabs along y.
+template <class T>
+void run_walls_2d(const Comm& comm, const Context& ctx, const index_t (&cells)[2], Tally& tally) {
+  for (const auto& p : arrangements<2>(comm.size(), cells)) {
+    const int procs[2] = {p[0], p[1]}, pairs[2] = {1, 1};
+    check<T, 2>(comm, ctx, cells, procs, pairs, 1 + int(cells[0] % 3), tally);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -267,6 +293,11 @@ int main(int argc, char** argv) {
     run_all<double, 3>(comm, ctx, c3, true, t64);
     run_all<double, 3>(comm, ctx, flat, false, t64);
     run_all<float, 3>(comm, ctx, c3, false, t32);
+    const index_t walls[][2] = {{10, 13}, {8, 7}, {2, 5}, {5, 2}, {4, 3}, {9, 16}};
+    for (const auto& cells : walls) {
+      run_walls_2d<double>(comm, ctx, cells, t64);
+      run_walls_2d<float>(comm, ctx, cells, t32);
+    }
     for (const auto* cells : {&yz_even, &yz_odd, &yz_thin}) {
       run_periodic_yz<double>(comm, ctx, *cells, t64);
       run_periodic_yz<float>(comm, ctx, *cells, t32);
@@ -274,9 +305,11 @@ int main(int argc, char** argv) {
     const int failures = t64.failures + t32.failures;
     if (comm.rank() == 0)
       std::printf("distributed transform on %d ranks: %d cases, max |p_N - p_1| / (eps max|p_1|) = %.3g float64, %.3g "
-                  "float32 (bound %g); one-rank residual / (eps max|p| |A|) <= %.3g; %d cases by the 2D FFT over y,z; %s\n",
+                  "float32 (bound %g); one-rank residual / (eps max|p| |A|) <= %.3g; %d cases by the 2D FFT over y,z, %d of them "
+                  "with the complex FFT along x; %d 2D cases by real FFTs (walls all round); %s\n",
                   comm.size(), t64.cases + t32.cases, t64.worst, t32.worst, kBound,
-                  std::max(t64.worst_residual, t32.worst_residual), t64.yz_fft + t32.yz_fft, failures ? "FAILED" : "OK");
+                  std::max(t64.worst_residual, t32.worst_residual), t64.yz_fft + t32.yz_fft, t64.x_complex + t32.x_complex,
+                  t64.cosine2 + t32.cosine2, failures ? "FAILED" : "OK");
     return failures ? 1 : 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "transform_check: %s\n", e.what());

@@ -4,9 +4,11 @@
 
 #include <fftw3.h>
 
+#include <cstdint>
 #include <mutex>
 #include <string>
 
+#include "core/detail/dispatch.hpp"
 #include "core/kernels/for_each.hpp"
 #include "core/numerics/detail/fft_common.hpp"
 #if SIM_TU_HAS_CUDA
@@ -39,18 +41,28 @@ struct StageOut {
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { out(i, j, k) = staged(i, j, k); }
 };
 
+/// Where a plane's rows sit: element (i, j, k) at i * plane + j * row + k (k contiguous).
+struct Layout {
+  index_t plane = 0, row = 0;
+  int alignment = 0;  // FFTW's alignment class of the pointer planned for (cpu)
+  bool operator==(const Layout& o) const { return plane == o.plane && row == o.row && alignment == o.alignment; }
+};
+
 template <class T>
 struct FftwMany;
 template <>
 struct FftwMany<double> {
   using plan = fftw_plan;
   using complex = fftw_complex;
-  static plan r2c(const int* n, int batch, double* r, complex* z) {
-    return fftw_plan_many_dft_r2c(2, n, batch, r, nullptr, 1, n[0] * n[1], z, nullptr, 1, n[0] * (n[1] / 2 + 1),
+  /// n[0] x n[1] r2c per plane, batch planes: the real side laid out as lay, the spectrum dense.
+  static plan r2c(const int* n, int batch, double* r, const Layout& lay, complex* z) {
+    const int embed[2] = {n[0], int(lay.row)};
+    return fftw_plan_many_dft_r2c(2, n, batch, r, embed, 1, int(lay.plane), z, nullptr, 1, n[0] * (n[1] / 2 + 1),
                                   FFTW_ESTIMATE);
   }
-  static plan c2r(const int* n, int batch, complex* z, double* r) {
-    return fftw_plan_many_dft_c2r(2, n, batch, z, nullptr, 1, n[0] * (n[1] / 2 + 1), r, nullptr, 1, n[0] * n[1],
+  static plan c2r(const int* n, int batch, complex* z, double* r, const Layout& lay) {
+    const int embed[2] = {n[0], int(lay.row)};
+    return fftw_plan_many_dft_c2r(2, n, batch, z, nullptr, 1, n[0] * (n[1] / 2 + 1), r, embed, 1, int(lay.plane),
                                   FFTW_ESTIMATE);
   }
   static void run_r2c(plan p, double* r, complex* z) { fftw_execute_dft_r2c(p, r, z); }
@@ -64,12 +76,14 @@ template <>
 struct FftwMany<float> {
   using plan = fftwf_plan;
   using complex = fftwf_complex;
-  static plan r2c(const int* n, int batch, float* r, complex* z) {
-    return fftwf_plan_many_dft_r2c(2, n, batch, r, nullptr, 1, n[0] * n[1], z, nullptr, 1, n[0] * (n[1] / 2 + 1),
+  static plan r2c(const int* n, int batch, float* r, const Layout& lay, complex* z) {
+    const int embed[2] = {n[0], int(lay.row)};
+    return fftwf_plan_many_dft_r2c(2, n, batch, r, embed, 1, int(lay.plane), z, nullptr, 1, n[0] * (n[1] / 2 + 1),
                                    FFTW_ESTIMATE);
   }
-  static plan c2r(const int* n, int batch, complex* z, float* r) {
-    return fftwf_plan_many_dft_c2r(2, n, batch, z, nullptr, 1, n[0] * (n[1] / 2 + 1), r, nullptr, 1, n[0] * n[1],
+  static plan c2r(const int* n, int batch, complex* z, float* r, const Layout& lay) {
+    const int embed[2] = {n[0], int(lay.row)};
+    return fftwf_plan_many_dft_c2r(2, n, batch, z, nullptr, 1, n[0] * (n[1] / 2 + 1), r, embed, 1, int(lay.plane),
                                    FFTW_ESTIMATE);
   }
   static void run_r2c(plan p, float* r, complex* z) { fftwf_execute_dft_r2c(p, r, z); }
@@ -80,24 +94,24 @@ struct FftwMany<float> {
   static void release(void* p) { fftwf_free(p); }
 };
 
-
 }  // namespace
 
 template <class T>
 struct BatchedRealFft2<T>::Impl {
   Context ctx;
   Extents<3> shape{};
-  index_t h2 = 0;  // complex modes along the last axis
-  T* real = nullptr;      // the staged contiguous real array
-  T* spectrum = nullptr;  // n0 x n1 x h2 complex, as reals
+  index_t h2 = 0;          // complex modes along the last axis
+  T* spectrum = nullptr;   // n0 x n1 x h2 complex, as reals
+  mutable T* real = nullptr;  // a staged contiguous real array, for views the transforms cannot read in place
+  // the layout each direction's plan is made for (its real side), re-planned when a call's differs
+  mutable Layout planned_forward{-1, -1, -1}, planned_inverse{-1, -1, -1};
   // cpu
-  typename FftwMany<T>::plan forward = nullptr, inverse = nullptr;
+  mutable typename FftwMany<T>::plan forward = nullptr, inverse = nullptr;
   // cuda
-  int plan_forward = -1, plan_inverse = -1;
+  mutable int plan_forward = -1, plan_inverse = -1;
 
   std::size_t points() const { return std::size_t(shape.size()); }
   std::size_t spectrum_reals() const { return std::size_t(shape.n[0] * shape.n[1] * 2 * h2); }
-  View<T, 3> real_view() const { return contiguous_view(real, shape); }
   View<T, 3> spectrum_view() const { return contiguous_view(spectrum, spectrum_shape(shape)); }
   static View<T, 3> contiguous_view(T* p, const Extents<3>& e) {
     View<T, 3> v;
@@ -106,16 +120,7 @@ struct BatchedRealFft2<T>::Impl {
   }
 
   ~Impl() {
-    if (forward || inverse) {
-      std::lock_guard<std::mutex> lock(detail::fftw_planner_mutex());
-      if (forward) FftwMany<T>::destroy(forward);
-      if (inverse) FftwMany<T>::destroy(inverse);
-    }
-#if SIM_TU_HAS_CUDA
-    if (plan_forward >= 0) cufftDestroy(cufftHandle(plan_forward));
-    if (plan_inverse >= 0) cufftDestroy(cufftHandle(plan_inverse));
-#endif
-    if (!real && !spectrum) return;
+    destroy_plans(true), destroy_plans(false);
     if (ctx.is_cuda()) {
       if (real) ctx.deallocate(real, points() * sizeof(T));
       if (spectrum) ctx.deallocate(spectrum, spectrum_reals() * sizeof(T));
@@ -125,43 +130,84 @@ struct BatchedRealFft2<T>::Impl {
     }
   }
 
-  void plan_cpu() {
-    real = static_cast<T*>(FftwMany<T>::alloc(points() * sizeof(T)));
-    spectrum = static_cast<T*>(FftwMany<T>::alloc(spectrum_reals() * sizeof(T)));
-    if (!real || !spectrum) throw Error("FFTW could not allocate the buffers of batched 2D transforms of " + to_string(shape));
-    const int n[2] = {int(shape.n[1]), int(shape.n[2])};
-    auto* z = reinterpret_cast<typename FftwMany<T>::complex*>(spectrum);
-    std::lock_guard<std::mutex> lock(detail::fftw_planner_mutex());
-    forward = FftwMany<T>::r2c(n, int(shape.n[0]), real, z);
-    inverse = FftwMany<T>::c2r(n, int(shape.n[0]), z, real);
-    if (!forward || !inverse) throw Error("FFTW could not plan batched 2D transforms of " + to_string(shape));
-  }
-
-  void plan_cuda() {
-#if SIM_TU_HAS_CUDA
-    real = static_cast<T*>(ctx.allocate(points() * sizeof(T)));
-    spectrum = static_cast<T*>(ctx.allocate(spectrum_reals() * sizeof(T)));
-    const bool f64 = sizeof(T) == 8;
-    long long n[2] = {shape.n[1], shape.n[2]};
-    const long long real_dist = shape.n[1] * shape.n[2], complex_dist = shape.n[1] * h2;
-    for (int inverse_plan = 0; inverse_plan < 2; ++inverse_plan) {
-      cufftHandle h;
-      detail::check_cufft(cufftCreate(&h), "Create");
-      (inverse_plan ? plan_inverse : plan_forward) = int(h);
-      detail::check_cufft(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
-      const cufftType type = inverse_plan ? (f64 ? CUFFT_Z2D : CUFFT_C2R) : (f64 ? CUFFT_D2Z : CUFFT_R2C);
-      std::size_t work = 0;
-      detail::check_cufft(cufftMakePlanMany64(h, 2, n, nullptr, 1, inverse_plan ? complex_dist : real_dist, nullptr, 1,
-                                           inverse_plan ? real_dist : complex_dist, type, shape.n[0], &work),
-                       "MakePlanMany64");
+  void destroy_plans(bool forward_plan) const {
+    typename FftwMany<T>::plan& p = forward_plan ? forward : inverse;
+    if (p) {
+      std::lock_guard<std::mutex> lock(detail::fftw_planner_mutex());
+      FftwMany<T>::destroy(p);
+      p = nullptr;
     }
+#if SIM_TU_HAS_CUDA
+    int& h = forward_plan ? plan_forward : plan_inverse;
+    if (h >= 0) cufftDestroy(cufftHandle(h)), h = -1;
 #endif
   }
 
-  /// True when v can be handed to the transform as is (dense row-major; on the CPU aligned as planned).
-  bool direct(const T* p, bool contiguous) const {
-    if (!contiguous) return false;
-    return ctx.is_cuda() || FftwMany<T>::alignment(p) == FftwMany<T>::alignment(real);
+  /// The staged contiguous array (allocated on first use).
+  View<T, 3> real_view() const {
+    if (!real) {
+      real = static_cast<T*>(ctx.is_cuda() ? ctx.allocate(points() * sizeof(T)) : FftwMany<T>::alloc(points() * sizeof(T)));
+      if (!real) throw Error("could not allocate the staging buffer of batched 2D transforms of " + to_string(shape));
+    }
+    return contiguous_view(real, shape);
+  }
+
+  /// The layout of v when a transform can read or write it in place (rows contiguous, planes
+  /// and rows apart by at least their lengths, within int), else plane = -1.
+  Layout layout_of(const View<T, 3>& v) const {
+    Layout lay{-1, -1, 0};
+    const index_t n1 = shape.n[1], n2 = shape.n[2];
+    const bool rows = v.stride[2] == 1 && v.stride[1] >= n2 && v.stride[0] >= n1 * v.stride[1];
+    if (!rows || v.stride[0] > index_t(1) << 30 || reinterpret_cast<std::uintptr_t>(v.ptr) % sizeof(T) != 0) return lay;
+    lay.plane = v.stride[0], lay.row = v.stride[1];
+    lay.alignment = ctx.is_cuda() ? 0 : FftwMany<T>::alignment(v.ptr);
+    return lay;
+  }
+
+  /// (Re)plans the direction for real arrays of layout lay at r (r: a pointer of that layout; cpu plans use it).
+  void plan(bool forward_plan, const Layout& lay, T* r) const {
+    Layout& planned = forward_plan ? planned_forward : planned_inverse;
+    if (planned == lay) return;
+    if (ctx.is_cuda()) ctx.synchronize();  // no queued execution may still use the plan replaced
+    destroy_plans(forward_plan);
+    if (ctx.is_cuda()) plan_cuda(forward_plan, lay);
+    else {
+      const int n[2] = {int(shape.n[1]), int(shape.n[2])};
+      auto* z = reinterpret_cast<typename FftwMany<T>::complex*>(spectrum);
+      std::lock_guard<std::mutex> lock(detail::fftw_planner_mutex());
+      if (forward_plan) forward = FftwMany<T>::r2c(n, int(shape.n[0]), r, lay, z);
+      else inverse = FftwMany<T>::c2r(n, int(shape.n[0]), z, r, lay);
+      if (!(forward_plan ? bool(forward) : bool(inverse)))
+        throw Error("FFTW could not plan batched 2D transforms of " + to_string(shape));
+    }
+    planned = lay;
+  }
+
+  void plan_cuda(bool forward_plan, const Layout& lay) const {
+#if SIM_TU_HAS_CUDA
+    const bool f64 = sizeof(T) == 8;
+    // planes of one row: 1D transforms (rank 1, the row's sizes)
+    const int rank = shape.n[1] == 1 ? 1 : 2, first = 2 - rank;
+    long long n[2] = {shape.n[1], shape.n[2]};
+    long long real_embed[2] = {shape.n[1], lay.row}, complex_embed[2] = {shape.n[1], h2};
+    const long long real_dist = lay.plane, complex_dist = shape.n[1] * h2;
+    cufftHandle h;
+    detail::check_cufft(cufftCreate(&h), "Create");
+    (forward_plan ? plan_forward : plan_inverse) = int(h);
+    detail::check_cufft(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
+    const cufftType type = forward_plan ? (f64 ? CUFFT_D2Z : CUFFT_R2C) : (f64 ? CUFFT_Z2D : CUFFT_C2R);
+    std::size_t work = 0;
+    if (forward_plan)
+      detail::check_cufft(cufftMakePlanMany64(h, rank, n + first, real_embed + first, 1, real_dist, complex_embed + first, 1,
+                                              complex_dist, type, shape.n[0], &work),
+                          "MakePlanMany64");
+    else
+      detail::check_cufft(cufftMakePlanMany64(h, rank, n + first, complex_embed + first, 1, complex_dist, real_embed + first, 1,
+                                              real_dist, type, shape.n[0], &work),
+                          "MakePlanMany64");
+#else
+    (void)forward_plan, (void)lay;
+#endif
   }
 
   void r2c(const T* in) const {
@@ -187,13 +233,23 @@ struct BatchedRealFft2<T>::Impl {
 
 template <class T>
 BatchedRealFft2<T>::BatchedRealFft2(const Context& ctx, const Extents<3>& shape) {
-  if (shape.n[0] < 1 || shape.n[1] < 2 || shape.n[2] < 2)
-    throw ShapeError("fft::BatchedRealFft2 needs at least 1 plane of 2 x 2 points, got " + to_string(shape));
+  if (shape.n[0] < 1 || shape.n[1] < 1 || shape.n[2] < 2)
+    throw ShapeError("fft::BatchedRealFft2 needs at least 1 plane of 1 x 2 points, got " + to_string(shape));
   impl_ = std::make_shared<Impl>();
   Impl& im = *impl_;
   im.ctx = ctx, im.shape = shape, im.h2 = shape.n[2] / 2 + 1;
-  if (ctx.is_cuda()) im.plan_cuda();
-  else im.plan_cpu();
+  if (ctx.is_cuda()) {
+#if SIM_TU_HAS_CUDA
+    im.spectrum = static_cast<T*>(ctx.allocate(im.spectrum_reals() * sizeof(T)));
+#else
+    throw sim::detail::not_compiled_for_cuda("fft::BatchedRealFft2");
+#endif
+  } else {
+    im.spectrum = static_cast<T*>(FftwMany<T>::alloc(im.spectrum_reals() * sizeof(T)));
+    if (!im.spectrum) throw Error("FFTW could not allocate the spectrum of batched 2D transforms of " + to_string(shape));
+  }
+  const View<T, 3> dense = Impl::contiguous_view(nullptr, shape);  // plans for dense arrays now, the usual case
+  if (ctx.is_cuda()) im.plan(true, im.layout_of(dense), nullptr), im.plan(false, im.layout_of(dense), nullptr);
 }
 
 template <class T>
@@ -202,9 +258,18 @@ void BatchedRealFft2<T>::forward(View<const T, 3> in) const {
   const Impl& im = *impl_;
   if (in.shape != im.shape)
     throw ShapeError("fft::BatchedRealFft2 planned for shape " + to_string(im.shape) + ", called with " + to_string(in.shape));
-  if (im.direct(in.ptr, in.contiguous())) return im.r2c(in.ptr);
-  for_each(im.ctx, "fft::batched_rfft2_stage_in", box_of(im.shape), StageIn<T>{in, im.real_view()});
-  im.r2c(im.real);
+  View<T, 3> v;
+  v.ptr = const_cast<T*>(in.ptr), v.shape = in.shape;
+  for (int d = 0; d < 3; ++d) v.stride[d] = in.stride[d];
+  const Layout lay = im.layout_of(v);
+  if (lay.plane >= 0) {  // read in place, through the plan for its layout
+    im.plan(true, lay, v.ptr);
+    return im.r2c(in.ptr);
+  }
+  const View<T, 3> staged = im.real_view();
+  for_each(im.ctx, "fft::batched_rfft2_stage_in", box_of(im.shape), StageIn<T>{in, staged});
+  im.plan(true, im.layout_of(staged), staged.ptr);
+  im.r2c(staged.ptr);
 }
 
 template <class T>
@@ -213,9 +278,15 @@ void BatchedRealFft2<T>::inverse(View<T, 3> out) const {
   const Impl& im = *impl_;
   if (out.shape != im.shape)
     throw ShapeError("fft::BatchedRealFft2 planned for shape " + to_string(im.shape) + ", called with " + to_string(out.shape));
-  if (im.direct(out.ptr, out.contiguous())) return im.c2r(out.ptr);
-  im.c2r(im.real);
-  for_each(im.ctx, "fft::batched_rfft2_stage_out", box_of(im.shape), StageOut<T>{im.real_view(), out});
+  const Layout lay = im.layout_of(out);
+  if (lay.plane >= 0) {  // written in place, through the plan for its layout
+    im.plan(false, lay, out.ptr);
+    return im.c2r(out.ptr);
+  }
+  const View<T, 3> staged = im.real_view();
+  im.plan(false, im.layout_of(staged), staged.ptr);
+  im.c2r(staged.ptr);
+  for_each(im.ctx, "fft::batched_rfft2_stage_out", box_of(im.shape), StageOut<T>{staged, out});
 }
 
 template <class T>

@@ -5,8 +5,11 @@
 // (i, k1, 2 k2) (real part) and (i, k1, 2 k2 + 1) (imaginary part), k1 in 0..n1-1 (k1 > n1 / 2
 // standing for k1 - n1), k2 in 0..n2/2. Unnormalised, as FFTW and cuFFT: inverse(forward(x))
 // == n1 n2 x. One batched cuFFT call (cufftPlanMany) on the GPU, one FFTW plan
-// (fftw_plan_many_dft_r2c / c2r) on the CPU, planned once, on the context's stream, no host
-// synchronisation. A strided input or output goes through a staged contiguous buffer.
+// (fftw_plan_many_dft_r2c / c2r) on the CPU, on the context's stream, no host
+// synchronisation. An input or output with contiguous rows (a Field's interior, a sub-box) is
+// read or written in place through a plan for its row and plane strides (made on the first
+// call with that layout, kept while calls keep it); any other view goes through a staged
+// contiguous buffer.
 //
 //   sim::fft::BatchedRealFft2<double> f(ctx, extents(nx, ny, nz));
 //   f.forward(u.view());                      // f.spectrum() = the rfft2 of every x-plane of u
@@ -25,7 +28,8 @@ class BatchedRealFft2 {
 
  public:
   BatchedRealFft2() = default;
-  /// Plans the transforms of arrays of shape (n0 >= 1 planes of n1 x n2, each at least 2) on ctx.
+  /// Plans the transforms of arrays of shape (n0 >= 1 planes of n1 >= 1 x n2 >= 2) on ctx; with
+  /// n1 == 1 they are 1D real FFTs of every row (numpy.fft.rfft along the last axis).
   BatchedRealFft2(const Context& ctx, const Extents<3>& shape);
   /// spectrum() = the 2D real DFT over axes 1 and 2 of every plane of in (of the planned shape).
   void forward(View<const T, 3> in) const;

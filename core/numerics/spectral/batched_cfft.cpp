@@ -1,0 +1,162 @@
+// Batched complex FFTs along the first axis (spectral/batched_cfft.hpp): FFTW's advanced
+// interface on cpu contexts (FFTW_ESTIMATE: the same plan, so the same bits, in every run),
+// cuFFT's on cuda ones.
+#include "core/numerics/spectral/batched_cfft.hpp"
+
+#include <fftw3.h>
+
+#include <mutex>
+#include <string>
+
+#include "core/detail/dispatch.hpp"
+#include "core/numerics/detail/fft_common.hpp"
+#if SIM_TU_HAS_CUDA
+#include <cufft.h>
+
+#include "core/numerics/detail/cufft_calls.hpp"
+
+#include "core/cuda/check.hpp"
+#endif
+
+namespace sim::fft {
+namespace {
+
+template <class T>
+struct FftwC2c;
+template <>
+struct FftwC2c<double> {
+  using plan = fftw_plan;
+  using complex = fftw_complex;
+  static plan make(int n, int batch, int stride, complex* z, int sign) {
+    return fftw_plan_many_dft(1, &n, batch, z, nullptr, stride, 1, z, nullptr, stride, 1, sign, FFTW_ESTIMATE | FFTW_UNALIGNED);
+  }
+  static void run(plan p, complex* z) { fftw_execute_dft(p, z, z); }
+  static void destroy(plan p) { fftw_destroy_plan(p); }
+};
+template <>
+struct FftwC2c<float> {
+  using plan = fftwf_plan;
+  using complex = fftwf_complex;
+  static plan make(int n, int batch, int stride, complex* z, int sign) {
+    return fftwf_plan_many_dft(1, &n, batch, z, nullptr, stride, 1, z, nullptr, stride, 1, sign, FFTW_ESTIMATE | FFTW_UNALIGNED);
+  }
+  static void run(plan p, complex* z) { fftwf_execute_dft(p, z, z); }
+  static void destroy(plan p) { fftwf_destroy_plan(p); }
+};
+
+#if SIM_TU_HAS_CUDA
+void exec_c2c(cufftHandle h, float* z, int direction) {
+  auto* c = reinterpret_cast<cufftComplex*>(z);
+  detail::check_cufft(cufftExecC2C(h, c, c, direction), "ExecC2C");
+}
+void exec_c2c(cufftHandle h, double* z, int direction) {
+  auto* c = reinterpret_cast<cufftDoubleComplex*>(z);
+  detail::check_cufft(cufftExecZ2Z(h, c, c, direction), "ExecZ2Z");
+}
+#endif
+
+}  // namespace
+
+template <class T>
+struct BatchedComplexFft<T>::Impl {
+  Context ctx;
+  Extents<3> shape{};
+  index_t columns = 0;  // complex columns along axis 0: n1 m
+  // cpu: planned on the first call's pointer (FFTW_UNALIGNED: any later pointer will do)
+  mutable std::mutex mutex;
+  mutable typename FftwC2c<T>::plan forward = nullptr, inverse = nullptr;
+  // cuda: one plan for both directions
+  int plan = -1;
+
+  ~Impl() {
+    if (forward || inverse) {
+      std::lock_guard<std::mutex> lock(detail::fftw_planner_mutex());
+      if (forward) FftwC2c<T>::destroy(forward);
+      if (inverse) FftwC2c<T>::destroy(inverse);
+    }
+#if SIM_TU_HAS_CUDA
+    if (plan >= 0) cufftDestroy(cufftHandle(plan));
+#endif
+  }
+
+  void plan_cuda() {
+#if SIM_TU_HAS_CUDA
+    cufftHandle h;
+    detail::check_cufft(cufftCreate(&h), "Create");
+    plan = int(h);
+    detail::check_cufft(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
+    long long n = shape.n[0], embed = shape.n[0];
+    std::size_t work = 0;
+    detail::check_cufft(cufftMakePlanMany64(h, 1, &n, &embed, columns, 1, &embed, columns, 1,
+                                            sizeof(T) == 8 ? CUFFT_Z2Z : CUFFT_C2C, columns, &work),
+                        "MakePlanMany64");
+#endif
+  }
+
+  void run(View<T, 3> z, bool backward) const {
+    if (shape.n[0] == 1) return;  // the DFT of length 1 is the identity
+    if (ctx.is_cuda()) {
+#if SIM_TU_HAS_CUDA
+      exec_c2c(cufftHandle(plan), z.ptr, backward ? CUFFT_INVERSE : CUFFT_FORWARD);
+#endif
+      return;
+    }
+    auto* c = reinterpret_cast<typename FftwC2c<T>::complex*>(z.ptr);
+    std::lock_guard<std::mutex> lock(mutex);
+    typename FftwC2c<T>::plan& p = backward ? inverse : forward;
+    if (!p) {
+      std::lock_guard<std::mutex> planner(detail::fftw_planner_mutex());
+      p = FftwC2c<T>::make(int(shape.n[0]), int(columns), int(columns), c, backward ? FFTW_BACKWARD : FFTW_FORWARD);
+      if (!p) throw Error("FFTW could not plan batched complex transforms along axis 0 of " + to_string(shape));
+    }
+    FftwC2c<T>::run(p, c);
+  }
+
+  void check(const View<T, 3>& z) const {
+    if (z.shape != shape || !z.contiguous())
+      throw ShapeError("fft::BatchedComplexFft planned for contiguous arrays of shape " + to_string(shape) + ", called with " +
+                       (z.contiguous() ? "" : "a strided view of ") + to_string(z.shape));
+  }
+};
+
+template <class T>
+BatchedComplexFft<T>::BatchedComplexFft(const Context& ctx, const Extents<3>& shape) {
+  if (shape.n[0] < 1 || shape.n[1] < 1 || shape.n[2] < 2 || shape.n[2] % 2 != 0)
+    throw ShapeError("fft::BatchedComplexFft needs n0, n1 >= 1 and an even last extent (real and imaginary parts) >= 2, got " +
+                     to_string(shape));
+  impl_ = std::make_shared<Impl>();
+  Impl& im = *impl_;
+  im.ctx = ctx, im.shape = shape, im.columns = shape.n[1] * (shape.n[2] / 2);
+  if (ctx.is_cuda()) {
+#if SIM_TU_HAS_CUDA
+    if (shape.n[0] > 1) im.plan_cuda();
+#else
+    throw sim::detail::not_compiled_for_cuda("fft::BatchedComplexFft");
+#endif
+  }
+}
+
+template <class T>
+void BatchedComplexFft<T>::forward(View<T, 3> z) const {
+  if (!impl_) throw Error("fft::BatchedComplexFft used before it was planned");
+  impl_->check(z);
+  impl_->run(z, false);
+}
+
+template <class T>
+void BatchedComplexFft<T>::inverse(View<T, 3> z) const {
+  if (!impl_) throw Error("fft::BatchedComplexFft used before it was planned");
+  impl_->check(z);
+  impl_->run(z, true);
+}
+
+template <class T>
+const Extents<3>& BatchedComplexFft<T>::shape() const {
+  if (!impl_) throw Error("fft::BatchedComplexFft used before it was planned");
+  return impl_->shape;
+}
+
+template class BatchedComplexFft<float>;
+template class BatchedComplexFft<double>;
+
+}  // namespace sim::fft

@@ -1,0 +1,43 @@
+#pragma once
+// Batched complex FFTs along the first axis: for a complex array of shape (n0, n1, m) held as
+// reals (n0, n1, 2 m) (real and imaginary parts side by side, as BatchedRealFft2's spectrum),
+// the 1D DFT of length n0 of every column (j, k), in place:
+//   forward  Z(q, j, k) = sum_i z(i, j, k) e^{-2 pi i i q / n0}
+//   inverse  the same with e^{+2 pi i i q / n0} (unnormalised: inverse(forward(z)) == n0 z).
+// One strided batched call (cuFFT's cufftPlanMany with stride n1 m, or FFTW's
+// fftw_plan_many_dft), planned once, on the context's stream, no gather or scatter and no
+// host synchronisation. The spectrum multiply of a periodic transform solve runs between the
+// two (solvers/distributed_transform.hpp).
+//
+//   sim::fft::BatchedComplexFft<double> x(ctx, extents(nx, ny, 2 * (nz / 2 + 1)));
+//   x.forward(s);   // s: a contiguous view of that shape, transformed along axis 0 in place
+//   x.inverse(s);
+#include <memory>
+
+#include "core/array/array.hpp"
+
+namespace sim::fft {
+
+template <class T>
+class BatchedComplexFft {
+  static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
+                "batched complex FFTs take float or double arrays");
+
+ public:
+  BatchedComplexFft() = default;
+  /// Plans the transforms along axis 0 of arrays of shape (n0 >= 1, n1 >= 1, 2 m >= 2, even) on ctx.
+  BatchedComplexFft(const Context& ctx, const Extents<3>& shape);
+  /// z = its forward DFT along axis 0, in place (z: contiguous, of the planned shape).
+  void forward(View<T, 3> z) const;
+  /// z = its unnormalised inverse DFT along axis 0, in place.
+  void inverse(View<T, 3> z) const;
+  /// The planned shape (as reals).
+  const Extents<3>& shape() const;
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace sim::fft
