@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "core/runtime/tuning.hpp"
 
@@ -43,7 +44,76 @@ void choose_solve_start(const io::Config& c, FluidParams& p) {
                                                              : tuning::current().fluid_fill_every_stage == 1;
 }
 
+/// The [model] keys of the fluid (2D and 3D), with their defaults, ranges and docs.
+void add_model_keys(io::Schema& schema) {
+  using io::Param;
+  auto p = [&](Param q) { schema.params.push_back(std::move(q)); };
+  p(Param::real("viscosity", 0.01).at_least(0).in("m^2/s").says("kinematic viscosity nu (Re = U L / nu)"));
+  p(Param::string("inflow_profile", "uniform").one_of({"uniform", "parabolic"})
+     .says("profile of the inflow ([boundary] x_lo = \"inflow\", its mean velocity x_lo_value)"));
+  p(Param::string("advection", "central").one_of({"central", "upwind"})
+     .says("central (second order) or upwind-blended (robust at high Reynolds numbers)"));
+  p(Param::real("upwind_weight", 1.0).range(0, 1).says("advection = upwind: 0 central ... 1 full donor-cell"));
+  p(Param::string("time_scheme", "rk2").one_of({"euler", "rk2"})
+     .says("euler (one projection per step) or rk2 (Heun, two projections, second order)"));
+  p(Param::string("viscous_scheme", "explicit").one_of({"explicit", "implicit"})
+     .says("viscous term: explicit (dt limited by h^2 / nu), or implicit by CG (backward Euler with euler, the "
+         "trapezoidal rule with rk2; dt then limited by advection only)"));
+  p(Param::real("viscous_tol", 1e-8).positive().at_most(1)
+     .says("viscous_scheme = implicit: relative residual of the CG solve"));
+  p(Param::integer("viscous_max_iterations", 1000).range(1, 1e9).says("implicit viscous solve iteration cap"));
+  p(Param::string("pressure_solver", "auto").one_of({"auto", "transform", "jacobi", "cg", "multigrid", "mg_cg"})
+     .says("pressure Poisson solver: auto (transform where it applies, else mg_cg; --dry-run says which), "
+         "transform (exact, by fast cosine/sine/Fourier transforms: no obstacle; on several ranks distributed by all-to-all transposes), jacobi, cg, multigrid "
+         "(V-cycles) or mg_cg (CG preconditioned by a V-cycle)"));
+  p(Param::real("pressure_tol", 1e-8).positive().at_most(1).says("relative residual the pressure solve reaches"));
+  p(Param::integer("pressure_max_iterations", 20000).range(1, 1e9).says("pressure solver iteration cap"));
+  p(Param::string("pressure_guess_order", "auto").one_of({"auto", "last", "linear", "cubic"})
+     .says("2D, euler with an iterative pressure solver: each solve's first guess extrapolated in time from the "
+           "last pressures: auto (cubic when pressure_tol < 1e-6, else linear), last (the last pressure), linear "
+           "or cubic; results agree to pressure_tol (SIMKIT_FLUID_GUESS_ORDER where unset)"));
+  p(Param::boolean("pressure_guess_scale", true)
+     .says("2D, rk2: a stage's pressure solve starts from the previous stage's pressure rescaled by the stages' "
+           "weights (false: unscaled); results agree to pressure_tol (SIMKIT_FLUID_SCALE_GUESS where unset)"));
+  p(Param::boolean("fill_every_stage", false)
+     .says("2D: fill ghost cells after every explicit stage, also with walls on every side where the projection "
+           "needs none; the same results (SIMKIT_FLUID_FILL_EVERY_STAGE where unset)"));
+  p(Param::integers("pressure_mg_smooth", {0, 0}).lengths(2, 2).range(0, 64)
+     .says("2D, pressure_solver multigrid or mg_cg: red-black sweeps [before, after] the coarse correction; 0: "
+           "the precision's default, 1 in float32 and 2 in float64 (SIMKIT_MG_SMOOTH where unset)"));
+  p(Param::string("init", "rest").one_of({"rest", "uniform", "taylor_green"})
+     .says("initial velocity: rest, uniform (init_velocity along x) or the Taylor-Green vortex"));
+  p(Param::real("init_velocity", 1.0).in("m/s").says("amplitude of the initial velocity"));
+  p(Param::string("obstacle", "none").one_of({"none", "cylinder", "box"}).says("solid obstacle (no-slip)"));
+  p(Param::reals("obstacle_center", {0.5, 0.5}).in("m").says("obstacle centre [x, y]"));
+  p(Param::real("obstacle_radius", 0.1).at_least(0).in("m").says("cylinder radius"));
+  p(Param::reals("obstacle_size", {0.2, 0.2}).at_least(0).in("m").says("box [width, height]"));
+  p(Param::string("dye", "none").one_of({"none", "stripes", "half"})
+     .says("passive scalar: initial pattern (stripes also stream in through an inflow)"));
+  p(Param::real("dye_diffusivity", 0.0).at_least(0).in("m^2/s").says("diffusivity of the dye"));
+}
+
 }  // namespace
+
+void describe_fluid_params(ModelInfo& m) {
+  m.schema.section = "model";
+  m.schema.doc = "incompressible fluid parameters";
+  add_model_keys(m.schema);
+  m.uses_boundary = true;
+  m.boundary_kinds = {"wall", "periodic", "inflow", "outflow"};
+  m.boundary_default = "wall";
+  m.boundary_value_doc = "a wall's tangential velocity (m/s; along +y on x faces, +x on y and z faces: a lid), an inflow's "
+                         "mean velocity (m/s)";
+  const std::string renamed = "was replaced by [boundary] ";
+  m.schema.retired = {
+      {"left", renamed + "x_lo (wall, periodic, inflow or outflow), e.g. x_lo = \"inflow\""},
+      {"right", renamed + "x_hi, e.g. x_hi = \"outflow\""},
+      {"bottom", renamed + "y_lo, e.g. y_lo = \"wall\""},
+      {"top", renamed + "y_hi, e.g. y_hi = \"wall\""},
+      {"lid_velocity", renamed + "y_hi_value (the y_hi wall's tangential velocity), e.g. y_hi_value = 1.0"},
+      {"inflow_velocity", renamed + "x_lo_value (the inflow's mean velocity, with x_lo = \"inflow\"), e.g. x_lo_value = 1.0"},
+  };
+}
 
 FluidParams read_fluid_params(const io::Config& c, const Grid<2>& global) {
   FluidParams p;

@@ -1,7 +1,7 @@
 #pragma once
-// The 2D fluid model's parameters: the [model] and [boundary] sections read into a plain
-// struct, checked (inflow and outflow sides, the obstacle), with the tuning knobs applied
-// where the file leaves a choice unset.
+// The fluid model's parameters: its [model] schema (2D and 3D), and the 2D model's [model]
+// and [boundary] sections read into a plain struct, checked (inflow and outflow sides, the
+// obstacle), with the tuning knobs applied where the file leaves a choice unset.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -10,6 +10,7 @@
 #include "core/mesh/grid.hpp"
 #include "io/config.hpp"
 #include "models/boundary_config.hpp"
+#include "models/model.hpp"
 #include "models/fluid/side.hpp"
 
 namespace sim::fluid {
@@ -67,6 +68,9 @@ struct FluidParams {
   int guess_order = 1;              ///< degree of the Euler steps' extrapolated pressure guess (0: the last pressure)
   bool fill_every_stage = false;    ///< fill ghosts after every explicit stage, even where no projection needs it
 };
+
+/// The fluid's [model] schema and its [boundary] kinds, into m (2D and 3D).
+void describe_fluid_params(ModelInfo& m);
 
 /// The config's 2D fluid parameters on the global grid, checked: inflow on x_lo only with its
 /// velocity set, outflow on x_hi only.

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "core/mesh/grid.hpp"
+#include "models/fluid/mac_operators.hpp"
 #include "solvers/poisson.hpp"
 
 namespace sim::fluid {
@@ -39,37 +40,16 @@ struct MomentumStage {
   index_t nx, ny;
   bool dye = true;  ///< false: a run without dye leaves d and dout alone (both stay 0)
 
-  SIM_INLINE T adv_u(index_t i, index_t j) const {
-    const T c = u(i, j);
-    const T ue = T(0.5) * (c + u(i + 1, j)), uw = T(0.5) * (u(i - 1, j) + c);
-    const T vn = T(0.5) * (v(i - 1, j + 1) + v(i, j + 1)), vs = T(0.5) * (v(i - 1, j) + v(i, j));
-    const T un = T(0.5) * (c + u(i, j + 1)), us = T(0.5) * (u(i, j - 1) + c);
-    const T duu = (ue * ue - uw * uw + gamma * (abs_(ue) * T(0.5) * (c - u(i + 1, j)) - abs_(uw) * T(0.5) * (u(i - 1, j) - c))) * inv_hx;
-    const T duv = (vn * un - vs * us + gamma * (abs_(vn) * T(0.5) * (c - u(i, j + 1)) - abs_(vs) * T(0.5) * (u(i, j - 1) - c))) * inv_hy;
-    return duu + duv;
-  }
-  SIM_INLINE T adv_v(index_t i, index_t j) const {
-    const T c = v(i, j);
-    const T vn = T(0.5) * (c + v(i, j + 1)), vs = T(0.5) * (v(i, j - 1) + c);
-    const T ue = T(0.5) * (u(i + 1, j - 1) + u(i + 1, j)), uw = T(0.5) * (u(i, j - 1) + u(i, j));
-    const T ve = T(0.5) * (c + v(i + 1, j)), vw = T(0.5) * (v(i - 1, j) + c);
-    const T dvv = (vn * vn - vs * vs + gamma * (abs_(vn) * T(0.5) * (c - v(i, j + 1)) - abs_(vs) * T(0.5) * (v(i, j - 1) - c))) * inv_hy;
-    const T duv = (ue * ve - uw * vw + gamma * (abs_(ue) * T(0.5) * (c - v(i + 1, j)) - abs_(uw) * T(0.5) * (v(i - 1, j) - c))) * inv_hx;
-    return dvv + duv;
-  }
-  SIM_INLINE T lap(const View<const T, 2>& f, index_t i, index_t j) const {
-    const T c = f(i, j);
-    return (f(i - 1, j) - T(2) * c + f(i + 1, j)) * inv_hx2 + (f(i, j - 1) - T(2) * c + f(i, j + 1)) * inv_hy2;
-  }
+  SIM_INLINE T adv_u(index_t i, index_t j) const { return advection_u(u, v, i, j, gamma, inv_hx, inv_hy); }
+  SIM_INLINE T adv_v(index_t i, index_t j) const { return advection_v(u, v, i, j, gamma, inv_hx, inv_hy); }
+  SIM_INLINE T lap(const View<const T, 2>& f, index_t i, index_t j) const { return laplacian(f, i, j, inv_hx2, inv_hy2); }
   /// Dye: donor-cell fluxes (bounded), plus diffusion.
   SIM_INLINE T rhs_d(index_t i, index_t j) const {
     const T c = d(i, j);
-    auto flux = [](T vel, T lo, T hi) { return vel > T(0) ? vel * lo : vel * hi; };
-    const T fx = flux(u(i + 1, j), c, d(i + 1, j)) - flux(u(i, j), d(i - 1, j), c);
-    const T fy = flux(v(i, j + 1), c, d(i, j + 1)) - flux(v(i, j), d(i, j - 1), c);
+    const T fx = donor_cell_flux(u(i + 1, j), c, d(i + 1, j)) - donor_cell_flux(u(i, j), d(i - 1, j), c);
+    const T fy = donor_cell_flux(v(i, j + 1), c, d(i, j + 1)) - donor_cell_flux(v(i, j), d(i, j - 1), c);
     return kappa * lap(d, i, j) - fx * inv_hx - fy * inv_hy;
   }
-  SIM_INLINE static T abs_(T x) { return x < T(0) ? -x : x; }
   SIM_INLINE void operator()(index_t i, index_t j) const {
     const double step = *dt;
     const T c_adv = T(f_adv * step), c_visc = T(f_visc * step), c_p = T(f_p * step), h_carry = T(f_carry * step);

@@ -4,6 +4,7 @@
 // extrapolated initial guess.
 #include "core/mesh/grid.hpp"
 #include "core/numerics/spectral/multiplier2.hpp"
+#include "models/fluid/mac_operators.hpp"
 #include "solvers/poisson.hpp"
 
 namespace sim::fluid {
@@ -19,7 +20,7 @@ struct PressureRhs {
   fft::StagedView<T> staged{};       ///< when set, b is also written here: the fused transform solve's gather
   SIM_INLINE void operator()(index_t i, index_t j) const {
     const T inv_dt = T(1 / *dt);
-    const T value = links.solid(i, j) ? T(0) : -inv_dt * ((u(i + 1, j) - u(i, j)) * inv_hx + (v(i, j + 1) - v(i, j)) * inv_hy);
+    const T value = links.solid(i, j) ? T(0) : -inv_dt * cell_divergence(u, v, i, j, inv_hx, inv_hy);
     b(i, j) = value;
     if (staged.data) staged(i, j) = value;
   }
@@ -44,7 +45,7 @@ struct PressureRhsRows {
     u.stride[1] = v.stride[1] = b.stride[1] = 1;
     const T inv_dt = T(1 / *k.dt), inv_hx = k.inv_hx, inv_hy = k.inv_hy;
 #pragma omp simd
-    for (index_t j = j0; j < j1; ++j) b(i, j) = -inv_dt * ((u(i + 1, j) - u(i, j)) * inv_hx + (v(i, j + 1) - v(i, j)) * inv_hy);
+    for (index_t j = j0; j < j1; ++j) b(i, j) = -inv_dt * cell_divergence(u, v, i, j, inv_hx, inv_hy);
     if (!k.staged.data) return;
     for (index_t j = j0; j < j1; ++j) k.staged(i, j) = b(i, j);
   }
@@ -58,7 +59,7 @@ struct Divergence {
   solvers::PoissonStencil<T> links;
   T inv_hx, inv_hy;
   SIM_INLINE void operator()(index_t i, index_t j) const {
-    out(i, j) = links.solid(i, j) ? T(0) : (u(i + 1, j) - u(i, j)) * inv_hx + (v(i, j + 1) - v(i, j)) * inv_hy;
+    out(i, j) = links.solid(i, j) ? T(0) : cell_divergence(u, v, i, j, inv_hx, inv_hy);
   }
 };
 
