@@ -20,9 +20,10 @@ namespace sim::fluid {
 /// divergence-free; the difference, taken from the input, is added to the last column so the
 /// steady state is the explicit scheme's.
 /// The coefficients give forward Euler, the two Heun stages, and the explicit parts of the
-/// implicit-viscosity schemes (fluid.cpp). Advection is conservative, central, blended towards
-/// donor-cell by gamma (0: central, second order; 1: upwind, robust). Faces closed to flow
-/// (walls, obstacles: link coefficient 0) get 0; the ghost fill then sets boundary faces.
+/// implicit-viscosity schemes (stage_coefficients.hpp). Advection is conservative, central,
+/// blended towards donor-cell by gamma (0: central, second order; 1: upwind, robust; the
+/// pointwise forms are in mac_operators.hpp). Faces closed to flow (walls, obstacles: link
+/// coefficient 0) get 0; the ghost fill then sets boundary faces.
 template <class T>
 struct MomentumStage {
   View<const T, 2> u, v, d, u0, v0, d0;
