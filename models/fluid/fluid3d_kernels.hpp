@@ -10,14 +10,16 @@
 // loop indices over the views, the CPU's momentum stage ran several times slower).
 #include "core/mesh/grid.hpp"
 #include "core/numerics/spectral/multiplier3.hpp"
+#include "solvers/obstacle_poisson3.hpp"
 #include "solvers/transform_poisson.hpp"
 
 namespace sim::fluid3d {
 
 /// What one side of a rank's box is (sides ordered x-low, x-high, y-low, y-high, z-low,
-/// z-high): a wall, periodic (the dimension wraps within the box), or internal (shared with
-/// another rank, or periodic across ranks: the halo exchange fills its ghosts).
-enum class Side { wall, periodic, internal };
+/// z-high): a wall, periodic (the dimension wraps within the box), internal (shared with
+/// another rank, or periodic across ranks: the halo exchange fills its ghosts), an inflow
+/// (x-low) or an outflow (x-high).
+enum class Side { wall, periodic, internal, inflow, outflow };
 
 /// A cell or face position: its indices, and its offset in the one layout every velocity
 /// field of the model shares (same shape, same ghosts, strides s), so that reaching a
@@ -172,11 +174,13 @@ struct MomentumStage3 {
   Spacing3<T> h;
   T nu, w;
   const double* dt;
-  bool closed_low[3];  ///< dimension d's low side is a wall: its face 0 carries no flow
+  bool closed_low[3];  ///< dimension d's low side is a wall or an inflow: its face 0 is set by the ghost fill
+  View<const T, 3> links[3] = {};  ///< with obstacles: each cell's low-face links (0: closed), in the velocity layout
   /// Component c at face q, new value.
   template <int c>
   SIM_INLINE T component(const Pos& q, T a, T step) const {
     if (closed_low[c] && q.p[c] == 0) return T(0);
+    if (links[c].ptr && at(links[c], q) == T(0)) return T(0);
     const T rate = nu * laplacian(in.c[c], q, h) - advection<c>(in, q, h);
     return (w != T(0) ? w * at(base.c[c], q) : T(0)) + a * at(in.c[c], q) + step * rate;
   }
@@ -255,6 +259,20 @@ struct BoxPressure7Apply {
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { out(i, j, k) = s.apply(p, i, j, k); }
 };
 
+/// The link of the c-face q (q.p[c] < n[c]) of each pressure operator: 0 closes the face.
+template <int c, class T>
+SIM_INLINE T face_link(const solvers::Poisson7<T>& ops, const Pos& q) {
+  return ops.link(c, q.p[c]);
+}
+template <int c, class T>
+SIM_INLINE T face_link(const BoxPressure7<T>& ops, const Pos& q) {
+  return ops.link(c, q.p[c]);
+}
+template <int c, class T>
+SIM_INLINE T face_link(const solvers::MaskedPoisson7<T>& ops, const Pos& q) {
+  return ops.links[c](q.p[0], q.p[1], q.p[2]);
+}
+
 /// u_c -= dt grad_c p on every open face of the cells (a wall's face 0 is closed: link 0).
 /// p is a field's view, or the fused transform solve's staged result, which `store` (when
 /// set) then receives: the solve's scatter fused into the projection. Ops: the whole grid's
@@ -271,7 +289,7 @@ struct Project3 {
   template <int c>
   SIM_INLINE T component(const Pos& q, const T* pc, T centre, T dt_) const {
     const T u = at(View<const T, 3>(vel[c]), q);
-    return ops.link(c, q.p[c]) != T(0) ? u - dt_ * pressure_gradient<c>(ops, p, pc, centre, q, h) : u;
+    return face_link<c>(ops, q) != T(0) ? u - dt_ * pressure_gradient<c>(ops, p, pc, centre, q, h) : u;
   }
   /// All reads before the writes (see MomentumStage3).
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
@@ -290,13 +308,26 @@ struct Walls3 {
   Side side[6] = {Side::wall, Side::wall, Side::wall, Side::wall, Side::wall, Side::wall};
   T wall_velocity[6][3] = {};  ///< each wall's velocity (its tangential components; the normal one is 0)
   index_t n[3] = {1, 1, 1};
+  T inflow_velocity = 1;    ///< the inflow's mean velocity (along +x)
+  bool parabolic = false;   ///< inflow profile: the plane channel's 6 U y (L - y) / L^2 across y (mean U), else uniform U
+  index_t oy = 0, ny_global = 1;  ///< global index of the box's first y row, and the whole grid's rows
+  T hy = 1;
+  /// The inflow's velocity at the centre of (local) row j (the same along z).
+  SIM_INLINE T inflow_at(index_t j) const {
+    if (!parabolic) return inflow_velocity;
+    const T L = T(ny_global) * hy, y = (T(j + oy) + T(0.5)) * hy;
+    return T(6) * inflow_velocity * y * (L - y) / (L * L);
+  }
 };
 
 /// Fills the ghosts of dimension d's two sides for all three components, over the other two
 /// dimensions' cells and the ghosts of the dimensions filled before it (d' < d), so that edges
 /// and corners get what a dimension-by-dimension fill gives. Periodic: copies across; wall:
 /// the normal face 0 (both ends), each tangential ghost the reflection about the wall velocity;
-/// internal: nothing (the halo exchange of dimension d follows).
+/// inflow (a low side): the normal faces the inflow velocity, the tangential velocity 0 on the
+/// face; outflow (a high side): zero gradient (the normal face is the last inner face's, the
+/// momentum prediction that OutflowFace3 replaces after a projection); internal: nothing (the
+/// halo exchange of dimension d follows). The 2D model's rules (fluid_kernels.hpp, FillXSides).
 template <class T, int d>
 struct FillSides3 {
   View<T, 3> vel[3];
@@ -316,18 +347,78 @@ struct FillSides3 {
       ref(c, -1, r, s) = ref(c, n - 1, r, s), ref(c, n, r, s) = ref(c, 0, r, s);
       return;
     }
-    const bool low = b.side[2 * d] == Side::wall, high = b.side[2 * d + 1] == Side::wall;  // (internal: the halo's)
+    const Side lo = b.side[2 * d], hi = b.side[2 * d + 1];  // (internal: the halo's)
     if constexpr (c == d) {
-      if (low) ref(c, 0, r, s) = T(0), ref(c, -1, r, s) = n > 1 ? -ref(c, 1, r, s) : T(0);
-      if (high) ref(c, n, r, s) = T(0);
+      if (lo == Side::wall) ref(c, 0, r, s) = T(0), ref(c, -1, r, s) = n > 1 ? -ref(c, 1, r, s) : T(0);
+      if (lo == Side::inflow) {
+        const T inflow = b.inflow_at(r);  // (an inflow is an x side: r indexes y)
+        ref(c, 0, r, s) = inflow, ref(c, -1, r, s) = inflow;
+      }
+      if (hi == Side::wall) ref(c, n, r, s) = T(0);
+      if (hi == Side::outflow) ref(c, n, r, s) = ref(c, n - 1, r, s);
     } else {
-      if (low) ref(c, -1, r, s) = T(2) * b.wall_velocity[2 * d][c] - ref(c, 0, r, s);
-      if (high) ref(c, n, r, s) = T(2) * b.wall_velocity[2 * d + 1][c] - ref(c, n - 1, r, s);
+      if (lo == Side::wall) ref(c, -1, r, s) = T(2) * b.wall_velocity[2 * d][c] - ref(c, 0, r, s);
+      if (lo == Side::inflow) ref(c, -1, r, s) = -ref(c, 0, r, s);
+      if (hi == Side::wall) ref(c, n, r, s) = T(2) * b.wall_velocity[2 * d + 1][c] - ref(c, n - 1, r, s);
+      if (hi == Side::outflow) ref(c, n, r, s) = ref(c, n - 1, r, s);
     }
   }
   /// (r, s) index the other two dimensions; they run from -1 where already filled.
   SIM_INLINE void operator()(index_t r, index_t s) const {
     component<0>(r, s), component<1>(r, s), component<2>(r, s);
+  }
+};
+
+/// The outflow face u(nx, j, k) of the x-high side, for (j, k) in the box's rows: set so that
+/// the last cell is divergence-free (the 2D model's rule with the z term), after a projection.
+template <class T>
+struct OutflowFace3 {
+  View<T, 3> u;
+  View<const T, 3> v, w;
+  index_t nx;
+  T hx_hy, hx_hz;  ///< hx / hy, hx / hz
+  SIM_INLINE void operator()(index_t j, index_t k) const {
+    const index_t i = nx - 1;
+    u(nx, j, k) = u(i, j, k) - hx_hy * (v(i, j + 1, k) - v(i, j, k)) - hx_hz * (w(i, j, k + 1) - w(i, j, k));
+  }
+};
+
+/// The force of the fluid on the obstacle, per unit density (a triple of sums over faces).
+struct ForceTriple {
+  double f[3];
+};
+
+/// The force on the obstacle from the faces of cell (i, j, k) that the obstacle closes (link 0
+/// where the box's operator has an open face): on such a face the momentum equation's rate
+/// nu lap(u_c) - div(u u_c) - d_c p is what the no-slip condition removes, so the body takes
+/// it (its sum over the closed faces, times a cell's volume, is the force; the pressure part is
+/// the pressure on the obstacle's faces, the viscous part the shear of the faces next to it).
+/// p_scale turns the last stage's pressure into the physical one (2 after Heun's second stage).
+template <class T>
+struct ObstacleForce3 {
+  Velocity<T> vel;
+  View<const T, 3> p;
+  solvers::MaskedPoisson7<T> ops;
+  Spacing3<T> h;
+  T nu, p_scale;
+  template <int c>
+  SIM_INLINE double component(const Pos& q, const T* pc, T centre) const {
+    if (face_link<c>(ops, q) != T(0) || ops.box.link(c, q.p[c]) == T(0)) return 0.0;
+    const T grad = pressure_gradient<c>(ops, p, pc, centre, q, h);
+    return double(nu * laplacian(vel.c[c], q, h) - advection<c>(vel, q, h) - p_scale * grad);
+  }
+  SIM_INLINE ForceTriple operator()(index_t i, index_t j, index_t k) const {
+    const Pos q = position(vel.c[0], i, j, k);
+    const T* pc = p.ptr + p.offset(i, j, k);
+    const T centre = *pc;
+    return ForceTriple{{component<0>(q, pc, centre), component<1>(q, pc, centre), component<2>(q, pc, centre)}};
+  }
+};
+
+/// Componentwise sum.
+struct AddForces {
+  SIM_INLINE ForceTriple operator()(const ForceTriple& a, const ForceTriple& b) const {
+    return ForceTriple{{a.f[0] + b.f[0], a.f[1] + b.f[1], a.f[2] + b.f[2]}};
   }
 };
 
