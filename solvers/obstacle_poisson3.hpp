@@ -153,6 +153,7 @@ class ObstacleCgPoisson3 {
     ops_.fluid = fluid_.view();
     for_each(ctx, "obstacle_poisson::inverse_diagonal", grid_.interior(), InverseDiagonal<T>{ops_, inverse_diagonal_.view()});
     cg_ = ConjugateGradient<T, 3>(ctx, grid_.interior(), Comm{}, {&r_}, {&p_}, {&ap_}, {&z_});
+    cg_.set_zero_solution_for_zero_b(true);  // (the operator is linear: b = 0 has x = 0)
   }
 
   /// The relative residual ||b - A x|| / ||b|| a solve reaches, and its iteration cap.
