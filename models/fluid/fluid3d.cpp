@@ -11,8 +11,9 @@
 // the physical rules on its own sides of the domain and exchanges the shared ones dimension by
 // dimension (x, y, z, so edges and corners match one rank's fill), the pressure is solved by
 // the distributed transform solve on the same boxes, and dt and the diagnostics reduce over
-// the ranks (obstacles: one rank). The 2D model's dye, implicit viscosity, upwind advection and
-// multigrid pressure solvers are refused in 3D with the key to change (check_supported).
+// the ranks (obstacles: one rank). A passive dye rides along each stage (donor-cell fluxes).
+// The 2D model's implicit viscosity, upwind advection and multigrid pressure solvers are
+// refused in 3D with the key to change (check_supported).
 #include "models/fluid/fluid3d.hpp"
 
 #include <algorithm>
@@ -54,6 +55,8 @@ struct Parameters {
   double inflow_velocity = 0;  ///< the x_lo inflow's mean velocity
   bool parabolic = false;      ///< the inflow's profile: the plane channel's across y, else uniform
   bool obstacle = false;
+  std::string dye = "none";   ///< the dye's initial pattern: none, stripes (8 across y, also streaming in), half (x < Lx/2)
+  double kappa = 0;           ///< the dye's diffusivity
   double speed_hint = 1;  ///< the speed scale of a start at rest: 1 m/s, or a wall's or the initial flow's where faster
 
   /// Reads c; throws ConfigError at the key of anything the 3D model does not do.
@@ -68,6 +71,8 @@ struct Parameters {
     p.speed_hint = p.init == "rest" ? 1.0 : std::max(1.0, std::abs(p.amplitude));
     p.parabolic = c.string("model", "inflow_profile") == "parabolic";
     p.obstacle = c.string("model", "obstacle") != "none";
+    p.dye = c.string("model", "dye");
+    p.kappa = c.real("model", "dye_diffusivity");
     for (int s = 0; s < 6; ++s) {
       const FaceBc& f = s % 2 ? faces.hi[s / 2] : faces.lo[s / 2];
       p.side[s] = f.kind == BcKind::periodic ? Side::periodic
@@ -109,7 +114,6 @@ struct Parameters {
     auto refuse = [&](const char* section, const std::string& key, const std::string& what, const std::string& fix) {
       throw c.error_at(section, key, what + " is not available on 3D grids yet; " + fix);
     };
-    if (c.string("model", "dye") != "none") refuse("model", "dye", "the passive dye", "set dye = \"none\"");
     if (c.string("model", "viscous_scheme") != "explicit")
       refuse("model", "viscous_scheme", "implicit viscosity", "set viscous_scheme = \"explicit\"");
     if (c.string("model", "advection") != "central")
@@ -157,6 +161,7 @@ struct InitialVelocity {
 template <class T>
 struct State {
   Field<T, 3>* c[3];
+  Field<T, 3>* dye = nullptr;  ///< the passive dye (null: none)
   /// Read-only views for the kernels.
   Velocity<T> velocity() const { return {{c[0]->view(), c[1]->view(), c[2]->view()}}; }
 };
@@ -218,6 +223,9 @@ class FluidModel3 final : public Model {
     for (Field<T, 3>* f : {&u_[0], &u_[1], &u_[2], &u1_[0], &u1_[1], &u1_[2], &u2_[0], &u2_[1], &u2_[2], &centred_[0],
                            &centred_[1], &centred_[2], &vorticity_, &p_, &rhs_, &div_})
       *f = Field<T, 3>(ctx_, grid_), f->fill(T(0));
+    if (has_dye())
+      for (Field<T, 3>* f : {&d_, &d1_, &d2_}) *f = Field<T, 3>(ctx_, grid_), f->fill(T(0));
+    walls_.dye_pattern = params_.dye == "stripes" ? 1 : 0;
     if (params_.obstacle) {  // the face links in the velocity fields' layout, for the momentum stage
       host_links_ = solvers::masked_face_links(box, fluid_mask_);
       fluid_ = Field<T, 3>(ctx_, grid_), fluid_.fill(T(0)), fluid_.copy_from_host(fluid_mask_);
@@ -241,6 +249,7 @@ class FluidModel3 final : public Model {
                                ref("w", "m/s", centred_[2]),      ref("vorticity", "1/s", vorticity_)};
     f[0].snapshot = f[1].snapshot = f[2].snapshot = false;  // the state on faces: checkpoints only
     for (std::size_t k = 4; k < f.size(); ++k) f[k].checkpointed = false;  // derived: snapshots only
+    if (has_dye()) f.push_back(ref("dye", "1", d_));
     return f;
   }
 
@@ -266,6 +275,7 @@ class FluidModel3 final : public Model {
       if (params_.obstacle) close_obstacle_faces(c, host);
       u_[c].copy_from_host(host);
     }
+    if (has_dye()) initial_dye(host);
     // start from a divergence-free field that satisfies the boundary conditions
     fill_ghosts(state(), true);
     dt_.set(1.0), dt_.upload();
@@ -273,6 +283,20 @@ class FluidModel3 final : public Model {
     p_.fill(T(0));
     fill_ghosts(state());
     last_dt_ = 0;
+  }
+
+  /// The dye's initial pattern at the cell centres (the 2D model's): 8 stripes across y, or 1
+  /// where x < Lx / 2; host is scratch of the box's size.
+  void initial_dye(std::vector<T>& host) {
+    for (index_t i = 0; i < n_[0]; ++i)
+      for (index_t j = 0; j < n_[1]; ++j)
+        for (index_t k = 0; k < n_[2]; ++k) {
+          const double x = (double(i + sub_.offset[0]) + 0.5) * grid_.dx[0], y = (double(j + sub_.offset[1]) + 0.5) * grid_.dx[1];
+          const double d = params_.dye == "stripes" ? double(int(std::floor(8 * y / init_.length[1])) % 2)
+                                                    : x < 0.5 * init_.length[0] ? 1.0 : 0.0;
+          host[std::size_t((i * n_[1] + j) * n_[2] + k)] = T(d);
+        }
+    d_.copy_from_host(host);
   }
 
   /// Sets component c's closed faces (those touching a solid cell; a side's face, which the
@@ -407,18 +431,20 @@ class FluidModel3 final : public Model {
 
  private:
   Box<3> cells() const { return Box<3>{{0, 0, 0}, {n_[0], n_[1], n_[2]}}; }
-  State<T> state() { return {{&u_[0], &u_[1], &u_[2]}}; }
+  State<T> state() { return {{&u_[0], &u_[1], &u_[2]}, has_dye() ? &d_ : nullptr}; }
+  bool has_dye() const { return params_.dye != "none"; }
 
   double viscous_rate() const {
     double s = 0;
     for (int d = 0; d < 3; ++d) s += 1 / (grid_.dx[d] * grid_.dx[d]);
-    return 2 * params_.nu * s;
+    return 2 * std::max(params_.nu, params_.kappa) * s;
   }
 
   /// The stages of one step from u_ into u1_ (Euler) or u2_ (Heun), dt uploaded: the solvers'
   /// forward Euler and Heun (Shu-Osher form) over the stage "momentum, then projection".
   void advance() {
-    State<T> s0 = state(), s1{{&u1_[0], &u1_[1], &u1_[2]}}, s2{{&u2_[0], &u2_[1], &u2_[2]}};
+    State<T> s0 = state(), s1{{&u1_[0], &u1_[1], &u1_[2]}, has_dye() ? &d1_ : nullptr},
+             s2{{&u2_[0], &u2_[1], &u2_[2]}, has_dye() ? &d2_ : nullptr};
     auto update = [this](State<T>& in, State<T>& out, double, double w, State<T>& base) {
       fill_ghosts(in);
       momentum(in, out, base, w);
@@ -436,6 +462,8 @@ class FluidModel3 final : public Model {
       k.closed_low[d] = walls_.side[2 * d] == Side::wall || walls_.side[2 * d] == Side::inflow;
       if (params_.obstacle) k.links[d] = links_[d].view();
     }
+    if (in.dye) k.dye = DyeStage3<T>{in.dye->view(), base.dye->view(), out.dye->view(),
+                                     params_.obstacle ? fluid_.view() : View<const T, 3>{}, T(params_.kappa)};
     for_each(ctx_, "fluid3d::momentum", cells(), k);
   }
 
@@ -459,13 +487,15 @@ class FluidModel3 final : public Model {
   void exchange(const State<T>& s, int d) {
     if (!parallel_) return;
     for (int c = 0; c < 3; ++c) halo_.start(*s.c[c], d), halo_.finish(*s.c[c], d);  // (one field in flight at a time)
+    if (s.dye) halo_.start(*s.dye, d), halo_.finish(*s.dye, d);
   }
   /// The ghosts of dimension d's sides, over the other two dimensions' cells and their ghosts when filled before d.
   template <int d>
   void fill_sides(const State<T>& s) {
     constexpr int e = FillSides3<T, d>::e, f = FillSides3<T, d>::f;
     const Box<2> plane{{e < d ? -1 : 0, f < d ? -1 : 0}, {n_[e] + (e < d ? 1 : 0), n_[f] + (f < d ? 1 : 0)}};
-    for_each(ctx_, "fluid3d::fill_sides", plane, FillSides3<T, d>{{s.c[0]->view(), s.c[1]->view(), s.c[2]->view()}, walls_});
+    for_each(ctx_, "fluid3d::fill_sides", plane,
+             FillSides3<T, d>{{s.c[0]->view(), s.c[1]->view(), s.c[2]->view()}, walls_, s.dye ? s.dye->view() : View<T, 3>{}});
   }
 
   /// Makes the state discretely divergence-free: A p = -div(u) / dt, then u -= dt grad p.
@@ -564,6 +594,7 @@ class FluidModel3 final : public Model {
   void flip() {
     parity_ ^= 1;
     for (int c = 0; c < 3; ++c) std::swap(u_[c], params_.rk2 ? u2_[c] : u1_[c]);
+    std::swap(d_, params_.rk2 ? d2_ : d1_);
   }
 
   Context ctx_;
@@ -598,6 +629,7 @@ class FluidModel3 final : public Model {
   double last_dt_ = 0;
   Field<T, 3> u_[3], u1_[3], u2_[3];  // the state, and the stages' outputs
   Field<T, 3> centred_[3], vorticity_;  // derived, for snapshots
+  Field<T, 3> d_, d1_, d2_;             // the passive dye: the state and the stages' outputs
   Field<T, 3> p_, rhs_, div_;
 };
 

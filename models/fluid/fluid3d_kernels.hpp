@@ -164,6 +164,39 @@ SIM_INLINE T pressure_gradient(const Ops& ops, const P& p, const T* pc, T centre
   return (centre - below) * h.inv_h[c];
 }
 
+/// The donor-cell flux of the dye d through the low c-face of cell q (the upwind cell's value).
+template <int c, class T>
+SIM_INLINE T dye_flux(const Velocity<T>& vel, const View<const T, 3>& d, const Pos& q) {
+  const T u = at(vel.c[c], q);
+  return u > T(0) ? u * at(d, q.template shift<c>(-1)) : u * at(d, q);
+}
+
+/// The dye's rate of change in cell q: diffusion kappa lap(d) less the net donor-cell flux out
+/// (bounded and conservative, as the 2D model's rhs_d).
+template <class T>
+SIM_INLINE T dye_rate(const Velocity<T>& vel, const View<const T, 3>& d, const Pos& q, const Spacing3<T>& h, T kappa) {
+  const T fx = dye_flux<0>(vel, d, q.template shift<0>(1)) - dye_flux<0>(vel, d, q);
+  const T fy = dye_flux<1>(vel, d, q.template shift<1>(1)) - dye_flux<1>(vel, d, q);
+  const T fz = dye_flux<2>(vel, d, q.template shift<2>(1)) - dye_flux<2>(vel, d, q);
+  return kappa * laplacian(d, q, h) - fx * h.inv_h[0] - fy * h.inv_h[1] - fz * h.inv_h[2];
+}
+
+/// The passive dye's part of a stage (trivially copyable; out.ptr null: no dye): out = w base +
+/// (1 - w) (in + dt dye_rate(in)), 0 in solid cells. Its fields have the velocity layout.
+template <class T>
+struct DyeStage3 {
+  View<const T, 3> in, base;
+  View<T, 3> out;
+  View<const T, 3> fluid;  ///< with obstacles: 1 fluid, 0 solid
+  T kappa = 0;
+  /// The cell q's new dye (a = 1 - w, step = a dt).
+  SIM_INLINE T value(const Velocity<T>& vel, const Pos& q, const Spacing3<T>& h, T w, T a, T step) const {
+    if (fluid.ptr && at(fluid, q) == T(0)) return T(0);
+    const T rate = dye_rate(vel, in, q, h, kappa);
+    return (w != T(0) ? w * at(base, q) : T(0)) + a * at(in, q) + step * rate;
+  }
+};
+
 /// One explicit stage: out = w base + (1 - w) (in + dt (nu lap(in) - adv(in))) on every face
 /// of the cells, closed faces (a wall's normal face at index 0) 0. Shu-Osher form: w = 0
 /// forward Euler, w = 1/2 Heun's second stage. dt is read from memory (StepInput).
@@ -176,6 +209,7 @@ struct MomentumStage3 {
   const double* dt;
   bool closed_low[3];  ///< dimension d's low side is a wall or an inflow: its face 0 is set by the ghost fill
   View<const T, 3> links[3] = {};  ///< with obstacles: each cell's low-face links (0: closed), in the velocity layout
+  DyeStage3<T> dye{};              ///< the dye's update alongside (dye.out.ptr null: none)
   /// Component c at face q, new value.
   template <int c>
   SIM_INLINE T component(const Pos& q, T a, T step) const {
@@ -190,7 +224,9 @@ struct MomentumStage3 {
     const Pos q = position(in.c[0], i, j, k);
     const T a = T(1) - w, step = a * T(*dt);
     const T u = component<0>(q, a, step), v = component<1>(q, a, step), x = component<2>(q, a, step);
+    const T d = dye.out.ptr ? dye.value(in, q, h, w, a, step) : T(0);
     ref(out[0], q) = u, ref(out[1], q) = v, ref(out[2], q) = x;
+    if (dye.out.ptr) ref(dye.out, q) = d;
   }
 };
 
@@ -312,6 +348,9 @@ struct Walls3 {
   bool parabolic = false;   ///< inflow profile: the plane channel's 6 U y (L - y) / L^2 across y (mean U), else uniform U
   index_t oy = 0, ny_global = 1;  ///< global index of the box's first y row, and the whole grid's rows
   T hy = 1;
+  int dye_pattern = 0;  ///< the dye the inflow carries: 0 none, 1 stripes (8 across y, as in 2D)
+  /// The dye the inflow carries at (local) row j.
+  SIM_INLINE T inflow_dye(index_t j) const { return dye_pattern == 1 ? T(((j + oy) * 8 / ny_global) % 2) : T(0); }
   /// The inflow's velocity at the centre of (local) row j (the same along z).
   SIM_INLINE T inflow_at(index_t j) const {
     if (!parabolic) return inflow_velocity;
@@ -332,6 +371,25 @@ template <class T, int d>
 struct FillSides3 {
   View<T, 3> vel[3];
   Walls3<T> b;
+  View<T, 3> dye{};  ///< the passive dye (ptr null: none): copied across a periodic side, zero gradient at walls and the outflow, the inflow's stripes
+  /// The dye at index x along d, (r, s) along e and f.
+  SIM_INLINE T& dye_ref(index_t x, index_t r, index_t s) const {
+    if constexpr (d == 0) return dye(x, r, s);
+    else if constexpr (d == 1) return dye(r, x, s);
+    else return dye(r, s, x);
+  }
+  /// The dye's ghosts on both sides.
+  SIM_INLINE void dye_ghosts(index_t r, index_t s) const {
+    const index_t n = b.n[d];
+    const Side lo = b.side[2 * d], hi = b.side[2 * d + 1];
+    if (lo == Side::periodic) {
+      dye_ref(-1, r, s) = dye_ref(n - 1, r, s), dye_ref(n, r, s) = dye_ref(0, r, s);
+      return;
+    }
+    if (lo == Side::inflow) dye_ref(-1, r, s) = b.inflow_dye(r);  // (an inflow is an x side: r indexes y)
+    else if (lo != Side::internal) dye_ref(-1, r, s) = dye_ref(0, r, s);
+    if (hi != Side::internal) dye_ref(n, r, s) = dye_ref(n - 1, r, s);
+  }
   static constexpr int e = d == 0 ? 1 : 0, f = d == 2 ? 1 : 2;  ///< the other two dimensions, in order
   /// Component c at index x along d, (r, s) along e and f.
   SIM_INLINE T& ref(int c, index_t x, index_t r, index_t s) const {
@@ -366,6 +424,7 @@ struct FillSides3 {
   /// (r, s) index the other two dimensions; they run from -1 where already filled.
   SIM_INLINE void operator()(index_t r, index_t s) const {
     component<0>(r, s), component<1>(r, s), component<2>(r, s);
+    if (dye.ptr) dye_ghosts(r, s);
   }
 };
 

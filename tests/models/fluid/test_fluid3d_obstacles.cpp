@@ -3,7 +3,8 @@
 // divergence-free); a channel develops the plane Poiseuille profile; faces touching an obstacle
 // carry no flow; a box that spans a periodic z gives the 2D model's flow; the force on the
 // obstacle is the shear of a Couette flow on a slab, and in a periodic box the momentum the
-// fluid loses; restarts with an obstacle are bit for bit; a bad mask file is refused at its key.
+// fluid loses; the dye matches the 2D model's and is conserved; restarts with an obstacle are
+// bit for bit; a bad mask file is refused at its key.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -166,10 +167,12 @@ TYPED_TEST(Fluid3dObstacles, FacesTouchingTheObstacleCarryNoFlow) {
   EXPECT_NE(notes[0].find("auto: cg, since the obstacle"), std::string::npos) << notes[0];
 }
 
-// A box spanning the periodic z in a channel: the flow does not vary along z, so the 3D model
-// gives the 2D model's velocities (both solve the pressure by CG, to 1e-12) and w = 0.
+// A box spanning the periodic z in a channel, with dye streaming in as stripes: the flow does
+// not vary along z, so the 3D model gives the 2D model's velocities and dye (both solve the
+// pressure by CG, to 1e-13) and w = 0.
 TYPED_TEST(Fluid3dObstacles, BoxAcrossAPeriodicZMatchesThe2dModel) {
-  const std::string common = "viscosity = 0.02\npressure_tol = 1e-13\nobstacle = \"box\"\n";
+  const std::string common =
+      "viscosity = 0.02\npressure_tol = 1e-13\nobstacle = \"box\"\ndye = \"stripes\"\ndye_diffusivity = 0.005\n";
   Sim s3 = make(this->ctx, "[24, 12, 3]", "[2.0, 1.0, 0.25]",
                 common + "obstacle_center = [0.6, 0.55, 0.125]\nobstacle_size = [0.25, 0.3, 1.0]", kChannel);
   Sim s2 = make(this->ctx, "[24, 12]", "[2.0, 1.0]",
@@ -182,15 +185,19 @@ TYPED_TEST(Fluid3dObstacles, BoxAcrossAPeriodicZMatchesThe2dModel) {
   const std::vector<double> u3 = field_values(*s3.model, "u_face"), v3 = field_values(*s3.model, "v_face"),
                             w3 = field_values(*s3.model, "w_face");
   const std::vector<double> u2 = field_values(*s2.model, "u_face"), v2 = field_values(*s2.model, "v_face");
-  double du = 0, dv = 0, wmax = 0;
+  const std::vector<double> d3 = field_values(*s3.model, "dye"), d2 = field_values(*s2.model, "dye");
+  double du = 0, dv = 0, wmax = 0, dd = 0, dmax = 0;
   for (int i = 0; i < 24; ++i)
     for (int j = 0; j < 12; ++j)
       for (int k = 0; k < 3; ++k) {
         const std::size_t q3 = std::size_t((i * 12 + j) * 3 + k), q2 = std::size_t(i * 12 + j);
         du = std::max(du, std::abs(u3[q3] - u2[q2])), dv = std::max(dv, std::abs(v3[q3] - v2[q2]));
         wmax = std::max(wmax, std::abs(w3[q3]));
+        dd = std::max(dd, std::abs(d3[q3] - d2[q2])), dmax = std::max(dmax, d3[q3]);
       }
-  std::printf("[ z-invariant box: |u3 - u2| %.2e, |v3 - v2| %.2e, |w| %.2e ]\n", du, dv, wmax);
+  std::printf("[ z-invariant box: |u3 - u2| %.2e, |v3 - v2| %.2e, |w| %.2e, |dye3 - dye2| %.2e ]\n", du, dv, wmax, dd);
+  EXPECT_GT(dmax, 0.5);
+  EXPECT_LT(dd, 1e-9);
   EXPECT_LT(du, 1e-9);
   EXPECT_LT(dv, 1e-9);
   EXPECT_LT(wmax, 1e-9);
@@ -250,12 +257,37 @@ TYPED_TEST(Fluid3dObstacles, ForceInAPeriodicBoxIsTheMomentumTheFluidLoses) {
   }
 }
 
+// The dye in a box periodic all round, carried by the Taylor-Green vortex past a sphere: its
+// total stays what it was to rounding (donor-cell fluxes, no flux through the closed faces,
+// no diffusion), it stays within [0, 1], and it moves.
+TYPED_TEST(Fluid3dObstacles, DyeIsConservedAndBounded) {
+  const std::string len = std::to_string(2 * M_PI);
+  Sim s = make(this->ctx, "[16, 16, 16]", "[" + len + ", " + len + ", " + len + "]",
+               "viscosity = 0.01\ninit = \"taylor_green\"\ndye = \"half\"\nobstacle = \"sphere\"\n"
+               "obstacle_center = [1.0, 1.0, 1.0]\nobstacle_radius = 0.6\npressure_tol = 1e-10",
+               "default = \"periodic\"");
+  const std::vector<double> d0 = field_values(*s.model, "dye");
+  advance(*s.model, 1);  // (the first stage clears the solid cells)
+  const std::vector<double> d1 = field_values(*s.model, "dye");
+  advance(*s.model, 30);
+  const std::vector<double> d2 = field_values(*s.model, "dye");
+  double total1 = 0, total2 = 0, lo = 1, hi = 0, moved = 0;
+  for (std::size_t q = 0; q < d1.size(); ++q) {
+    total1 += d1[q], total2 += d2[q], lo = std::min(lo, d2[q]), hi = std::max(hi, d2[q]);
+    moved = std::max(moved, std::abs(d2[q] - d0[q]));
+  }
+  EXPECT_NEAR(total2, total1, 1e-10 * total1);
+  EXPECT_GE(lo, -1e-12);
+  EXPECT_LE(hi, 1 + 1e-12);
+  EXPECT_GT(moved, 0.1);
+}
+
 // A checkpoint's fields (the face velocities and p) and state restore a run past a sphere bit for bit.
 TYPED_TEST(Fluid3dObstacles, RestartWithAnObstacleIsBitForBit) {
   auto build = [&] {
     return make(this->ctx, "[16, 8, 8]", "[2.0, 1.0, 1.0]",
                 "viscosity = 0.02\ninit = \"uniform\"\nobstacle = \"sphere\"\nobstacle_center = [0.6, 0.5, 0.5]\n"
-                "obstacle_radius = 0.2\npressure_tol = 1e-9",
+                "obstacle_radius = 0.2\npressure_tol = 1e-9\ndye = \"stripes\"",
                 kChannel);
   };
   Sim whole = build(), first = build();
@@ -273,7 +305,7 @@ TYPED_TEST(Fluid3dObstacles, RestartWithAnObstacleIsBitForBit) {
   }
   second.model->load_state(counters, reals);
   advance(*second.model, 4);
-  for (const char* name : {"u_face", "v_face", "w_face", "p"}) {
+  for (const char* name : {"u_face", "v_face", "w_face", "p", "dye"}) {
     const std::vector<double> a = field_values(*whole.model, name), b = field_values(*second.model, name);
     ASSERT_EQ(a.size(), b.size());
     EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(double))) << name;
