@@ -202,6 +202,11 @@ class FluidModel3 final : public Model {
       fluid_mask_.assign(mask.begin(), mask.end());
       fluid_cells_ = 0;
       for (double f : mask) fluid_cells_ += f;
+      if (params_.side[0] == Side::inflow)  // (the inflow's faces would push fluid into a solid cell)
+        for (std::size_t q = 0; q < std::size_t(gn_[1] * gn_[2]); ++q)
+          if (mask[q] == 0.0)
+            throw c.error_at("model", "obstacle", "the obstacle reaches the inflow face x_lo; move it or shrink it so that "
+                                                  "the first column of cells is fluid");
       make_obstacle_solver(c, box);
     } else if (!parallel_) {
       solver_ = solvers::TransformPoisson3<T>(ctx_, box);
