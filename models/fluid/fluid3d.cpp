@@ -453,7 +453,9 @@ class FluidModel3 final : public Model {
     auto update = [this](State<T>& in, State<T>& out, double, double w, State<T>& base) {
       fill_ghosts(in);
       momentum(in, out, base, w);
-      project(out);
+      // a stage's pressure scales with its weight 1 - w (1, then 1/2 in Heun's second stage):
+      // an iterative solve starts from the last stage's pressure rescaled to this one's
+      project(out, w != 0 ? 0.5 : params_.rk2 ? 2.0 : 1.0);
     };
     if (params_.rk2) solvers::rk2_step(update, s0, s1, s2, dt_.value());
     else solvers::euler_step(update, s0, s1, dt_.value());
@@ -503,12 +505,14 @@ class FluidModel3 final : public Model {
              FillSides3<T, d>{{s.c[0]->view(), s.c[1]->view(), s.c[2]->view()}, walls_, s.dye ? s.dye->view() : View<T, 3>{}});
   }
 
-  /// Makes the state discretely divergence-free: A p = -div(u) / dt, then u -= dt grad p.
-  void project(const State<T>& s) {
+  /// Makes the state discretely divergence-free: A p = -div(u) / dt, then u -= dt grad p;
+  /// guess_scale: what the last pressure is multiplied by as the first guess of an iterative solve.
+  void project(const State<T>& s, double guess_scale = 1) {
     fill_ghosts(s, true);  // the high faces (periodic: the low faces' copies; outflow: predicted) for the divergence
     const View<T, 3> faces[3] = {s.c[0]->view(), s.c[1]->view(), s.c[2]->view()};
     if (obstacle_solver_) {  // (a solid cell's faces are closed: its divergence, so its right-hand side, is 0)
       for_each(ctx_, "fluid3d::pressure_rhs", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device()});
+      if (guess_scale != 1) p_ = p_ * T(guess_scale);
       obstacle_solver_->solve(rhs_.view(), p_.view());
       for_each(ctx_, "fluid3d::project_masked", cells(),
                Project3<T, View<const T, 3>, solvers::MaskedPoisson7<T>>{{faces[0], faces[1], faces[2]}, p_.view(),
