@@ -483,7 +483,7 @@ class FluidModel3 final : public Model {
     fill_sides<0>(s), exchange(s, 0);
     fill_sides<1>(s), exchange(s, 1);
     fill_sides<2>(s), exchange(s, 2);
-    if (!outflow_ || predict) return;
+    if (!outflow_ || predict) return;  // (the boxes exchanging along y and z share their x range: all or none of them run this)
     const T hx = T(grid_.dx[0]);
     for_each(ctx_, "fluid3d::outflow_face", Box<2>{{0, 0}, {n_[1], n_[2]}},
              OutflowFace3<T>{s.c[0]->view(), s.c[1]->view(), s.c[2]->view(), n_[0], T(hx / T(grid_.dx[1])), T(hx / T(grid_.dx[2]))});
