@@ -1,14 +1,21 @@
 // The 3D incompressible fluid (the fluid model on a grid of three cells counts): the 2D
-// model's projection method on a MAC grid, with periodic sides and walls (moving walls with a
-// tangential velocity), forward Euler or Heun's RK2 with one exact transform projection per
-// stage, and an adaptive dt. A step reads:
-//   for each stage:  fill ghosts -> momentum stage -> fill ghosts -> pressure rhs -> transform solve -> project
+// model's projection method on a MAC grid, with periodic sides, walls (moving walls with a
+// tangential velocity), an inflow on x_lo and an outflow on x_hi, obstacles (a sphere, a box,
+// a cylinder along z, or a mask from a file), forward Euler or Heun's RK2 with one projection
+// per stage, and an adaptive dt. A step reads:
+//   for each stage:  fill ghosts -> momentum stage -> fill ghosts -> pressure rhs -> pressure solve -> project
+// Without obstacles the pressure solve is the exact transform solve; with one it is the masked
+// 7-point operator's (solvers/obstacle_poisson3.hpp), solved exactly by the box's transform
+// solve with a capacitance correction where that applies (solvers/obstacle_transform_poisson.hpp),
+// else by CG (both built in make_obstacle_solver), and the force of the fluid on the obstacle
+// is a diagnostic.
 // On several ranks (mpirun) each holds a box of the grid (any split): the ghost fill applies
 // the physical rules on its own sides of the domain and exchanges the shared ones dimension by
 // dimension (x, y, z, so edges and corners match one rank's fill), the pressure is solved by
 // the distributed transform solve on the same boxes, and dt and the diagnostics reduce over
-// the ranks. The 2D model's obstacles, inflow/outflow, dye, implicit viscosity and iterative
-// pressure solvers are refused in 3D with the key to change (check_supported).
+// the ranks (obstacles: one rank). A passive dye rides along each stage (donor-cell fluxes).
+// The 2D model's implicit viscosity, upwind advection and multigrid pressure solvers are
+// refused in 3D with the key to change (check_supported).
 #include "models/fluid/fluid3d.hpp"
 
 #include <algorithm>
@@ -28,7 +35,11 @@
 #include "models/boundary_config.hpp"
 #include "models/field_ref.hpp"
 #include "models/fluid/fluid3d_kernels.hpp"
+#include "models/fluid/obstacle_mask.hpp"
 #include "solvers/distributed_transform.hpp"
+#include "solvers/obstacle_poisson3.hpp"
+#include "solvers/obstacle_transform_poisson.hpp"
+#include "solvers/pressure_solver.hpp"
 #include "solvers/time_integrators.hpp"
 #include "solvers/transform_poisson.hpp"
 
@@ -42,7 +53,13 @@ struct Parameters {
   std::string init = "rest";
   double amplitude = 1;
   Side side[6] = {};
+  solvers::PressureSide pressure[6] = {};  ///< the pressure equation's side of each face
   double wall_velocity[6][3] = {};
+  double inflow_velocity = 0;  ///< the x_lo inflow's mean velocity
+  bool parabolic = false;      ///< the inflow's profile: the plane channel's across y, else uniform
+  bool obstacle = false;
+  std::string dye = "none";   ///< the dye's initial pattern: none, stripes (8 across y, also streaming in), half (x < Lx/2)
+  double kappa = 0;           ///< the dye's diffusivity
   double speed_hint = 1;  ///< the speed scale of a start at rest: 1 m/s, or a wall's or the initial flow's where faster
 
   /// Reads c; throws ConfigError at the key of anything the 3D model does not do.
@@ -55,14 +72,39 @@ struct Parameters {
     p.amplitude = c.real("model", "init_velocity");
     const Boundary<3> faces = boundary_from_config<3>(c);
     p.speed_hint = p.init == "rest" ? 1.0 : std::max(1.0, std::abs(p.amplitude));
+    p.parabolic = c.string("model", "inflow_profile") == "parabolic";
+    p.obstacle = c.string("model", "obstacle") != "none";
+    p.dye = c.string("model", "dye");
+    p.kappa = c.real("model", "dye_diffusivity");
     for (int s = 0; s < 6; ++s) {
       const FaceBc& f = s % 2 ? faces.hi[s / 2] : faces.lo[s / 2];
-      p.side[s] = f.kind == BcKind::periodic ? Side::periodic : Side::wall;
+      p.side[s] = f.kind == BcKind::periodic ? Side::periodic
+                  : f.kind == BcKind::inflow  ? Side::inflow
+                  : f.kind == BcKind::outflow ? Side::outflow
+                                              : Side::wall;
+      p.pressure[s] = solvers::pressure_side(f.kind);
       // a wall's value is its speed along the face's first tangential axis: +y on x faces, +x on y and z faces
       if (p.side[s] == Side::wall) p.wall_velocity[s][s / 2 == 0 ? 1 : 0] = f.value;
-      p.speed_hint = std::max(p.speed_hint, std::abs(f.value));
+      if (p.side[s] == Side::inflow) p.inflow_velocity = f.value;
+      const double peak = p.side[s] == Side::inflow && p.parabolic ? 1.5 : 1.0;  // the parabola's peak over its mean
+      if (p.side[s] != Side::outflow) p.speed_hint = std::max(p.speed_hint, std::abs(f.value) * peak);
     }
+    check_open_sides(c, p);
     return p;
+  }
+
+  /// Inflow on x_lo only (with its mean velocity given), outflow on x_hi only: the flow runs
+  /// along +x, as in 2D. Throws ConfigError at the face's key.
+  static void check_open_sides(const io::Config& c, const Parameters& p) {
+    for (int s = 0; s < 6; ++s) {
+      const std::string face = face_name({s / 2, s % 2}), key = c.is_set("boundary", face) ? face : "default";
+      if (p.side[s] == Side::inflow && s != 0)
+        throw c.error_at("boundary", key, "inflow is supported on x_lo only (flow along +x); set " + face + " = \"wall\"");
+      if (p.side[s] == Side::outflow && s != 1)
+        throw c.error_at("boundary", key, "outflow is supported on x_hi only (flow along +x); set " + face + " = \"wall\"");
+    }
+    if (p.side[0] == Side::inflow && !c.is_set("boundary", "x_lo_value") && !c.is_set("boundary", "default_value"))
+      throw c.error_at("boundary", "x_lo", "an inflow needs its mean velocity: set x_lo_value (m/s), e.g. x_lo_value = 1.0");
   }
 
   /// Which dimensions wrap around (for the split's neighbours).
@@ -75,22 +117,19 @@ struct Parameters {
     auto refuse = [&](const char* section, const std::string& key, const std::string& what, const std::string& fix) {
       throw c.error_at(section, key, what + " is not available on 3D grids yet; " + fix);
     };
-    if (c.string("model", "obstacle") != "none") refuse("model", "obstacle", "an obstacle", "set obstacle = \"none\"");
-    if (c.string("model", "dye") != "none") refuse("model", "dye", "the passive dye", "set dye = \"none\"");
     if (c.string("model", "viscous_scheme") != "explicit")
       refuse("model", "viscous_scheme", "implicit viscosity", "set viscous_scheme = \"explicit\"");
     if (c.string("model", "advection") != "central")
       refuse("model", "advection", "upwind-blended advection", "set advection = \"central\"");
     const std::string solver = c.string("model", "pressure_solver");
-    if (solver != "auto" && solver != "transform")
+    const bool obstacle = c.string("model", "obstacle") != "none";
+    if (solver != "auto" && solver != "transform" && solver != "cg")
       refuse("model", "pressure_solver", "the " + solver + " pressure solver",
-             "use pressure_solver = \"transform\" (or \"auto\"), which solves the obstacle-free box exactly");
-    for (const std::string face : {"default", "x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"}) {
-      if (!c.is_set("boundary", face)) continue;
-      const std::string kind = c.string("boundary", face);
-      if (kind == "inflow" || kind == "outflow")
-        refuse("boundary", face, "an " + kind + " face", "use \"wall\" or \"periodic\"");
-    }
+             obstacle ? "use pressure_solver = \"auto\" (or \"transform\" or \"cg\"), which solve around the obstacle"
+                      : "use pressure_solver = \"transform\" (or \"auto\"), which solves the obstacle-free box exactly");
+    if (!obstacle && solver == "cg")
+      throw c.error_at("model", "pressure_solver", "on a 3D grid cg serves obstacles; without one the transform solve is "
+                                                   "exact and faster: use pressure_solver = \"auto\" or \"transform\"");
   }
 };
 
@@ -121,6 +160,7 @@ struct InitialVelocity {
 template <class T>
 struct State {
   Field<T, 3>* c[3];
+  Field<T, 3>* dye = nullptr;  ///< the passive dye (null: none)
   /// Read-only views for the kernels.
   Velocity<T> velocity() const { return {{c[0]->view(), c[1]->view(), c[2]->view()}}; }
 };
@@ -146,10 +186,28 @@ class FluidModel3 final : public Model {
     for (int s = 0; s < 6; ++s) {
       walls_.side[s] = sub_.at_boundary(s / 2, s % 2) ? params_.side[s] : Side::internal;
       for (int k = 0; k < 3; ++k) walls_.wall_velocity[s][k] = T(params_.wall_velocity[s][k]);
-      box.sides[s] = params_.side[s] == Side::periodic ? solvers::PressureSide::periodic : solvers::PressureSide::neumann;
+      box.sides[s] = params_.pressure[s];
     }
+    walls_.inflow_velocity = T(params_.inflow_velocity), walls_.parabolic = params_.parabolic;
+    walls_.oy = sub_.offset[1], walls_.ny_global = gn_[1], walls_.hy = T(grid_.dx[1]);
+    outflow_ = walls_.side[1] == Side::outflow;
+    singular_ = box.singular();
     const std::string method = c.string("model", "pressure_solver");
-    if (!parallel_) {
+    if (params_.obstacle) {
+      if (parallel_)
+        throw c.error_at("model", "obstacle", "obstacles on 3D grids run on one rank; run without mpirun, or set "
+                                              "obstacle = \"none\"");
+      const std::vector<double> mask = fluid::obstacle_fluid_mask<3>(c, global_);
+      fluid_mask_.assign(mask.begin(), mask.end());
+      fluid_cells_ = 0;
+      for (double f : mask) fluid_cells_ += f;
+      if (params_.side[0] == Side::inflow)  // (the inflow's faces would push fluid into a solid cell)
+        for (std::size_t q = 0; q < std::size_t(gn_[1] * gn_[2]); ++q)
+          if (mask[q] == 0.0)
+            throw c.error_at("model", "obstacle", "the obstacle reaches the inflow face x_lo; move it or shrink it so that "
+                                                  "the first column of cells is fluid");
+      make_obstacle_solver(c, box);
+    } else if (!parallel_) {
       solver_ = solvers::TransformPoisson3<T>(ctx_, box);
       ops_ = solver_.stencil();
       solver_note_ = std::string(method == "auto" ? "auto: a 3D box without obstacles on one rank, solved exactly by fast transforms"
@@ -162,12 +220,24 @@ class FluidModel3 final : public Model {
                                                   : "exact, by fast transforms distributed over the ranks") +
                      " (" + distributed_->description() + ")";
     }
+    p_scale_ = params_.rk2 ? 2.0 : 1.0;  // Heun's second stage projects half the step's pressure
     init_.kind = params_.init, init_.amplitude = params_.amplitude;
     for (int d = 0; d < 3; ++d) init_.length[d] = grid_.dx[d] * double(gn_[d]);
     dt_ = StepInput(ctx_);
     for (Field<T, 3>* f : {&u_[0], &u_[1], &u_[2], &u1_[0], &u1_[1], &u1_[2], &u2_[0], &u2_[1], &u2_[2], &centred_[0],
                            &centred_[1], &centred_[2], &vorticity_, &p_, &rhs_, &div_})
       *f = Field<T, 3>(ctx_, grid_), f->fill(T(0));
+    if (has_dye())
+      for (Field<T, 3>* f : {&d_, &d1_, &d2_}) *f = Field<T, 3>(ctx_, grid_), f->fill(T(0));
+    walls_.dye_pattern = params_.dye == "stripes" ? 1 : 0;
+    if (params_.obstacle) {  // the face links in the velocity fields' layout, for the momentum stage
+      host_links_ = solvers::masked_face_links(box, fluid_mask_);
+      fluid_ = Field<T, 3>(ctx_, grid_), fluid_.fill(T(0)), fluid_.copy_from_host(fluid_mask_);
+      for (int d = 0; d < 3; ++d)
+        links_[d] = Field<T, 3>(ctx_, grid_), links_[d].fill(T(0)), links_[d].copy_from_host(host_links_[std::size_t(d)]);
+      if (!same_layout(u_[0].view(), links_[0].view(), links_[1].view(), links_[2].view()))
+        throw Error("fluid3d: the link fields differ in layout from the velocity fields (internal error)");
+    }
     // the kernels read every velocity field at one offset per position (fluid3d_kernels.hpp, Pos)
     if (!same_layout(u_[0].view(), u_[1].view(), u_[2].view(), u1_[0].view(), u1_[1].view(), u1_[2].view(), u2_[0].view(),
                      u2_[1].view(), u2_[2].view()))
@@ -183,6 +253,7 @@ class FluidModel3 final : public Model {
                                ref("w", "m/s", centred_[2]),      ref("vorticity", "1/s", vorticity_)};
     f[0].snapshot = f[1].snapshot = f[2].snapshot = false;  // the state on faces: checkpoints only
     for (std::size_t k = 4; k < f.size(); ++k) f[k].checkpointed = false;  // derived: snapshots only
+    if (has_dye()) f.push_back(ref("dye", "1", d_));
     return f;
   }
 
@@ -191,6 +262,7 @@ class FluidModel3 final : public Model {
     for (int c = 0; c < 3; ++c) {
       if (init_.kind == "taylor_green") {  // separable: one sine and cosine per axis position, not per cell
         initial_taylor_green(c, host);
+        if (params_.obstacle) close_obstacle_faces(c, host);
         u_[c].copy_from_host(host);
         continue;
       }
@@ -204,15 +276,39 @@ class FluidModel3 final : public Model {
             x[c] -= 0.5 * grid_.dx[c];
             host[std::size_t((i * n_[1] + j) * n_[2] + k)] = T(init_.at(c, x[0], x[1], x[2]));
           }
+      if (params_.obstacle) close_obstacle_faces(c, host);
       u_[c].copy_from_host(host);
     }
+    if (has_dye()) initial_dye(host);
     // start from a divergence-free field that satisfies the boundary conditions
-    fill_ghosts(state());
+    fill_ghosts(state(), true);
     dt_.set(1.0), dt_.upload();
     project(state());
     p_.fill(T(0));
     fill_ghosts(state());
     last_dt_ = 0;
+  }
+
+  /// The dye's initial pattern at the cell centres (the 2D model's): 8 stripes across y, or 1
+  /// where x < Lx / 2; host is scratch of the box's size.
+  void initial_dye(std::vector<T>& host) {
+    for (index_t i = 0; i < n_[0]; ++i)
+      for (index_t j = 0; j < n_[1]; ++j)
+        for (index_t k = 0; k < n_[2]; ++k) {
+          const double x = (double(i + sub_.offset[0]) + 0.5) * grid_.dx[0], y = (double(j + sub_.offset[1]) + 0.5) * grid_.dx[1];
+          const double d = params_.dye == "stripes" ? double(int(std::floor(8 * y / init_.length[1])) % 2)
+                                                    : x < 0.5 * init_.length[0] ? 1.0 : 0.0;
+          host[std::size_t((i * n_[1] + j) * n_[2] + k)] = T(d);
+        }
+    d_.copy_from_host(host);
+  }
+
+  /// Sets component c's closed faces (those touching a solid cell; a side's face, which the
+  /// ghost fill sets, too) in host (row-major values of the box) to 0.
+  void close_obstacle_faces(int c, std::vector<T>& host) const {
+    const std::vector<T>& links = host_links_[std::size_t(c)];
+    for (std::size_t q = 0; q < host.size(); ++q)
+      if (links[q] == T(0)) host[q] = T(0);
   }
 
   /// The Taylor-Green vortex's component c on this box's c-faces into host (row-major), as
@@ -239,7 +335,7 @@ class FluidModel3 final : public Model {
   void step(double dt) override {
     last_dt_ = dt;
     dt_.set(dt);
-    if (parallel_) {  // the halo exchanges and transposes go through the host: not recorded
+    if (parallel_ || (obstacle_solver_ && !obstacle_transform_)) {  // halo exchanges, transposes and the CG's stopping test go through the host: not recorded
       dt_.upload(), advance();
       flip();
       return;
@@ -281,12 +377,28 @@ class FluidModel3 final : public Model {
     const double energy = comm_.sum(e.energy), enstrophy = comm_.sum(e.enstrophy);  // (rank order)
     double courant = 0;
     for (int d = 0; d < 3; ++d) courant += last_dt_ * comm_.max(s.s[d]) / grid_.dx[d];
-    return {{"kinetic_energy", "m^5/s^2", 0.5 * cell * energy},
+    std::vector<Diagnostic> d = {{"kinetic_energy", "m^5/s^2", 0.5 * cell * energy},
             {"mean_kinetic_energy", "m^2/s^2", 0.5 * energy / gsize_},
             {"dissipation", "m^2/s^3", params_.nu * enstrophy * cell / volume},
             {"max_divergence", "1/s", comm_.max(double(norm_max(div_)))},
             {"cfl", "", courant},
             {"pressure_residual", "", pressure_residual()}};
+    if (obstacle_solver_) append_obstacle_diagnostics(d);
+    return d;
+  }
+
+  /// The force of the fluid on the obstacle per unit density (ObstacleForce3), and the last
+  /// pressure solve's iterations; ghosts filled.
+  void append_obstacle_diagnostics(std::vector<Diagnostic>& d) {
+    const solvers::MaskedPoisson7<T> ops = obstacle_solver_->stencil();
+    const ForceTriple f = reduce(ctx_, "fluid3d::obstacle_force", cells(),
+                                 ObstacleForce3<T>{state().velocity(), p_.view(), ops, h_, T(params_.nu), T(p_scale_)}, AddForces{},
+                                 ForceTriple{{0.0, 0.0, 0.0}});
+    const double cell = grid_.dx[0] * grid_.dx[1] * grid_.dx[2];
+    d.push_back({"force_x", "m^4/s^2", f.f[0] * cell});
+    d.push_back({"force_y", "m^4/s^2", f.f[1] * cell});
+    d.push_back({"force_z", "m^4/s^2", f.f[2] * cell});
+    d.push_back({"pressure_iterations", "", obstacle_transform_ ? 0.0 : double(obstacle_solver_->last().iterations)});
   }
 
   void prepare_output() override {
@@ -304,13 +416,15 @@ class FluidModel3 final : public Model {
   /// size; otherwise 3 axes x 2 directions x gather, transform and scatter, 24, and the
   /// division 2), projection 3 reads + 3 writes + the pressure read and stored, 8.
   double bytes_per_step() const override {
-    const double solve = solver_.fused() ? 6 : 26;
+    const double solve = obstacle_solver_ ? 26 : solver_.fused() ? 6 : 26;  // (the CG's iterations: not counted)
     const double stage = 6 + 5 + solve + 8;
     const double passes = params_.rk2 ? 2 * stage + 3 : stage;
     return passes * gsize_ * double(sizeof(T));
   }
 
-  std::vector<std::string> plan_notes() const override { return {"pressure solver transform: " + solver_note_}; }
+  std::vector<std::string> plan_notes() const override {
+    return {std::string("pressure solver ") + (obstacle_solver_ && !obstacle_transform_ ? "cg: " : "transform: ") + solver_note_};
+  }
 
   void save_state(std::map<std::string, std::uint64_t>&, std::map<std::string, double>& reals) const override {
     reals["fluid_last_dt"] = last_dt_;
@@ -321,22 +435,26 @@ class FluidModel3 final : public Model {
 
  private:
   Box<3> cells() const { return Box<3>{{0, 0, 0}, {n_[0], n_[1], n_[2]}}; }
-  State<T> state() { return {{&u_[0], &u_[1], &u_[2]}}; }
+  State<T> state() { return {{&u_[0], &u_[1], &u_[2]}, has_dye() ? &d_ : nullptr}; }
+  bool has_dye() const { return params_.dye != "none"; }
 
   double viscous_rate() const {
     double s = 0;
     for (int d = 0; d < 3; ++d) s += 1 / (grid_.dx[d] * grid_.dx[d]);
-    return 2 * params_.nu * s;
+    return 2 * std::max(params_.nu, params_.kappa) * s;
   }
 
   /// The stages of one step from u_ into u1_ (Euler) or u2_ (Heun), dt uploaded: the solvers'
   /// forward Euler and Heun (Shu-Osher form) over the stage "momentum, then projection".
   void advance() {
-    State<T> s0 = state(), s1{{&u1_[0], &u1_[1], &u1_[2]}}, s2{{&u2_[0], &u2_[1], &u2_[2]}};
+    State<T> s0 = state(), s1{{&u1_[0], &u1_[1], &u1_[2]}, has_dye() ? &d1_ : nullptr},
+             s2{{&u2_[0], &u2_[1], &u2_[2]}, has_dye() ? &d2_ : nullptr};
     auto update = [this](State<T>& in, State<T>& out, double, double w, State<T>& base) {
       fill_ghosts(in);
       momentum(in, out, base, w);
-      project(out);
+      // a stage's pressure scales with its weight 1 - w (1, then 1/2 in Heun's second stage):
+      // an iterative solve starts from the last stage's pressure rescaled to this one's
+      project(out, w != 0 ? 0.5 : params_.rk2 ? 2.0 : 1.0);
     };
     if (params_.rk2) solvers::rk2_step(update, s0, s1, s2, dt_.value());
     else solvers::euler_step(update, s0, s1, dt_.value());
@@ -346,14 +464,28 @@ class FluidModel3 final : public Model {
   void momentum(State<T>& in, State<T>& out, State<T>& base, double w) {
     MomentumStage3<T> k{in.velocity(), base.velocity(), {out.c[0]->view(), out.c[1]->view(), out.c[2]->view()},
                         h_, T(params_.nu), T(w), dt_.device(), {}};
-    for (int d = 0; d < 3; ++d) k.closed_low[d] = walls_.side[2 * d] == Side::wall;
+    for (int d = 0; d < 3; ++d) {
+      k.closed_low[d] = walls_.side[2 * d] == Side::wall || walls_.side[2 * d] == Side::inflow;
+      if (params_.obstacle) k.links[d] = links_[d].view();
+    }
+    if (in.dye) k.dye = DyeStage3<T>{in.dye->view(), base.dye->view(), out.dye->view(),
+                                     params_.obstacle ? fluid_.view() : View<const T, 3>{}, T(params_.kappa)};
     for_each(ctx_, "fluid3d::momentum", cells(), k);
   }
 
   /// Fills the ghosts of the three components, dimension by dimension (edges and corners as one
   /// pass each way would), each dimension's shared sides exchanged after its physical rules.
-  void fill_ghosts(const State<T>& s) {
+  /// An outflow face is the zero-gradient prediction when predict (after a momentum stage, for
+  /// the projection to correct), else set so the last cells are divergence-free; then the y and
+  /// z rules run again, for the ghosts that copy it.
+  void fill_ghosts(const State<T>& s, bool predict = false) {
     fill_sides<0>(s), exchange(s, 0);
+    fill_sides<1>(s), exchange(s, 1);
+    fill_sides<2>(s), exchange(s, 2);
+    if (!outflow_ || predict) return;  // (the boxes exchanging along y and z share their x range: all or none of them run this)
+    const T hx = T(grid_.dx[0]);
+    for_each(ctx_, "fluid3d::outflow_face", Box<2>{{0, 0}, {n_[1], n_[2]}},
+             OutflowFace3<T>{s.c[0]->view(), s.c[1]->view(), s.c[2]->view(), n_[0], T(hx / T(grid_.dx[1])), T(hx / T(grid_.dx[2]))});
     fill_sides<1>(s), exchange(s, 1);
     fill_sides<2>(s), exchange(s, 2);
   }
@@ -361,19 +493,35 @@ class FluidModel3 final : public Model {
   void exchange(const State<T>& s, int d) {
     if (!parallel_) return;
     for (int c = 0; c < 3; ++c) halo_.start(*s.c[c], d), halo_.finish(*s.c[c], d);  // (one field in flight at a time)
+    if (s.dye) halo_.start(*s.dye, d), halo_.finish(*s.dye, d);
   }
   /// The ghosts of dimension d's sides, over the other two dimensions' cells and their ghosts when filled before d.
   template <int d>
   void fill_sides(const State<T>& s) {
     constexpr int e = FillSides3<T, d>::e, f = FillSides3<T, d>::f;
     const Box<2> plane{{e < d ? -1 : 0, f < d ? -1 : 0}, {n_[e] + (e < d ? 1 : 0), n_[f] + (f < d ? 1 : 0)}};
-    for_each(ctx_, "fluid3d::fill_sides", plane, FillSides3<T, d>{{s.c[0]->view(), s.c[1]->view(), s.c[2]->view()}, walls_});
+    for_each(ctx_, "fluid3d::fill_sides", plane,
+             FillSides3<T, d>{{s.c[0]->view(), s.c[1]->view(), s.c[2]->view()}, walls_, s.dye ? s.dye->view() : View<T, 3>{}});
   }
 
-  /// Makes the state discretely divergence-free: A p = -div(u) / dt, then u -= dt grad p.
-  void project(const State<T>& s) {
-    fill_ghosts(s);  // the high faces (periodic: the low faces' copies) for the divergence
+  /// Makes the state discretely divergence-free: A p = -div(u) / dt, then u -= dt grad p;
+  /// guess_scale: what the last pressure is multiplied by as the first guess of an iterative solve.
+  void project(const State<T>& s, double guess_scale = 1) {
+    fill_ghosts(s, true);  // the high faces (periodic: the low faces' copies; outflow: predicted) for the divergence
     const View<T, 3> faces[3] = {s.c[0]->view(), s.c[1]->view(), s.c[2]->view()};
+    if (obstacle_solver_) {  // (a solid cell's faces are closed: its divergence, so its right-hand side, is 0)
+      for_each(ctx_, "fluid3d::pressure_rhs", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device()});
+      if (obstacle_transform_) {
+        obstacle_transform_->solve(rhs_.view(), p_.view());
+      } else {
+        if (guess_scale != 1) p_ = p_ * T(guess_scale);
+        obstacle_solver_->solve(rhs_.view(), p_.view());
+      }
+      for_each(ctx_, "fluid3d::project_masked", cells(),
+               Project3<T, View<const T, 3>, solvers::MaskedPoisson7<T>>{{faces[0], faces[1], faces[2]}, p_.view(),
+                                                                         obstacle_solver_->stencil(), h_, dt_.device()});
+      return;
+    }
     if (const fft::FourierMultiplier3<T>* fused = solver_.fused()) {  // gather and scatter inside our own kernels
       const fft::StagedView3<T> staged = fused->staged();
       for_each(ctx_, "fluid3d::pressure_rhs_staged", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device(), staged});
@@ -399,14 +547,43 @@ class FluidModel3 final : public Model {
   /// when every side is a wall or periodic, as the solve drops it); 0 before the first step.
   double pressure_residual() {
     if (last_dt_ == 0) return 0;
-    rhs_ = rhs_ - T(comm_.sum(double(sum(rhs_))) / gsize_);
-    if (parallel_)  // (p's shared ghosts: exchanged by the projection)
-      for_each(ctx_, "fluid3d::pressure_apply_box", cells(), BoxPressure7Apply<T>{box_ops_, p_.view(), div_.view()});
-    else
-      for_each(ctx_, "fluid3d::pressure_apply", cells(), solvers::Poisson7Apply<T>{ops_, p_.view(), div_.view()});
+    if (obstacle_solver_) {  // (one rank) the mean over the fluid cells, as the solve drops it
+      if (singular_) rhs_ = rhs_ - T(double(sum(rhs_)) / fluid_cells_) * fluid_;
+      for_each(ctx_, "fluid3d::pressure_apply_masked", cells(),
+               solvers::MaskedPoisson7Apply<T>{obstacle_solver_->stencil(), p_.view(), div_.view()});
+    } else {
+      if (singular_) rhs_ = rhs_ - T(comm_.sum(double(sum(rhs_))) / gsize_);
+      if (parallel_)  // (p's shared ghosts: exchanged by the projection)
+        for_each(ctx_, "fluid3d::pressure_apply_box", cells(), BoxPressure7Apply<T>{box_ops_, p_.view(), div_.view()});
+      else
+        for_each(ctx_, "fluid3d::pressure_apply", cells(), solvers::Poisson7Apply<T>{ops_, p_.view(), div_.view()});
+    }
     div_ = rhs_ - div_;
     const double b = std::sqrt(comm_.sum(double(dot(rhs_, rhs_))));
     return b > 0 ? std::sqrt(comm_.sum(double(dot(div_, div_)))) / b : 0.0;
+  }
+
+  /// The pressure solver around the obstacle (fluid_mask_ set), its tolerance from the config,
+  /// and what --dry-run says of it. Until an exact solve of the masked operator is available,
+  /// conjugate gradients preconditioned by the diagonal.
+  void make_obstacle_solver(const io::Config& c, const solvers::PoissonBox3& box) {
+    obstacle_solver_ = std::make_unique<solvers::ObstacleCgPoisson3<T>>(ctx_, box, fluid_mask_);  // (its operator serves the projection either way)
+    obstacle_solver_->set_tolerance(c.real("model", "pressure_tol"), int(c.integer("model", "pressure_max_iterations")));
+    const std::string method = c.string("model", "pressure_solver");
+    const std::string no_transform = solvers::obstacle_transform_unsupported(solvers::transform_box(box), fluid_mask_);
+    if (method != "cg" && no_transform.empty()) {
+      obstacle_transform_ = std::make_unique<solvers::ObstacleTransformPoisson3<T>>(ctx_, box, fluid_mask_);
+      solver_note_ = std::string(method == "auto" ? "auto: an obstacle in a transformable box on one rank: the box's exact "
+                                                    "transform solve with a capacitance correction on the obstacle's surface"
+                                                  : "exact, by the box's transform solve with a capacitance correction") +
+                     " (" + obstacle_transform_->description() + ")";
+      return;
+    }
+    if (method == "transform")
+      throw c.error_at("model", "pressure_solver", "the transform solve cannot take this obstacle: " + no_transform +
+                                                       "; use pressure_solver = \"auto\" or \"cg\"");
+    solver_note_ = std::string(method == "auto" ? "auto: cg, since " + no_transform : "cg, to pressure_tol") + " (" +
+                   obstacle_solver_->description() + ")";
   }
 
   /// The distributed transform solve of box's problem over the decomposition's boxes, and this
@@ -439,6 +616,7 @@ class FluidModel3 final : public Model {
   void flip() {
     parity_ ^= 1;
     for (int c = 0; c < 3; ++c) std::swap(u_[c], params_.rk2 ? u2_[c] : u1_[c]);
+    std::swap(d_, params_.rk2 ? d2_ : d1_);
   }
 
   Context ctx_;
@@ -459,12 +637,22 @@ class FluidModel3 final : public Model {
   std::unique_ptr<solvers::DistributedTransformPoisson<T, 3>> distributed_;  // several ranks
   BoxPressure7<T> box_ops_;                                                  // several ranks: this box's operator
   std::string solver_note_;
+  bool outflow_ = false;   // this box has the x_hi outflow
+  bool singular_ = true;   // no Dirichlet side (no outflow): the pressure is known up to a constant
+  std::vector<T> fluid_mask_;                                           // obstacles: the grid's fluid (1) and solid (0) cells
+  std::array<std::vector<T>, 3> host_links_;                            // obstacles: the low-face links (host)
+  Field<T, 3> links_[3], fluid_;                                        // the same, in the velocity fields' layout
+  double fluid_cells_ = 1;
+  std::unique_ptr<solvers::ObstacleCgPoisson3<T>> obstacle_solver_;    // obstacles: the operator, and its CG solve
+  std::unique_ptr<solvers::ObstacleTransformPoisson3<T>> obstacle_transform_;  // obstacles: the exact solve, where it applies
+  double p_scale_ = 1;     // the physical pressure over the last stage's (the force on the obstacle)
   StepInput dt_;  // the step's dt, read by the kernels from memory
   Recorded recorded_[2];  // the step per buffer parity (steps swap buffers)
   int parity_ = 0;
   double last_dt_ = 0;
   Field<T, 3> u_[3], u1_[3], u2_[3];  // the state, and the stages' outputs
   Field<T, 3> centred_[3], vorticity_;  // derived, for snapshots
+  Field<T, 3> d_, d1_, d2_;             // the passive dye: the state and the stages' outputs
   Field<T, 3> p_, rhs_, div_;
 };
 

@@ -10,14 +10,16 @@
 // loop indices over the views, the CPU's momentum stage ran several times slower).
 #include "core/mesh/grid.hpp"
 #include "core/numerics/spectral/multiplier3.hpp"
+#include "solvers/obstacle_poisson3.hpp"
 #include "solvers/transform_poisson.hpp"
 
 namespace sim::fluid3d {
 
 /// What one side of a rank's box is (sides ordered x-low, x-high, y-low, y-high, z-low,
-/// z-high): a wall, periodic (the dimension wraps within the box), or internal (shared with
-/// another rank, or periodic across ranks: the halo exchange fills its ghosts).
-enum class Side { wall, periodic, internal };
+/// z-high): a wall, periodic (the dimension wraps within the box), internal (shared with
+/// another rank, or periodic across ranks: the halo exchange fills its ghosts), an inflow
+/// (x-low) or an outflow (x-high).
+enum class Side { wall, periodic, internal, inflow, outflow };
 
 /// A cell or face position: its indices, and its offset in the one layout every velocity
 /// field of the model shares (same shape, same ghosts, strides s), so that reaching a
@@ -162,6 +164,39 @@ SIM_INLINE T pressure_gradient(const Ops& ops, const P& p, const T* pc, T centre
   return (centre - below) * h.inv_h[c];
 }
 
+/// The donor-cell flux of the dye d through the low c-face of cell q (the upwind cell's value).
+template <int c, class T>
+SIM_INLINE T dye_flux(const Velocity<T>& vel, const View<const T, 3>& d, const Pos& q) {
+  const T u = at(vel.c[c], q);
+  return u > T(0) ? u * at(d, q.template shift<c>(-1)) : u * at(d, q);
+}
+
+/// The dye's rate of change in cell q: diffusion kappa lap(d) less the net donor-cell flux out
+/// (bounded and conservative, as the 2D model's rhs_d).
+template <class T>
+SIM_INLINE T dye_rate(const Velocity<T>& vel, const View<const T, 3>& d, const Pos& q, const Spacing3<T>& h, T kappa) {
+  const T fx = dye_flux<0>(vel, d, q.template shift<0>(1)) - dye_flux<0>(vel, d, q);
+  const T fy = dye_flux<1>(vel, d, q.template shift<1>(1)) - dye_flux<1>(vel, d, q);
+  const T fz = dye_flux<2>(vel, d, q.template shift<2>(1)) - dye_flux<2>(vel, d, q);
+  return kappa * laplacian(d, q, h) - fx * h.inv_h[0] - fy * h.inv_h[1] - fz * h.inv_h[2];
+}
+
+/// The passive dye's part of a stage (trivially copyable; out.ptr null: no dye): out = w base +
+/// (1 - w) (in + dt dye_rate(in)), 0 in solid cells. Its fields have the velocity layout.
+template <class T>
+struct DyeStage3 {
+  View<const T, 3> in, base;
+  View<T, 3> out;
+  View<const T, 3> fluid;  ///< with obstacles: 1 fluid, 0 solid
+  T kappa = 0;
+  /// The cell q's new dye (a = 1 - w, step = a dt).
+  SIM_INLINE T value(const Velocity<T>& vel, const Pos& q, const Spacing3<T>& h, T w, T a, T step) const {
+    if (fluid.ptr && at(fluid, q) == T(0)) return T(0);
+    const T rate = dye_rate(vel, in, q, h, kappa);
+    return (w != T(0) ? w * at(base, q) : T(0)) + a * at(in, q) + step * rate;
+  }
+};
+
 /// One explicit stage: out = w base + (1 - w) (in + dt (nu lap(in) - adv(in))) on every face
 /// of the cells, closed faces (a wall's normal face at index 0) 0. Shu-Osher form: w = 0
 /// forward Euler, w = 1/2 Heun's second stage. dt is read from memory (StepInput).
@@ -172,11 +207,14 @@ struct MomentumStage3 {
   Spacing3<T> h;
   T nu, w;
   const double* dt;
-  bool closed_low[3];  ///< dimension d's low side is a wall: its face 0 carries no flow
+  bool closed_low[3];  ///< dimension d's low side is a wall or an inflow: its face 0 is set by the ghost fill
+  View<const T, 3> links[3] = {};  ///< with obstacles: each cell's low-face links (0: closed), in the velocity layout
+  DyeStage3<T> dye{};              ///< the dye's update alongside (dye.out.ptr null: none)
   /// Component c at face q, new value.
   template <int c>
   SIM_INLINE T component(const Pos& q, T a, T step) const {
     if (closed_low[c] && q.p[c] == 0) return T(0);
+    if (links[c].ptr && at(links[c], q) == T(0)) return T(0);
     const T rate = nu * laplacian(in.c[c], q, h) - advection<c>(in, q, h);
     return (w != T(0) ? w * at(base.c[c], q) : T(0)) + a * at(in.c[c], q) + step * rate;
   }
@@ -186,7 +224,9 @@ struct MomentumStage3 {
     const Pos q = position(in.c[0], i, j, k);
     const T a = T(1) - w, step = a * T(*dt);
     const T u = component<0>(q, a, step), v = component<1>(q, a, step), x = component<2>(q, a, step);
+    const T d = dye.out.ptr ? dye.value(in, q, h, w, a, step) : T(0);
     ref(out[0], q) = u, ref(out[1], q) = v, ref(out[2], q) = x;
+    if (dye.out.ptr) ref(dye.out, q) = d;
   }
 };
 
@@ -255,6 +295,20 @@ struct BoxPressure7Apply {
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { out(i, j, k) = s.apply(p, i, j, k); }
 };
 
+/// The link of the c-face q (q.p[c] < n[c]) of each pressure operator: 0 closes the face.
+template <int c, class T>
+SIM_INLINE T face_link(const solvers::Poisson7<T>& ops, const Pos& q) {
+  return ops.link(c, q.p[c]);
+}
+template <int c, class T>
+SIM_INLINE T face_link(const BoxPressure7<T>& ops, const Pos& q) {
+  return ops.link(c, q.p[c]);
+}
+template <int c, class T>
+SIM_INLINE T face_link(const solvers::MaskedPoisson7<T>& ops, const Pos& q) {
+  return ops.links[c](q.p[0], q.p[1], q.p[2]);
+}
+
 /// u_c -= dt grad_c p on every open face of the cells (a wall's face 0 is closed: link 0).
 /// p is a field's view, or the fused transform solve's staged result, which `store` (when
 /// set) then receives: the solve's scatter fused into the projection. Ops: the whole grid's
@@ -271,7 +325,7 @@ struct Project3 {
   template <int c>
   SIM_INLINE T component(const Pos& q, const T* pc, T centre, T dt_) const {
     const T u = at(View<const T, 3>(vel[c]), q);
-    return ops.link(c, q.p[c]) != T(0) ? u - dt_ * pressure_gradient<c>(ops, p, pc, centre, q, h) : u;
+    return face_link<c>(ops, q) != T(0) ? u - dt_ * pressure_gradient<c>(ops, p, pc, centre, q, h) : u;
   }
   /// All reads before the writes (see MomentumStage3).
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
@@ -290,17 +344,52 @@ struct Walls3 {
   Side side[6] = {Side::wall, Side::wall, Side::wall, Side::wall, Side::wall, Side::wall};
   T wall_velocity[6][3] = {};  ///< each wall's velocity (its tangential components; the normal one is 0)
   index_t n[3] = {1, 1, 1};
+  T inflow_velocity = 1;    ///< the inflow's mean velocity (along +x)
+  bool parabolic = false;   ///< inflow profile: the plane channel's 6 U y (L - y) / L^2 across y (mean U), else uniform U
+  index_t oy = 0, ny_global = 1;  ///< global index of the box's first y row, and the whole grid's rows
+  T hy = 1;
+  int dye_pattern = 0;  ///< the dye the inflow carries: 0 none, 1 stripes (8 across y, as in 2D)
+  /// The dye the inflow carries at (local) row j.
+  SIM_INLINE T inflow_dye(index_t j) const { return dye_pattern == 1 ? T(((j + oy) * 8 / ny_global) % 2) : T(0); }
+  /// The inflow's velocity at the centre of (local) row j (the same along z).
+  SIM_INLINE T inflow_at(index_t j) const {
+    if (!parabolic) return inflow_velocity;
+    const T L = T(ny_global) * hy, y = (T(j + oy) + T(0.5)) * hy;
+    return T(6) * inflow_velocity * y * (L - y) / (L * L);
+  }
 };
 
 /// Fills the ghosts of dimension d's two sides for all three components, over the other two
 /// dimensions' cells and the ghosts of the dimensions filled before it (d' < d), so that edges
 /// and corners get what a dimension-by-dimension fill gives. Periodic: copies across; wall:
 /// the normal face 0 (both ends), each tangential ghost the reflection about the wall velocity;
-/// internal: nothing (the halo exchange of dimension d follows).
+/// inflow (a low side): the normal faces the inflow velocity, the tangential velocity 0 on the
+/// face; outflow (a high side): zero gradient (the normal face is the last inner face's, the
+/// momentum prediction that OutflowFace3 replaces after a projection); internal: nothing (the
+/// halo exchange of dimension d follows). The 2D model's rules (fluid_kernels.hpp, FillXSides).
 template <class T, int d>
 struct FillSides3 {
   View<T, 3> vel[3];
   Walls3<T> b;
+  View<T, 3> dye{};  ///< the passive dye (ptr null: none): copied across a periodic side, zero gradient at walls and the outflow, the inflow's stripes
+  /// The dye at index x along d, (r, s) along e and f.
+  SIM_INLINE T& dye_ref(index_t x, index_t r, index_t s) const {
+    if constexpr (d == 0) return dye(x, r, s);
+    else if constexpr (d == 1) return dye(r, x, s);
+    else return dye(r, s, x);
+  }
+  /// The dye's ghosts on both sides.
+  SIM_INLINE void dye_ghosts(index_t r, index_t s) const {
+    const index_t n = b.n[d];
+    const Side lo = b.side[2 * d], hi = b.side[2 * d + 1];
+    if (lo == Side::periodic) {
+      dye_ref(-1, r, s) = dye_ref(n - 1, r, s), dye_ref(n, r, s) = dye_ref(0, r, s);
+      return;
+    }
+    if (lo == Side::inflow) dye_ref(-1, r, s) = b.inflow_dye(r);  // (an inflow is an x side: r indexes y)
+    else if (lo != Side::internal) dye_ref(-1, r, s) = dye_ref(0, r, s);
+    if (hi != Side::internal) dye_ref(n, r, s) = dye_ref(n - 1, r, s);
+  }
   static constexpr int e = d == 0 ? 1 : 0, f = d == 2 ? 1 : 2;  ///< the other two dimensions, in order
   /// Component c at index x along d, (r, s) along e and f.
   SIM_INLINE T& ref(int c, index_t x, index_t r, index_t s) const {
@@ -316,18 +405,79 @@ struct FillSides3 {
       ref(c, -1, r, s) = ref(c, n - 1, r, s), ref(c, n, r, s) = ref(c, 0, r, s);
       return;
     }
-    const bool low = b.side[2 * d] == Side::wall, high = b.side[2 * d + 1] == Side::wall;  // (internal: the halo's)
+    const Side lo = b.side[2 * d], hi = b.side[2 * d + 1];  // (internal: the halo's)
     if constexpr (c == d) {
-      if (low) ref(c, 0, r, s) = T(0), ref(c, -1, r, s) = n > 1 ? -ref(c, 1, r, s) : T(0);
-      if (high) ref(c, n, r, s) = T(0);
+      if (lo == Side::wall) ref(c, 0, r, s) = T(0), ref(c, -1, r, s) = n > 1 ? -ref(c, 1, r, s) : T(0);
+      if (lo == Side::inflow) {
+        const T inflow = b.inflow_at(r);  // (an inflow is an x side: r indexes y)
+        ref(c, 0, r, s) = inflow, ref(c, -1, r, s) = inflow;
+      }
+      if (hi == Side::wall) ref(c, n, r, s) = T(0);
+      if (hi == Side::outflow) ref(c, n, r, s) = ref(c, n - 1, r, s);
     } else {
-      if (low) ref(c, -1, r, s) = T(2) * b.wall_velocity[2 * d][c] - ref(c, 0, r, s);
-      if (high) ref(c, n, r, s) = T(2) * b.wall_velocity[2 * d + 1][c] - ref(c, n - 1, r, s);
+      if (lo == Side::wall) ref(c, -1, r, s) = T(2) * b.wall_velocity[2 * d][c] - ref(c, 0, r, s);
+      if (lo == Side::inflow) ref(c, -1, r, s) = -ref(c, 0, r, s);
+      if (hi == Side::wall) ref(c, n, r, s) = T(2) * b.wall_velocity[2 * d + 1][c] - ref(c, n - 1, r, s);
+      if (hi == Side::outflow) ref(c, n, r, s) = ref(c, n - 1, r, s);
     }
   }
   /// (r, s) index the other two dimensions; they run from -1 where already filled.
   SIM_INLINE void operator()(index_t r, index_t s) const {
     component<0>(r, s), component<1>(r, s), component<2>(r, s);
+    if (dye.ptr) dye_ghosts(r, s);
+  }
+};
+
+/// The outflow face u(nx, j, k) of the x-high side, for (j, k) in the box's rows: set so that
+/// the last cell is divergence-free (the 2D model's rule with the z term), after a projection.
+template <class T>
+struct OutflowFace3 {
+  View<T, 3> u;
+  View<const T, 3> v, w;
+  index_t nx;
+  T hx_hy, hx_hz;  ///< hx / hy, hx / hz
+  SIM_INLINE void operator()(index_t j, index_t k) const {
+    const index_t i = nx - 1;
+    u(nx, j, k) = u(i, j, k) - hx_hy * (v(i, j + 1, k) - v(i, j, k)) - hx_hz * (w(i, j, k + 1) - w(i, j, k));
+  }
+};
+
+/// The force of the fluid on the obstacle, per unit density (a triple of sums over faces).
+struct ForceTriple {
+  double f[3];
+};
+
+/// The force on the obstacle from the faces of cell (i, j, k) that the obstacle closes (link 0
+/// where the box's operator has an open face): on such a face the momentum equation's rate
+/// nu lap(u_c) - div(u u_c) - d_c p is what the no-slip condition removes, so the body takes
+/// it (its sum over the closed faces, times a cell's volume, is the force; the pressure part is
+/// the pressure on the obstacle's faces, the viscous part the shear of the faces next to it).
+/// p_scale turns the last stage's pressure into the physical one (2 after Heun's second stage).
+template <class T>
+struct ObstacleForce3 {
+  Velocity<T> vel;
+  View<const T, 3> p;
+  solvers::MaskedPoisson7<T> ops;
+  Spacing3<T> h;
+  T nu, p_scale;
+  template <int c>
+  SIM_INLINE double component(const Pos& q, const T* pc, T centre) const {
+    if (face_link<c>(ops, q) != T(0) || ops.box.link(c, q.p[c]) == T(0)) return 0.0;
+    const T grad = pressure_gradient<c>(ops, p, pc, centre, q, h);
+    return double(nu * laplacian(vel.c[c], q, h) - advection<c>(vel, q, h) - p_scale * grad);
+  }
+  SIM_INLINE ForceTriple operator()(index_t i, index_t j, index_t k) const {
+    const Pos q = position(vel.c[0], i, j, k);
+    const T* pc = p.ptr + p.offset(i, j, k);
+    const T centre = *pc;
+    return ForceTriple{{component<0>(q, pc, centre), component<1>(q, pc, centre), component<2>(q, pc, centre)}};
+  }
+};
+
+/// Componentwise sum.
+struct AddForces {
+  SIM_INLINE ForceTriple operator()(const ForceTriple& a, const ForceTriple& b) const {
+    return ForceTriple{{a.f[0] + b.f[0], a.f[1] + b.f[1], a.f[2] + b.f[2]}};
   }
 };
 

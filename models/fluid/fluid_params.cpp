@@ -1,5 +1,6 @@
 // The 2D fluid's config read into FluidParams (fluid_params.hpp).
 #include "models/fluid/fluid_params.hpp"
+#include "models/fluid/obstacle_mask.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -85,10 +86,14 @@ void add_model_keys(io::Schema& schema) {
   p(Param::string("init", "rest").one_of({"rest", "uniform", "taylor_green"})
      .says("initial velocity: rest, uniform (init_velocity along x) or the Taylor-Green vortex"));
   p(Param::real("init_velocity", 1.0).in("m/s").says("amplitude of the initial velocity"));
-  p(Param::string("obstacle", "none").one_of({"none", "cylinder", "box"}).says("solid obstacle (no-slip)"));
-  p(Param::reals("obstacle_center", {0.5, 0.5}).in("m").says("obstacle centre [x, y]"));
-  p(Param::real("obstacle_radius", 0.1).at_least(0).in("m").says("cylinder radius"));
-  p(Param::reals("obstacle_size", {0.2, 0.2}).at_least(0).in("m").says("box [width, height]"));
+  p(Param::string("obstacle", "none").one_of({"none", "cylinder", "sphere", "box", "mask"})
+     .says("solid obstacle (no-slip): cylinder (in 3D along z), sphere (3D), box, or mask (0 solid / 1 fluid cells "
+           "from obstacle_file)"));
+  p(Param::reals("obstacle_center", {0.5, 0.5}).in("m").says("obstacle centre [x, y] (3D: [x, y, z])"));
+  p(Param::real("obstacle_radius", 0.1).at_least(0).in("m").says("cylinder or sphere radius"));
+  p(Param::reals("obstacle_size", {0.2, 0.2}).at_least(0).in("m").says("box [width, height] (3D: [x, y, z] lengths)"));
+  p(Param::string("obstacle_file", "").says("obstacle = \"mask\": a simkit snapshot or checkpoint holding the mask field"));
+  p(Param::string("obstacle_dataset", "mask").says("obstacle = \"mask\": the field of obstacle_file (shape grid.cells)"));
   p(Param::string("dye", "none").one_of({"none", "stripes", "half"})
      .says("passive scalar: initial pattern (stripes also stream in through an inflow)"));
   p(Param::real("dye_diffusivity", 0.0).at_least(0).in("m^2/s").says("diffusivity of the dye"));
@@ -155,6 +160,7 @@ double start_speed_scale(const FluidParams& p) {
 std::vector<double> obstacle_mask(const io::Config& c, const Grid<2>& global) {
   const std::string kind = c.string("model", "obstacle");
   if (kind == "none") return {};
+  if (kind == "mask" || kind == "sphere") return obstacle_fluid_mask<2>(c, global);  // (the shared reader: a mask file, or the refusal of a sphere)
   const std::vector<double>& centre = c.reals("model", "obstacle_center");
   const std::vector<double>& size = c.reals("model", "obstacle_size");
   if (centre.size() != 2) throw c.error_at("model", "obstacle_center", "expected 2 coordinates [x, y]");

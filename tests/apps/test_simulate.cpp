@@ -147,6 +147,34 @@ TEST(Simulate, BadRunsExitTwoWithAClearMessage) {
   EXPECT_NE(unwritable.err.find("cannot create or write the output directory"), std::string::npos) << unwritable.err;
 }
 
+// A 3D fluid run with an obstacle mask that cannot be used (no such file, a dataset of another
+// shape) exits 2 naming the file and model.obstacle_file, and writes nothing.
+TEST(Simulate, BadObstacleMaskExitsTwoNamingFileAndKey) {
+  const std::string dir = scratch("badmask"), out = dir + "/out";
+  const std::string config = "'" + source_dir + "/configs/sphere.toml' --quiet grid.cells=[32,16,16] ";
+  const std::string sphere = config + "--output '" + out + "' ";
+  Result made = run(config + "run.end_time=0.1 output.every_time=0.1 --output '" + dir + "/mask'");
+  ASSERT_EQ(made.code, 0) << made.err;
+  std::string snapshot;
+  for (const auto& e : fs::directory_iterator(dir + "/mask"))
+    if (e.path().filename().string().rfind("snapshot_", 0) == 0) snapshot = e.path().string();
+  ASSERT_FALSE(snapshot.empty());
+  struct Case {
+    std::string args, want;
+  } cases[] = {
+      {"model.obstacle=mask model.obstacle_file=" + dir + "/nomask.h5", dir + "/nomask.h5"},
+      {"model.obstacle=mask model.obstacle_file=" + snapshot + " model.obstacle_dataset=u grid.cells=[64,16,16]",
+       "has shape (32, 16, 16) but the grid has (64, 16, 16)"},
+  };
+  for (const Case& c : cases) {
+    Result r = run(sphere + c.args);
+    EXPECT_EQ(r.code, 2) << c.args << ": " << r.err;
+    EXPECT_NE(r.err.find("obstacle_file"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.want), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out)) << c.args;
+  }
+}
+
 // The fluid's boundaries moved to [boundary] (the face names every model uses): a config with
 // the former [model] keys exits 2 naming the key that replaced each, and writes nothing.
 TEST(Simulate, FormerFluidSideKeysExitTwoNamingTheNewOnes) {

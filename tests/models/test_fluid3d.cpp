@@ -3,7 +3,7 @@
 // in space and at the scheme's order in time; a flow that does not vary along a periodic z
 // matches the 2D model (walls and a moving lid); the 3D Taylor-Green vortex starts with its
 // known energy and stays divergence-free; restarts are bit for bit; what the 3D model does not
-// do yet is refused at the config key.
+// do yet is refused at the config key. (Inflow, outflow, obstacles and the dye: fluid/test_fluid3d_obstacles.cpp.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -258,12 +258,9 @@ TYPED_TEST(Fluid3d, WhatIsNotDoneIn3dIsRefusedAtItsKey) {
     const char* model;
     const char* boundary;
     const char* key;
-  } cases[] = {{"obstacle = \"box\"", "", "obstacle"},
-               {"dye = \"half\"", "", "dye"},
-               {"viscous_scheme = \"implicit\"", "", "viscous_scheme"},
+  } cases[] = {{"viscous_scheme = \"implicit\"", "", "viscous_scheme"},
                {"advection = \"upwind\"", "", "advection"},
-               {"pressure_solver = \"mg_cg\"", "", "pressure_solver"},
-               {"", "x_lo = \"inflow\"\nx_lo_value = 1.0\nx_hi = \"outflow\"", "x_lo"}};
+               {"pressure_solver = \"mg_cg\"", "", "pressure_solver"}};
   for (const auto& c : cases) {
     const std::string msg = config_error(this->ctx, c.model, c.boundary);
     EXPECT_NE(msg.find(c.key), std::string::npos) << msg;

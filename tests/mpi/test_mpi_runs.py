@@ -442,6 +442,35 @@ class Fluid(Case):
             self.compare_dirs("whole", out)
 
 
+# A 3D channel: a parabolic inflow carrying stripes of dye, an outflow, walls on y, periodic z.
+FLUID3D_CHANNEL = """
+[run]
+model = "fluid"
+backend = "cpu"
+steps = 8
+cfl = 0.5
+[grid]
+cells = [16, 8, 6]
+length = [2.0, 1.0, 0.75]
+[model]
+viscosity = 0.02
+time_scheme = "rk2"
+inflow_profile = "parabolic"
+dye = "stripes"
+dye_diffusivity = 0.002
+[boundary]
+x_lo = "inflow"
+x_lo_value = 1.0
+x_hi = "outflow"
+y_lo = "wall"
+y_hi = "wall"
+z_lo = "periodic"
+z_hi = "periodic"
+[output]
+every = 4
+"""
+
+
 class Fluid3D(Case):
     """The 3D fluid split over ranks equals the one-process run to rounding: the distributed
     transform solve equals the one-rank solve to rounding, the rest is the same arithmetic. Fields
@@ -487,6 +516,20 @@ class Fluid3D(Case):
         # a periodic dimension split over the ranks (its wrap through the halo), walls on the others
         self.across_splits(FLUID3D_CAVITY, ((4, "[1, 1, 4]"), (3, "[3, 1, 1]")), "boundary.z_lo=\"periodic\"",
                            "boundary.z_hi=\"periodic\"")
+
+    def test_channel_inflow_outflow_dye_np2_np3_np4(self):
+        # the inflow and the outflow on different ranks (x slabs), the parabola and the outflow's
+        # continuity rule across a y split, the periodic z split
+        self.across_splits(FLUID3D_CHANNEL, ((2, "[2, 1, 1]"), (3, "[1, 1, 3]"), (4, "[2, 2, 1]")))
+
+    def test_obstacle_on_several_ranks_is_refused(self):
+        c = self.config("fluid3d", FLUID3D_CHANNEL.replace('dye = "stripes"', 'obstacle = "sphere"\nobstacle_center = [0.5, 0.5, 0.375]\nobstacle_radius = 0.2'))
+        p = subprocess.run([MPIEXEC, "--oversubscribe", "-np", "2", SIMULATE, c, "--output", os.path.join(self.dir, "refused")],
+                           env=ENV, capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("obstacle", p.stderr)
+        self.assertIn("one rank", p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "refused", "diagnostics.csv")))
 
     def test_restart_from_2_ranks_on_3_and_4_on_1(self):
         self.restart_across(FLUID3D_TAYLOR_GREEN.replace("steps = 6", "steps = 8").replace("[checkpoint]\nevery = 3\n",
