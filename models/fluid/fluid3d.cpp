@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +30,7 @@
 #include "models/field_ref.hpp"
 #include "models/fluid/fluid3d_kernels.hpp"
 #include "solvers/distributed_transform.hpp"
+#include "solvers/multigrid3.hpp"
 #include "solvers/time_integrators.hpp"
 #include "solvers/transform_poisson.hpp"
 
@@ -82,9 +84,9 @@ struct Parameters {
     if (c.string("model", "advection") != "central")
       refuse("model", "advection", "upwind-blended advection", "set advection = \"central\"");
     const std::string solver = c.string("model", "pressure_solver");
-    if (solver != "auto" && solver != "transform")
+    if (solver != "auto" && solver != "transform" && solver != "mg_cg")
       refuse("model", "pressure_solver", "the " + solver + " pressure solver",
-             "use pressure_solver = \"transform\" (or \"auto\"), which solves the obstacle-free box exactly");
+             "use pressure_solver = \"transform\" (or \"auto\"), which solves the obstacle-free box exactly, or \"mg_cg\"");
     for (const std::string face : {"default", "x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"}) {
       if (!c.is_set("boundary", face)) continue;
       const std::string kind = c.string("boundary", face);
@@ -148,20 +150,7 @@ class FluidModel3 final : public Model {
       for (int k = 0; k < 3; ++k) walls_.wall_velocity[s][k] = T(params_.wall_velocity[s][k]);
       box.sides[s] = params_.side[s] == Side::periodic ? solvers::PressureSide::periodic : solvers::PressureSide::neumann;
     }
-    const std::string method = c.string("model", "pressure_solver");
-    if (!parallel_) {
-      solver_ = solvers::TransformPoisson3<T>(ctx_, box);
-      ops_ = solver_.stencil();
-      solver_note_ = std::string(method == "auto" ? "auto: a 3D box without obstacles on one rank, solved exactly by fast transforms"
-                                                  : "exact, by fast transforms") +
-                     " (" + solver_.description() + ")";
-    } else {
-      make_distributed_solver(setup, box);
-      solver_note_ = std::string(method == "auto" ? "auto: a 3D box without obstacles, solved exactly by fast transforms "
-                                                    "distributed over the ranks by all-to-all transposes"
-                                                  : "exact, by fast transforms distributed over the ranks") +
-                     " (" + distributed_->description() + ")";
-    }
+    choose_pressure_solver(setup, box);
     init_.kind = params_.init, init_.amplitude = params_.amplitude;
     for (int d = 0; d < 3; ++d) init_.length[d] = grid_.dx[d] * double(gn_[d]);
     dt_ = StepInput(ctx_);
@@ -239,7 +228,7 @@ class FluidModel3 final : public Model {
   void step(double dt) override {
     last_dt_ = dt;
     dt_.set(dt);
-    if (parallel_) {  // the halo exchanges and transposes go through the host: not recorded
+    if (parallel_ || mg_cg_) {  // the halo exchanges, transposes and CG's stopping test go through the host: not recorded
       dt_.upload(), advance();
       flip();
       return;
@@ -310,7 +299,9 @@ class FluidModel3 final : public Model {
     return passes * gsize_ * double(sizeof(T));
   }
 
-  std::vector<std::string> plan_notes() const override { return {"pressure solver transform: " + solver_note_}; }
+  std::vector<std::string> plan_notes() const override {
+    return {std::string("pressure solver ") + (mg_cg_ ? "mg_cg: " : "transform: ") + solver_note_};
+  }
 
   void save_state(std::map<std::string, std::uint64_t>&, std::map<std::string, double>& reals) const override {
     reals["fluid_last_dt"] = last_dt_;
@@ -390,7 +381,8 @@ class FluidModel3 final : public Model {
                Project3<T, View<const T, 3>, BoxPressure7<T>>{{faces[0], faces[1], faces[2]}, p_.view(), box_ops_, h_, dt_.device()});
       return;
     }
-    solver_.solve(rhs_, p_);
+    if (mg_cg_) solve_mg_cg();
+    else solver_.solve(rhs_, p_);
     for_each(ctx_, "fluid3d::project", cells(),
              Project3<T>{{faces[0], faces[1], faces[2]}, p_.view(), ops_, h_, dt_.device()});
   }
@@ -407,6 +399,63 @@ class FluidModel3 final : public Model {
     div_ = rhs_ - div_;
     const double b = std::sqrt(comm_.sum(double(dot(rhs_, rhs_))));
     return b > 0 ? std::sqrt(comm_.sum(double(dot(div_, div_)))) / b : 0.0;
+  }
+
+  /// The pressure solver the config names for box (its operator in ops_, the plan note in
+  /// solver_note_): the transform solve (auto, transform; one rank or distributed) or mg_cg
+  /// (one rank; throws ConfigError on several).
+  void choose_pressure_solver(const ModelSetup& setup, const solvers::PoissonBox3& box) {
+    const io::Config& c = *setup.config;
+    const std::string method = c.string("model", "pressure_solver");
+    if (method == "mg_cg") {
+      if (parallel_)
+        throw c.error_at("model", "pressure_solver", "mg_cg in 3D runs on one rank, and this run is split over " +
+                                                         std::to_string(setup.decomposition.ranks()) +
+                                                         "; use pressure_solver = \"transform\"");
+      pressure_tol_ = c.real("model", "pressure_tol");
+      pressure_max_iterations_ = int(c.integer("model", "pressure_max_iterations"));
+      try {
+        mg_cg_ = std::make_unique<solvers::PoissonMgCg3<T>>(ctx_, solvers::poisson3_grid<T>(box));
+      } catch (const Error& e) {  // a grid that does not halve far enough
+        throw c.error_at("model", "pressure_solver", e.what());
+      }
+      ops_ = solvers::Poisson7<T>::of(box);
+      const solvers::Multigrid3<T>& mg = mg_cg_->multigrid();
+      char tol[32];
+      std::snprintf(tol, sizeof tol, "%g", pressure_tol_);
+      solver_note_ = "as asked, CG preconditioned by one multigrid V-cycle (" + std::to_string(mg.levels()) + " levels: " +
+                     mg.description() + ", the last solved directly; " + std::to_string(mg.smoothing()) +
+                     " red-black sweep(s) each way) to pressure_tol = " + tol +
+                     "; \"transform\" solves this box exactly in one pass";
+      return;
+    }
+    if (!parallel_) {
+      solver_ = solvers::TransformPoisson3<T>(ctx_, box);
+      ops_ = solver_.stencil();
+      solver_note_ = std::string(method == "auto" ? "auto: a 3D box without obstacles on one rank, solved exactly by fast transforms"
+                                                  : "exact, by fast transforms") +
+                     " (" + solver_.description() + ")";
+    } else {
+      make_distributed_solver(setup, box);
+      solver_note_ = std::string(method == "auto" ? "auto: a 3D box without obstacles, solved exactly by fast transforms "
+                                                    "distributed over the ranks by all-to-all transposes"
+                                                  : "exact, by fast transforms distributed over the ranks") +
+                     " (" + distributed_->description() + ")";
+    }
+  }
+
+  /// p = A^-1 rhs by mg_cg from the last pressure; throws Error when it misses pressure_tol.
+  void solve_mg_cg() {
+    const solvers::SolveStats st = mg_cg_->solve(rhs_, p_, pressure_tol_, pressure_max_iterations_);
+    if (st.converged) return;
+    char msg[400];
+    std::snprintf(msg, sizeof msg,
+                  "fluid3d: the mg_cg pressure solve stopped at relative residual %.3g after %d iterations (the cap is %d), "
+                  "above pressure_tol = %g; raise model.pressure_tol%s or model.pressure_max_iterations, or use "
+                  "pressure_solver = \"transform\"",
+                  st.residual, st.iterations, pressure_max_iterations_, pressure_tol_,
+                  sizeof(T) == 4 ? " (float32 reaches about 1e-6), use run.precision = \"float64\"" : "");
+    throw Error(msg);
   }
 
   /// The distributed transform solve of box's problem over the decomposition's boxes, and this
@@ -457,6 +506,9 @@ class FluidModel3 final : public Model {
   solvers::TransformPoisson3<T> solver_;  // one rank
   solvers::Poisson7<T> ops_;
   std::unique_ptr<solvers::DistributedTransformPoisson<T, 3>> distributed_;  // several ranks
+  std::unique_ptr<solvers::PoissonMgCg3<T>> mg_cg_;                          // pressure_solver = "mg_cg" (one rank)
+  double pressure_tol_ = 1e-8;
+  int pressure_max_iterations_ = 1000;
   BoxPressure7<T> box_ops_;                                                  // several ranks: this box's operator
   std::string solver_note_;
   StepInput dt_;  // the step's dt, read by the kernels from memory
