@@ -206,6 +206,12 @@ struct Poisson7Links {
   /// Row (i, j, k) of a fluid cell: its diagonal d and the sum nb of the neighbours' values times their links.
   template <class P>
   SIM_INLINE void row(const P& p, index_t i, index_t j, index_t k, T& d, T& nb) const {
+    if (!has_links && i > 0 && j > 0 && k > 0 && i + 1 < n[0] && j + 1 < n[1] && k + 1 < n[2]) {  // every link 1, no wrap
+      d = inside_diagonal;
+      nb = (T(p(i - 1, j, k)) + T(p(i + 1, j, k))) * inv_h2[0] + (T(p(i, j - 1, k)) + T(p(i, j + 1, k))) * inv_h2[1] +
+           (T(p(i, j, k - 1)) + T(p(i, j, k + 1))) * inv_h2[2];
+      return;
+    }
     const T lx = link(0, i, j, k), hx = link(0, i + 1, j, k), ly = link(1, i, j, k), hy = link(1, i, j + 1, k);
     const T lz = link(2, i, j, k), hz = link(2, i, j, k + 1);
     d = (lx + hx) * inv_h2[0] + (ly + hy) * inv_h2[1] + (lz + hz) * inv_h2[2];

@@ -3,7 +3,7 @@
 // cycle in float64 (2 in float32, one sweep each way) on a 32^3 box with Neumann, Dirichlet,
 // periodic and mixed sides; mg_cg reaches the transform solver's solution to the tolerance for
 // every per-axis side combination (singular ones included), in both precisions; around a
-// spherical obstacle it reaches plain CG's solution in a twentieth of its iterations; a box that
+// spherical obstacle it reaches plain CG's solution in under a tenth of its iterations; a box that
 // does not halve down to a small coarsest grid is refused.
 #include <gtest/gtest.h>
 
