@@ -7,8 +7,10 @@
 // the physical rules on its own sides of the domain and exchanges the shared ones dimension by
 // dimension (x, y, z, so edges and corners match one rank's fill), the pressure is solved by
 // the distributed transform solve on the same boxes, and dt and the diagnostics reduce over
-// the ranks. The 2D model's obstacles, inflow/outflow, dye, implicit viscosity and iterative
-// pressure solvers are refused in 3D with the key to change (check_supported).
+// the ranks. pressure_solver = "mg_cg" solves the pressure iteratively instead (CG with a 3D
+// multigrid V-cycle, solvers/multigrid3.hpp; one rank). The 2D model's obstacles,
+// inflow/outflow, dye, implicit viscosity and other iterative pressure solvers are refused in
+// 3D with the key to change (check_supported).
 #include "models/fluid/fluid3d.hpp"
 
 #include <algorithm>
@@ -293,6 +295,7 @@ class FluidModel3 final : public Model {
   /// size; otherwise 3 axes x 2 directions x gather, transform and scatter, 24, and the
   /// division 2), projection 3 reads + 3 writes + the pressure read and stored, 8.
   double bytes_per_step() const override {
+    if (mg_cg_) return 0;  // not declared: mg_cg's passes depend on its iterations
     const double solve = solver_.fused() ? 6 : 26;
     const double stage = 6 + 5 + solve + 8;
     const double passes = params_.rk2 ? 2 * stage + 3 : stage;

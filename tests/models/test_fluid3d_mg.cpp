@@ -1,11 +1,13 @@
 // The 3D fluid with pressure_solver = "mg_cg" (solvers/multigrid3.hpp): the Taylor-Green box
 // (periodic) and a lid-driven box (walls) follow the exact transform solver's run over a few
 // steps to the pressure tolerance, in both precisions; the plan note names mg_cg and its
-// levels; a grid that does not halve far enough is refused at the key.
+// levels; restarts are bit for bit; a grid that does not halve far enough is refused at the key.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -84,6 +86,41 @@ TYPED_TEST(Fluid3dMgCg, LidDrivenBoxFollowsTheTransformSolver) {
   const std::string model = "viscosity = 0.01\ntime_scheme = \"euler\"";
   const std::string walls = "default = \"wall\"\ny_hi_value = 1.0";
   compare_solvers(this->ctx, "[16, 8, 12]", "[1.0, 0.5, 0.75]", model, walls, "float64", "1e-10", 5, 1e-8, 1e-7);
+}
+
+// A checkpoint's fields (the face velocities and p, the next solve's guess) and state restore
+// an mg_cg run bit for bit.
+TYPED_TEST(Fluid3dMgCg, RestartIsBitForBit) {
+  auto box = [&] {
+    return make(this->ctx, "[8, 12, 10]", "[1.0, 1.5, 1.25]", "viscosity = 0.02\npressure_solver = \"mg_cg\"\npressure_tol = 1e-9",
+                "default = \"periodic\"\ny_lo = \"wall\"\ny_hi = \"wall\"\ny_hi_value = 0.5", "float64");
+  };
+  Sim whole = box(), first = box();
+  auto advance = [](Model& m, int steps) {
+    for (int s = 0; s < steps; ++s) m.step(m.next_dt(0.5));
+  };
+  advance(*whole.model, 6);
+  advance(*first.model, 3);
+  std::map<std::string, std::uint64_t> counters;
+  std::map<std::string, double> reals;
+  first.model->save_state(counters, reals);
+  Sim second = box();
+  for (FieldRef& f : first.model->fields()) {
+    if (!f.checkpointed) continue;
+    std::vector<double> host(std::size_t(f.size()));
+    f.to_host(host.data());
+    for (FieldRef& g : second.model->fields())
+      if (g.name == f.name) g.from_host(host.data());
+  }
+  second.model->load_state(counters, reals);
+  advance(*second.model, 3);
+  for (const char* name : {"u_face", "v_face", "w_face", "p"}) {
+    const std::vector<double> a = sim_test::field_values(*whole.model, name), b = sim_test::field_values(*second.model, name);
+    ASSERT_EQ(a.size(), b.size());
+    EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(double))) << name;
+  }
+  const std::vector<double> u = sim_test::field_values(*whole.model, "u_face");
+  EXPECT_GT(*std::max_element(u.begin(), u.end()), 0.01);  // the lid has moved the flow
 }
 
 TYPED_TEST(Fluid3dMgCg, AGridThatDoesNotHalveIsRefusedAtTheKey) {
