@@ -451,13 +451,18 @@ class FluidModel3 final : public Model {
   void solve_mg_cg() {
     const solvers::SolveStats st = mg_cg_->solve(rhs_, p_, pressure_tol_, pressure_max_iterations_);
     if (st.converged) return;
-    char msg[400];
-    std::snprintf(msg, sizeof msg,
-                  "fluid3d: the mg_cg pressure solve stopped at relative residual %.3g after %d iterations (the cap is %d), "
-                  "above pressure_tol = %g; raise model.pressure_tol%s or model.pressure_max_iterations, or use "
-                  "pressure_solver = \"transform\"",
-                  st.residual, st.iterations, pressure_max_iterations_, pressure_tol_,
-                  sizeof(T) == 4 ? " (float32 reaches about 1e-6), use run.precision = \"float64\"" : "");
+    char msg[480];
+    if (st.stalled || st.iterations < pressure_max_iterations_)  // stopped before the cap: at rounding
+      std::snprintf(msg, sizeof msg,
+                    "fluid3d: the mg_cg pressure solve stalled at relative residual %.3g after %d iterations, above "
+                    "pressure_tol = %g: the floor of %s on this grid; raise model.pressure_tol%s",
+                    st.residual, st.iterations, pressure_tol_, sizeof(T) == 4 ? "float32" : "float64",
+                    sizeof(T) == 4 ? " (to 1e-6, say) or use run.precision = \"float64\"" : "");
+    else
+      std::snprintf(msg, sizeof msg,
+                    "fluid3d: the mg_cg pressure solve did not reach pressure_tol = %g in %d iterations (relative residual "
+                    "%.3g); raise model.pressure_max_iterations or pressure_tol",
+                    pressure_tol_, st.iterations, st.residual);
     throw Error(msg);
   }
 
