@@ -52,11 +52,14 @@ struct Mg3Restrict {
     const index_t C[3] = {I, J, K};
     index_t f[3][4];  // the fine indices (wrapped) along each axis and their weights (0 outside)
     T w[3][4];
-    for (int d = 0; d < 3; ++d)
+    for (int d = 0; d < 3; ++d) {
+      const bool inside = C[d] >= 1 && C[d] + 2 <= axis[d].n_coarse;  // weight_of's values without its tests
       for (int b = 0; b < 4; ++b) {
         f[d][b] = 2 * C[d] + b - 1;
-        w[d][b] = axis[d].wrap(f[d][b], nf[d]) ? axis[d].weight_of(f[d][b], C[d]) : T(0);
+        if (inside) w[d][b] = b == 1 || b == 2 ? T(0.75) : T(0.25);
+        else w[d][b] = axis[d].wrap(f[d][b], nf[d]) ? axis[d].weight_of(f[d][b], C[d]) : T(0);
       }
+    }
     T acc = 0;
     for (int a = 0; a < 4; ++a) {
       if (w[0][a] == T(0)) continue;
