@@ -12,10 +12,23 @@
 
 namespace sim::solvers {
 
+/// One axis of the 3D transfers: halved (the 1D weights of Interp1D) or kept (semi-coarsening:
+/// fine and coarse cells the same along it, weight 1).
+template <class T>
+struct Mg3Axis {
+  Interp1D<T> line;
+  bool halved = true;
+  /// Interp1D::weights, or the cell itself when the axis is kept.
+  SIM_INLINE void weights(index_t f, index_t& c0, T& w0, index_t& c1, T& w1) const {
+    if (halved) return line.weights(f, c0, w0, c1, w1);
+    c0 = c1 = f, w0 = T(1), w1 = T(0);
+  }
+};
+
 /// fine += P coarse.
 template <class T>
 struct Mg3ProlongAdd {
-  Interp1D<T> axis[3];
+  Mg3Axis<T> axis[3];
   View<const T, 3> coarse;
   View<T, 3> fine;
   View<const T, 3> scale{};  ///< the fine cells' weight scaling around obstacles (interpolation_scale3); null: none
@@ -35,11 +48,13 @@ struct Mg3ProlongAdd {
   }
 };
 
-/// coarse = P^T fine / 8: each coarse cell gathers the 4 x 4 x 4 fine cells whose interpolation uses it.
+/// coarse = P^T fine / 2^k (k halved axes; 8 when all are): each coarse cell gathers the fine
+/// cells whose interpolation uses it (4 along a halved axis, 1 along a kept one).
 template <class T>
 struct Mg3Restrict {
-  Interp1D<T> axis[3];
+  Mg3Axis<T> axis[3];
   index_t nf[3];
+  T inv_children;  ///< 1 / 2^k
   View<const T, 3> fine;
   View<T, 3> coarse;
   Poisson7Links<T> coarse_stencil;  ///< solid coarse cells (identity rows) take 0: no correction there
@@ -53,11 +68,16 @@ struct Mg3Restrict {
     index_t f[3][4];  // the fine indices (wrapped) along each axis and their weights (0 outside)
     T w[3][4];
     for (int d = 0; d < 3; ++d) {
-      const bool inside = C[d] >= 1 && C[d] + 2 <= axis[d].n_coarse;  // weight_of's values without its tests
+      const Interp1D<T>& line = axis[d].line;
+      const bool inside = C[d] >= 1 && C[d] + 2 <= line.n_coarse;  // weight_of's values without its tests
+      // two fine cells across a periodic axis: the window's four are those two twice; count each once
+      const bool twice = line.periodic && nf[d] == 2;
       for (int b = 0; b < 4; ++b) {
         f[d][b] = 2 * C[d] + b - 1;
-        if (inside) w[d][b] = b == 1 || b == 2 ? T(0.75) : T(0.25);
-        else w[d][b] = axis[d].wrap(f[d][b], nf[d]) ? axis[d].weight_of(f[d][b], C[d]) : T(0);
+        if (!axis[d].halved) f[d][b] = C[d], w[d][b] = b == 1 ? T(1) : T(0);
+        else if (inside) w[d][b] = b == 1 || b == 2 ? T(0.75) : T(0.25);
+        else if (twice && (b == 0 || b == 3)) w[d][b] = T(0);
+        else w[d][b] = line.wrap(f[d][b], nf[d]) ? line.weight_of(f[d][b], C[d]) : T(0);
       }
     }
     T acc = 0;
@@ -76,7 +96,7 @@ struct Mg3Restrict {
       }
       acc += w[0][a] * plane;
     }
-    coarse(I, J, K) = T(0.125) * acc;
+    coarse(I, J, K) = inv_children * acc;
   }
 };
 
@@ -85,7 +105,7 @@ struct Mg3Restrict {
 /// weights over the sum of those on fluid coarse cells (1 away from obstacles); 0 on a solid one.
 /// Empty without obstacles.
 template <class T>
-std::vector<T> interpolation_scale3(const Poisson3Grid<T>& f, const Poisson3Grid<T>& c, const Interp1D<T> (&axis)[3]) {
+std::vector<T> interpolation_scale3(const Poisson3Grid<T>& f, const Poisson3Grid<T>& c, const Mg3Axis<T> (&axis)[3]) {
   if (!f.has_links()) return {};
   std::vector<T> out(std::size_t(f.cells()), T(0));
   for (index_t i = 0; i < f.n[0]; ++i)

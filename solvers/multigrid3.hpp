@@ -2,11 +2,14 @@
 // Geometric multigrid for the 3D cell-centred pressure operator of poisson3.hpp (7-point, a
 // coefficient per face link), the 2D multigrid's method in one more dimension: red-black
 // Gauss-Seidel smoothing, trilinear prolongation and its transpose R = P^T / 8 as restriction
-// (mg_transfer3.hpp), coarse operators rediscretised on boxes twice as coarse (around obstacles
-// from the fine links, coarsen3), and the coarsest box solved by a dense solution operator on
+// (mg_transfer3.hpp), coarse operators rediscretised on boxes twice as coarse along the strongly
+// coupled axes (semi-coarsening where the spacing is anisotropic; around obstacles from the fine
+// links, coarsen3), and the coarsest box solved by a dense solution operator on
 // the device (the projection onto the range folded in when A is singular). Pre-smoothing runs
 // red then black and post-smoothing black then red, so a V-cycle is a symmetric operator: it
 // preconditions CG (PoissonMgCg3). One rank: every level is the whole box.
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -68,15 +71,20 @@ struct Mg3RemoveMean {
 template <class T>
 class Multigrid3 {
  public:
-  /// The hierarchy of grid: halves every axis while the box has more than coarsest_cells cells
-  /// and every axis an even count; throws Error when the coarsest box is too large for the
-  /// dense solve (then the cell counts need more factors of 2).
+  /// The hierarchy of grid: coarsens while the box has more than coarsest_cells cells, halving
+  /// the axes whose coupling is strong (semi-coarsening, halving()); throws Error when the
+  /// coarsest box is too large for the dense solve (then the cell counts need more factors of 2).
   Multigrid3(const Context& ctx, const Poisson3Grid<T>& grid, MgOptions opt = {}) : ctx_(ctx), opt_(opt) {
     if (opt_.pre_smooth == 0) opt_.pre_smooth = sizeof(T) == 4 ? 1 : 2;
     if (opt_.post_smooth == 0) opt_.post_smooth = sizeof(T) == 4 ? 1 : 2;
     opt_ = tuned(opt_);
     grids_.push_back(grid);
-    while (grids_.back().cells() > coarsest_cells && halves(grids_.back())) grids_.push_back(coarsen3(grids_.back()));
+    std::vector<std::array<bool, 3>> halved;  // halved[l]: the axes halved from level l to l + 1
+    bool halve[3];
+    while (grids_.back().cells() > coarsest_cells && halving(grids_.back(), halve)) {
+      halved.push_back({halve[0], halve[1], halve[2]});
+      grids_.push_back(coarsen3(grids_.back(), halve));
+    }
     const Poisson3Grid<T>& last = grids_.back();
     if (last.cells() > dense_cells_max)
       throw Error("multigrid 3D: the grid halves only down to " + shape(last) + " cells, more than the coarsest direct solve takes (" +
@@ -84,7 +92,12 @@ class Multigrid3 {
                   "pressure_solver = \"transform\"");
     for (std::size_t l = 0; l < grids_.size(); ++l) levels_.push_back(make_level(grids_[l], l > 0));
     for (std::size_t l = 0; l + 1 < grids_.size(); ++l) {
-      for (int d = 0; d < 3; ++d) levels_[l].axis[d] = interp(grids_[l + 1], d);
+      int children = 1;
+      for (int d = 0; d < 3; ++d) {
+        levels_[l].axis[d] = Mg3Axis<T>{interp(grids_[l + 1], d), halved[l][std::size_t(d)]};
+        children *= halved[l][std::size_t(d)] ? 2 : 1;
+      }
+      levels_[l].inv_children = T(1) / T(children);
       const std::vector<T> s = interpolation_scale3(grids_[l], grids_[l + 1], levels_[l].axis);
       if (!s.empty()) levels_[l].scale = Array<T, 3>::from_host(ctx, cells_of(grids_[l]), s);
     }
@@ -172,18 +185,32 @@ class Multigrid3 {
   struct Level {
     Array<T, 3> links[3], active, r, b, x, scale;
     Poisson7Links<T> s;
-    Interp1D<T> axis[3];
+    Mg3Axis<T> axis[3];
+    T inv_children = 1;  // 1 / (the fine cells of a coarse cell)
   };
 
   static Extents<3> cells_of(const Poisson3Grid<T>& g) { return Extents<3>{{g.n[0], g.n[1], g.n[2]}}; }
   static std::string shape(const Poisson3Grid<T>& g) {
     return std::to_string(g.n[0]) + "x" + std::to_string(g.n[1]) + "x" + std::to_string(g.n[2]);
   }
-  /// True when every axis has an even count of at least 2.
-  static bool halves(const Poisson3Grid<T>& g) {
-    for (int d = 0; d < 3; ++d)
-      if (g.n[d] < 2 || g.n[d] % 2) return false;
-    return true;
+  /// Which axes of g to halve (halve[d]); false when none, or when g cannot be smoothed (a
+  /// periodic axis of an odd count above 1 breaks the red-black colouring). An axis is halved
+  /// when its count is even and its coupling strong: 1 / h^2 at least a quarter of the largest
+  /// (of the axes of 2 cells or more); a weakly coupled axis is kept (point smoothing leaves its
+  /// smooth errors, which a coarse grid averaging across it would not see: a box two cells thick
+  /// took 34-44 mg_cg iterations with every axis halved).
+  static bool halving(const Poisson3Grid<T>& g, bool (&halve)[3]) {
+    double strongest = 0;
+    for (int d = 0; d < 3; ++d) {
+      if (g.sides[2 * d] == PressureSide::periodic && g.n[d] > 1 && g.n[d] % 2) return false;
+      if (g.n[d] >= 2) strongest = std::max(strongest, g.inv_h2[d]);
+    }
+    bool any = false;
+    for (int d = 0; d < 3; ++d) {
+      halve[d] = g.n[d] >= 2 && g.n[d] % 2 == 0 && 4 * g.inv_h2[d] >= strongest;
+      any |= halve[d];
+    }
+    return any;
   }
   Box<3> box(std::size_t l) const { return Box<3>{{0, 0, 0}, {levels_[l].s.n[0], levels_[l].s.n[1], levels_[l].s.n[2]}}; }
 
@@ -235,7 +262,8 @@ class Multigrid3 {
     for_each(ctx_, "mg3::residual", box(l), Poisson7LinksResidual<T>{L.s, x, b, L.r.view()});
     const index_t nf[3] = {L.s.n[0], L.s.n[1], L.s.n[2]};
     for_each(ctx_, "mg3::restrict", box(l + 1),
-             Mg3Restrict<T>{{L.axis[0], L.axis[1], L.axis[2]}, {nf[0], nf[1], nf[2]}, L.r.view(), C.b.view(), C.s, scale(l)});
+             Mg3Restrict<T>{{L.axis[0], L.axis[1], L.axis[2]}, {nf[0], nf[1], nf[2]}, L.inv_children, L.r.view(), C.b.view(), C.s,
+                            scale(l)});
     cycle(l + 1, C.b.view(), C.x.view(), true);
     for_each(ctx_, "mg3::prolong_add", box(l), Mg3ProlongAdd<T>{{L.axis[0], L.axis[1], L.axis[2]}, C.x.view(), x, scale(l)});
     smooth(l, b, x, opt_.post_smooth, false, false);

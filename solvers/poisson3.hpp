@@ -121,14 +121,16 @@ Poisson3Grid<T> poisson3_grid(const PoissonBox3& box, const std::vector<T>& flui
   return poisson3_grid<T>(box, std::move(links[0]), std::move(links[1]), std::move(links[2]), fluid);
 }
 
-/// The grid twice as coarse as fine (every n[d] even): 1 / h^2 divided by 4; with obstacles a
-/// coarse face averages the four fine faces it covers (a closed one counts 0, so a face half
-/// blocked is half open), a coarse cell is fluid if any of its eight children is, and links into
-/// a solid coarse cell close (so solid rows stay identity rows), as the 2D coarsen() does.
+/// The grid twice as coarse as fine along the axes halve marks (their n[d] even), the same
+/// along the others (semi-coarsening): 1 / h^2 of a halved axis divided by 4; with obstacles a
+/// coarse face averages the fine faces it covers (a closed one counts 0, so a face half blocked
+/// is half open), a coarse cell is fluid if any of its children is, and links into a solid
+/// coarse cell close (so solid rows stay identity rows), as the 2D coarsen() does.
 template <class T>
-Poisson3Grid<T> coarsen3(const Poisson3Grid<T>& f) {
+Poisson3Grid<T> coarsen3(const Poisson3Grid<T>& f, const bool (&halve)[3]) {
   Poisson3Grid<T> g;
-  for (int d = 0; d < 3; ++d) g.n[d] = f.n[d] / 2, g.inv_h2[d] = f.inv_h2[d] / 4;
+  index_t r[3];  // fine cells per coarse cell along each axis
+  for (int d = 0; d < 3; ++d) r[d] = halve[d] ? 2 : 1, g.n[d] = f.n[d] / r[d], g.inv_h2[d] = f.inv_h2[d] / double(r[d] * r[d]);
   for (int s = 0; s < 6; ++s) g.sides[s] = f.sides[s];
   g.singular = f.singular;
   g.fluid_cells = g.cells();
@@ -139,7 +141,9 @@ Poisson3Grid<T> coarsen3(const Poisson3Grid<T>& f) {
     for (index_t j = 0; j < g.n[1]; ++j)
       for (index_t k = 0; k < g.n[2]; ++k) {
         bool any = false;
-        for (int c = 0; c < 8; ++c) any |= f.active[f.cell(2 * i + (c >> 2), 2 * j + ((c >> 1) & 1), 2 * k + (c & 1))] != T(0);
+        for (index_t a = 0; a < r[0]; ++a)
+          for (index_t b = 0; b < r[1]; ++b)
+            for (index_t c = 0; c < r[2]; ++c) any |= f.active[f.cell(r[0] * i + a, r[1] * j + b, r[2] * k + c)] != T(0);
         g.active[g.cell(i, j, k)] = T(any);
         g.fluid_cells += any;
       }
@@ -158,14 +162,15 @@ Poisson3Grid<T> coarsen3(const Poisson3Grid<T>& f) {
         for (index_t k = 0; k < shape.n[2]; ++k) {
           const index_t q[3] = {i, j, k};
           T sum = 0;
-          for (int c = 0; c < 4; ++c) {
-            index_t fq[3];
-            fq[d] = 2 * q[d], fq[e] = 2 * q[e] + (c >> 1), fq[h] = 2 * q[h] + (c & 1);
-            sum += f.links[d][f.face(d, fq[0], fq[1], fq[2])];
-          }
+          for (index_t a = 0; a < r[e]; ++a)
+            for (index_t b = 0; b < r[h]; ++b) {
+              index_t fq[3];
+              fq[d] = r[d] * q[d], fq[e] = r[e] * q[e] + a, fq[h] = r[h] * q[h] + b;
+              sum += f.links[d][f.face(d, fq[0], fq[1], fq[2])];
+            }
           index_t lo[3] = {i, j, k}, hi[3] = {i, j, k};
           lo[d] -= 1;
-          g.links[d][g.face(d, i, j, k)] = solid(lo) || solid(hi) ? T(0) : T(0.25) * sum;
+          g.links[d][g.face(d, i, j, k)] = solid(lo) || solid(hi) ? T(0) : sum / T(r[e] * r[h]);
         }
   }
   return g;

@@ -2,7 +2,8 @@
 // 7-point operator where every cell is fluid; a V-cycle cuts the residual by at least 4 per
 // cycle in float64 (2 in float32, one sweep each way) on a 32^3 box with Neumann, Dirichlet,
 // periodic and mixed sides; mg_cg reaches the transform solver's solution to the tolerance for
-// every per-axis side combination (singular ones included), in both precisions; around a
+// every per-axis side combination (singular ones included), in both precisions, and on boxes two
+// cells thick (semi-coarsened or halved across); around a
 // spherical obstacle it reaches plain CG's solution in under a tenth of its iterations; a box that
 // does not halve down to a small coarsest grid is refused.
 #include <gtest/gtest.h>
@@ -182,6 +183,26 @@ TYPED_TEST(Multigrid3d, MgCgMatchesTheTransformSolveForEverySideCombination) {
       }
   EXPECT_LE(most, 14);
   std::printf("mg_cg float64 at 1e-10 on 16x12x8: at most %d iterations\n", most);
+}
+
+// A box two cells thick: with a thick spacing across (weak coupling) that axis is kept while the
+// others halve (semi-coarsening); with the same spacing as the others it halves to one cell (a
+// periodic axis's two fine cells then count once each in the restriction). mg_cg converges as
+// on a cube either way.
+TYPED_TEST(Multigrid3d, MgCgOnFlatBoxes) {
+  for (int pz = 0; pz < 5; ++pz) {
+    PoissonBox3 thick = make_box(32, 24, 2, 1, 0, pz, true), thin = make_box(32, 24, 2, 1, 0, pz, true);
+    thin.inv_h2[2] = thin.inv_h2[0];
+    for (const PoissonBox3& box : {thick, thin}) {
+      const bool kept = box.inv_h2[2] < box.inv_h2[0];
+      EXPECT_EQ(PoissonMgCg3<double>(this->ctx, poisson3_grid<double>(box)).multigrid().description(),
+                kept ? "32x24x2 16x12x2" : "32x24x2 16x12x1");
+      const auto [error, iterations] = against_transform<double>(this->ctx, box, 1e-10);
+      EXPECT_LT(error, 1e-8) << pz << kept;
+      EXPECT_LE(iterations, 12) << pz << kept;
+      std::printf("flat box, z pair %d, z %s: %d iterations\n", pz, kept ? "kept" : "halved", iterations);
+    }
+  }
 }
 
 TYPED_TEST(Multigrid3d, MgCgMatchesTheTransformSolveInFloat32) {
