@@ -2,10 +2,10 @@
 // 3D multigrid's transfers between a box and the box twice as coarse along the halved axes
 // (the others kept: semi-coarsening): trilinear prolongation (the product of mg_transfer.hpp's
 // 1D weights along each halved axis, the sides' rules included; the cell itself along a kept
-// one) and full-weighting restriction, its transpose (R = P^T / 2^k for k halved axes, an average). Around obstacles a fine
-// fluid cell interpolates from the fluid coarse cells only (its weights divided by their sum
-// over the fluid ones: the fine level's scale, 0 on solid fine cells), as in 2D; R = P^T D / 8
-// keeps the transpose.
+// one) and full-weighting restriction, its transpose (R = P^T / 2^k for k halved axes, an
+// average). Around obstacles a fine fluid cell interpolates from the fluid coarse cells only
+// (its weights divided by their sum over the fluid ones: the fine level's scale, 0 on solid
+// fine cells), as in 2D; R = P^T D / 2^k keeps the transpose.
 #include <vector>
 
 #include "solvers/mg_transfer.hpp"
