@@ -14,13 +14,16 @@
 // dimension (x, y, z, so edges and corners match one rank's fill), the pressure is solved by
 // the distributed transform solve on the same boxes, and dt and the diagnostics reduce over
 // the ranks (obstacles: one rank). A passive dye rides along each stage (donor-cell fluxes).
-// The 2D model's implicit viscosity, upwind advection and multigrid pressure solvers are
-// refused in 3D with the key to change (check_supported).
+// pressure_solver = "mg_cg" solves an obstacle-free box iteratively instead (CG preconditioned
+// by a 3D multigrid V-cycle, solvers/multigrid3.hpp; one rank). The 2D model's implicit
+// viscosity, upwind advection and other iterative pressure solvers are refused in 3D with the
+// key to change (check_supported).
 #include "models/fluid/fluid3d.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +40,7 @@
 #include "models/fluid/fluid3d_kernels.hpp"
 #include "models/fluid/obstacle_mask.hpp"
 #include "solvers/distributed_transform.hpp"
+#include "solvers/multigrid3.hpp"
 #include "solvers/obstacle_poisson3.hpp"
 #include "solvers/obstacle_transform_poisson.hpp"
 #include "solvers/pressure_solver.hpp"
@@ -123,13 +127,17 @@ struct Parameters {
       refuse("model", "advection", "upwind-blended advection", "set advection = \"central\"");
     const std::string solver = c.string("model", "pressure_solver");
     const bool obstacle = c.string("model", "obstacle") != "none";
-    if (solver != "auto" && solver != "transform" && solver != "cg")
+    if (solver != "auto" && solver != "transform" && solver != "cg" && solver != "mg_cg")
       refuse("model", "pressure_solver", "the " + solver + " pressure solver",
              obstacle ? "use pressure_solver = \"auto\" (or \"transform\" or \"cg\"), which solve around the obstacle"
-                      : "use pressure_solver = \"transform\" (or \"auto\"), which solves the obstacle-free box exactly");
+                      : "use pressure_solver = \"transform\" (or \"auto\"), which solves the obstacle-free box exactly, "
+                        "or \"mg_cg\"");
     if (!obstacle && solver == "cg")
       throw c.error_at("model", "pressure_solver", "on a 3D grid cg serves obstacles; without one the transform solve is "
                                                    "exact and faster: use pressure_solver = \"auto\" or \"transform\"");
+    if (obstacle && solver == "mg_cg")
+      throw c.error_at("model", "pressure_solver", "on a 3D grid mg_cg takes no obstacle yet; use pressure_solver = "
+                                                   "\"auto\" (the exact transform solve with a capacitance correction) or \"cg\"");
   }
 };
 
@@ -192,7 +200,6 @@ class FluidModel3 final : public Model {
     walls_.oy = sub_.offset[1], walls_.ny_global = gn_[1], walls_.hy = T(grid_.dx[1]);
     outflow_ = walls_.side[1] == Side::outflow;
     singular_ = box.singular();
-    const std::string method = c.string("model", "pressure_solver");
     if (params_.obstacle) {
       if (parallel_)
         throw c.error_at("model", "obstacle", "obstacles on 3D grids run on one rank; run without mpirun, or set "
@@ -207,18 +214,8 @@ class FluidModel3 final : public Model {
             throw c.error_at("model", "obstacle", "the obstacle reaches the inflow face x_lo; move it or shrink it so that "
                                                   "the first column of cells is fluid");
       make_obstacle_solver(c, box);
-    } else if (!parallel_) {
-      solver_ = solvers::TransformPoisson3<T>(ctx_, box);
-      ops_ = solver_.stencil();
-      solver_note_ = std::string(method == "auto" ? "auto: a 3D box without obstacles on one rank, solved exactly by fast transforms"
-                                                  : "exact, by fast transforms") +
-                     " (" + solver_.description() + ")";
     } else {
-      make_distributed_solver(setup, box);
-      solver_note_ = std::string(method == "auto" ? "auto: a 3D box without obstacles, solved exactly by fast transforms "
-                                                    "distributed over the ranks by all-to-all transposes"
-                                                  : "exact, by fast transforms distributed over the ranks") +
-                     " (" + distributed_->description() + ")";
+      choose_pressure_solver(setup, box);
     }
     p_scale_ = params_.rk2 ? 2.0 : 1.0;  // Heun's second stage projects half the step's pressure
     init_.kind = params_.init, init_.amplitude = params_.amplitude;
@@ -335,7 +332,7 @@ class FluidModel3 final : public Model {
   void step(double dt) override {
     last_dt_ = dt;
     dt_.set(dt);
-    if (parallel_ || (obstacle_solver_ && !obstacle_transform_)) {  // halo exchanges, transposes and the CG's stopping test go through the host: not recorded
+    if (parallel_ || mg_cg_ || (obstacle_solver_ && !obstacle_transform_)) {  // halo exchanges, transposes and CG's stopping test go through the host: not recorded
       dt_.upload(), advance();
       flip();
       return;
@@ -416,14 +413,16 @@ class FluidModel3 final : public Model {
   /// size; otherwise 3 axes x 2 directions x gather, transform and scatter, 24, and the
   /// division 2), projection 3 reads + 3 writes + the pressure read and stored, 8.
   double bytes_per_step() const override {
-    const double solve = obstacle_solver_ ? 26 : solver_.fused() ? 6 : 26;  // (the CG's iterations: not counted)
+    if (mg_cg_) return 0;  // not declared: mg_cg's passes depend on its iterations
+    const double solve = obstacle_solver_ ? 26 : solver_.fused() ? 6 : 26;  // (the obstacle CG's iterations: not counted)
     const double stage = 6 + 5 + solve + 8;
     const double passes = params_.rk2 ? 2 * stage + 3 : stage;
     return passes * gsize_ * double(sizeof(T));
   }
 
   std::vector<std::string> plan_notes() const override {
-    return {std::string("pressure solver ") + (obstacle_solver_ && !obstacle_transform_ ? "cg: " : "transform: ") + solver_note_};
+    const char* kind = mg_cg_ ? "mg_cg: " : obstacle_solver_ && !obstacle_transform_ ? "cg: " : "transform: ";
+    return {std::string("pressure solver ") + kind + solver_note_};
   }
 
   void save_state(std::map<std::string, std::uint64_t>&, std::map<std::string, double>& reals) const override {
@@ -538,7 +537,8 @@ class FluidModel3 final : public Model {
                Project3<T, View<const T, 3>, BoxPressure7<T>>{{faces[0], faces[1], faces[2]}, p_.view(), box_ops_, h_, dt_.device()});
       return;
     }
-    solver_.solve(rhs_, p_);
+    if (mg_cg_) solve_mg_cg();
+    else solver_.solve(rhs_, p_);
     for_each(ctx_, "fluid3d::project", cells(),
              Project3<T>{{faces[0], faces[1], faces[2]}, p_.view(), ops_, h_, dt_.device()});
   }
@@ -564,8 +564,8 @@ class FluidModel3 final : public Model {
   }
 
   /// The pressure solver around the obstacle (fluid_mask_ set), its tolerance from the config,
-  /// and what --dry-run says of it. Until an exact solve of the masked operator is available,
-  /// conjugate gradients preconditioned by the diagonal.
+  /// and what --dry-run says of it: the exact transform solve with a capacitance correction
+  /// where it applies, else conjugate gradients preconditioned by the diagonal.
   void make_obstacle_solver(const io::Config& c, const solvers::PoissonBox3& box) {
     obstacle_solver_ = std::make_unique<solvers::ObstacleCgPoisson3<T>>(ctx_, box, fluid_mask_);  // (its operator serves the projection either way)
     obstacle_solver_->set_tolerance(c.real("model", "pressure_tol"), int(c.integer("model", "pressure_max_iterations")));
@@ -584,6 +584,68 @@ class FluidModel3 final : public Model {
                                                        "; use pressure_solver = \"auto\" or \"cg\"");
     solver_note_ = std::string(method == "auto" ? "auto: cg, since " + no_transform : "cg, to pressure_tol") + " (" +
                    obstacle_solver_->description() + ")";
+  }
+
+  /// The pressure solver the config names for box (its operator in ops_, the plan note in
+  /// solver_note_): the transform solve (auto, transform; one rank or distributed) or mg_cg
+  /// (one rank; throws ConfigError on several).
+  void choose_pressure_solver(const ModelSetup& setup, const solvers::PoissonBox3& box) {
+    const io::Config& c = *setup.config;
+    const std::string method = c.string("model", "pressure_solver");
+    if (method == "mg_cg") {
+      if (parallel_)
+        throw c.error_at("model", "pressure_solver", "mg_cg in 3D runs on one rank, and this run is split over " +
+                                                         std::to_string(setup.decomposition.ranks()) +
+                                                         "; use pressure_solver = \"transform\"");
+      pressure_tol_ = c.real("model", "pressure_tol");
+      pressure_max_iterations_ = int(c.integer("model", "pressure_max_iterations"));
+      try {
+        mg_cg_ = std::make_unique<solvers::PoissonMgCg3<T>>(ctx_, solvers::poisson3_grid<T>(box));
+      } catch (const Error& e) {  // a grid that does not halve far enough
+        throw c.error_at("model", "pressure_solver", e.what());
+      }
+      ops_ = solvers::Poisson7<T>::of(box);
+      const solvers::Multigrid3<T>& mg = mg_cg_->multigrid();
+      char tol[32];
+      std::snprintf(tol, sizeof tol, "%g", pressure_tol_);
+      solver_note_ = "as asked, CG preconditioned by one multigrid V-cycle (" + std::to_string(mg.levels()) + " levels: " +
+                     mg.description() + ", the last solved directly; " + std::to_string(mg.smoothing()) +
+                     " red-black sweep(s) each way) to pressure_tol = " + tol +
+                     "; \"transform\" solves this box exactly in one pass";
+      return;
+    }
+    if (!parallel_) {
+      solver_ = solvers::TransformPoisson3<T>(ctx_, box);
+      ops_ = solver_.stencil();
+      solver_note_ = std::string(method == "auto" ? "auto: a 3D box without obstacles on one rank, solved exactly by fast transforms"
+                                                  : "exact, by fast transforms") +
+                     " (" + solver_.description() + ")";
+    } else {
+      make_distributed_solver(setup, box);
+      solver_note_ = std::string(method == "auto" ? "auto: a 3D box without obstacles, solved exactly by fast transforms "
+                                                    "distributed over the ranks by all-to-all transposes"
+                                                  : "exact, by fast transforms distributed over the ranks") +
+                     " (" + distributed_->description() + ")";
+    }
+  }
+
+  /// p = A^-1 rhs by mg_cg from the last pressure; throws Error when it misses pressure_tol.
+  void solve_mg_cg() {
+    const solvers::SolveStats st = mg_cg_->solve(rhs_, p_, pressure_tol_, pressure_max_iterations_);
+    if (st.converged) return;
+    char msg[480];
+    if (st.stalled || st.iterations < pressure_max_iterations_)  // stopped before the cap: at rounding
+      std::snprintf(msg, sizeof msg,
+                    "fluid3d: the mg_cg pressure solve stalled at relative residual %.3g after %d iterations, above "
+                    "pressure_tol = %g: the floor of %s on this grid; raise model.pressure_tol%s",
+                    st.residual, st.iterations, pressure_tol_, sizeof(T) == 4 ? "float32" : "float64",
+                    sizeof(T) == 4 ? " (to 1e-6, say) or use run.precision = \"float64\"" : "");
+    else
+      std::snprintf(msg, sizeof msg,
+                    "fluid3d: the mg_cg pressure solve did not reach pressure_tol = %g in %d iterations (relative residual "
+                    "%.3g); raise model.pressure_max_iterations or pressure_tol",
+                    pressure_tol_, st.iterations, st.residual);
+    throw Error(msg);
   }
 
   /// The distributed transform solve of box's problem over the decomposition's boxes, and this
@@ -635,6 +697,9 @@ class FluidModel3 final : public Model {
   solvers::TransformPoisson3<T> solver_;  // one rank
   solvers::Poisson7<T> ops_;
   std::unique_ptr<solvers::DistributedTransformPoisson<T, 3>> distributed_;  // several ranks
+  std::unique_ptr<solvers::PoissonMgCg3<T>> mg_cg_;                          // pressure_solver = "mg_cg" (one rank)
+  double pressure_tol_ = 1e-8;
+  int pressure_max_iterations_ = 1000;
   BoxPressure7<T> box_ops_;                                                  // several ranks: this box's operator
   std::string solver_note_;
   bool outflow_ = false;   // this box has the x_hi outflow

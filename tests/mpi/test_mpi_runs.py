@@ -656,6 +656,14 @@ class Refusals(Case):
         self.assertIn("at least 2 x 2 x 2 cells", err)
         self.assertFalse(os.path.exists(os.path.join(self.dir, "f3")), "a refused run wrote output")
 
+    def test_fluid_3d_mg_cg_refuses_several_ranks(self):
+        c = self.config("fluid3d", '[run]\nmodel = "fluid"\nbackend = "cpu"\nsteps = 2\n[grid]\ncells = [16, 16, 16]\n'
+                                   'length = [1.0, 1.0, 1.0]\n[model]\npressure_solver = "mg_cg"\n[boundary]\ndefault = "wall"\n')
+        err = self.simulate(2, c, "mg3", expect=2)
+        self.assertIn("pressure_solver", err)
+        self.assertIn("mg_cg in 3D runs on one rank", err)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "mg3")), "a refused run wrote output")
+
     def test_mcpi_array_path_refuses_several_ranks(self):
         err = self.simulate(2, self.config("mcpi", MCPI), "m", "model.path=\"array\"", expect=2)
         self.assertIn("fused", err)
