@@ -128,10 +128,11 @@ class DistributedObstacleTransformPoisson {
   /// Of those, the cells in this rank's box.
   index_t owned_surface_cells() const { return owned_; }
   /// The distributed transforms and the correction, e.g. "DCT-II/III x real DFT, slabs along x
-  /// then y over 2 ranks (MPI all-to-all) with a capacitance correction of 180 surface cells (summed over the ranks by MPI)".
+  /// then y over 2 ranks (MPI all-to-all) with a capacitance correction of 180 surface cells, their values summed over
+  /// the ranks by MPI".
   std::string description() const {
     return box_solve_->description() + " with a capacitance correction of " + std::to_string(surface_) +
-           " surface cells (summed over the ranks by " + rank_sum_.transport() + ")";
+           " surface cells, their values summed over the ranks by " + rank_sum_.transport();
   }
 
  private:
