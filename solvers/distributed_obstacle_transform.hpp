@@ -172,7 +172,7 @@ class DistributedObstacleTransformPoisson {
                GatherOwnedSurface<double>{y.data(), cells.data(), gt.data() + m * k});
     }
     const std::vector<double> columns = gt.to_host();
-    std::vector<double> mine;  // G's rows of this rank's surface cells (G symmetric: row r = column r)
+    std::vector<double> mine;  // G's rows of this rank's surface cells: G(r, m) is gt(m, r)
     for (index_t r = 0; r < k; ++r)
       if (local[std::size_t(r)] >= 0)
         for (index_t m = 0; m < k; ++m) mine.push_back(columns[std::size_t(m * k + r)]);
