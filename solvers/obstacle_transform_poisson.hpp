@@ -202,6 +202,39 @@ std::string obstacle_transform_unsupported(const TransformBox<Rank>& box, const 
   return "";
 }
 
+/// K = C^-1 blockdiag(M, 1) (row-major, k or k + 1 rows), C the (bordered) capacitance matrix,
+/// from the cut faces cf and G = P^T A0^-1 P (k x k, row-major), in double on ctx. singular: no
+/// Dirichlet side (a fluid cell next to the obstacle pinned with weight pin_inv_h2, and the
+/// mean's row and column). Throws Error when C is singular.
+inline std::vector<double> capacitance_correction(const Context& ctx, const CutFaces& cf, const std::vector<double>& g,
+                                                  bool singular, double pin_inv_h2) {
+  const index_t k = index_t(cf.cells.size()), n = k + (singular ? 1 : 0);
+  std::vector<double> c(std::size_t(n * n), 0.0), mb(std::size_t(n * n), 0.0);
+  for (index_t r = 0; r < k; ++r) c[std::size_t(r * n + r)] = 1;
+  std::vector<CutFaces::Entry> m = cf.m;
+  if (singular) {  // the pin: a fluid cell touching the obstacle
+    index_t f = 0;
+    for (const CutFaces::Entry& e : m)
+      if (e.row == e.col) f = e.row;  // (diagonal terms belong to fluid cells)
+    m.push_back({f, f, pin_inv_h2});
+  }
+  for (const CutFaces::Entry& e : m) {
+    mb[std::size_t(e.row * n + e.col)] += e.value;
+    for (index_t col = 0; col < k; ++col) c[std::size_t(e.row * n + col)] += e.value * g[std::size_t(e.col * k + col)];
+    if (singular) c[std::size_t(e.row * n + k)] -= e.value;  // -M 1 (the mean's column)
+  }
+  if (singular) {
+    for (index_t col = 0; col < k; ++col) c[std::size_t(k * n + col)] = 1;  // 1^T w = 0
+    mb[std::size_t(k * n + k)] = 1;
+  }
+  try {
+    return sim::solve(Array<double, 2>::from_host(ctx, extents(n, n), c), Array<double, 2>::from_host(ctx, extents(n, n), mb))
+        .to_host();
+  } catch (const LinAlgError&) {
+    throw Error("the obstacle transform solver: its capacitance matrix is singular; use pressure_solver \"mg_cg\"");
+  }
+}
+
 /// v(m) = y at cell m (flat index into a dense array) for m < k; 0 for the mean's row m = k.
 template <class T>
 struct GatherSurface {
@@ -329,37 +362,10 @@ class ObstacleTransformPoisson {
   }
 
  private:
-  /// K = C^-1 blockdiag(M, 1), C the (bordered) capacitance matrix, from G = P^T A0^-1 P
-  /// (k box solves in double, whatever T is).
+  /// K (capacitance_correction) from G = P^T A0^-1 P (k box solves in double, whatever T is).
   void build_correction(const CutFaces& cf) {
-    const std::vector<double> g = surface_green(cf);
-    const index_t k = surface_, n = rows_;
-    std::vector<double> c(std::size_t(n * n), 0.0), mb(std::size_t(n * n), 0.0);
-    for (index_t r = 0; r < k; ++r) c[std::size_t(r * n + r)] = 1;
-    std::vector<CutFaces::Entry> m = cf.m;
-    if (singular_) {  // the pin: a fluid cell touching the obstacle
-      index_t f = 0;
-      for (const CutFaces::Entry& e : m)
-        if (e.row == e.col) f = e.row;  // (diagonal terms belong to fluid cells)
-      m.push_back({f, f, box_.inv_h2[0]});
-    }
-    for (const CutFaces::Entry& e : m) {
-      mb[std::size_t(e.row * n + e.col)] += e.value;
-      for (index_t col = 0; col < k; ++col) c[std::size_t(e.row * n + col)] += e.value * g[std::size_t(e.col * k + col)];
-      if (singular_) c[std::size_t(e.row * n + k)] -= e.value;  // -M 1 (the mean's column)
-    }
-    if (singular_) {
-      for (index_t col = 0; col < k; ++col) c[std::size_t(k * n + col)] = 1;  // 1^T w = 0
-      mb[std::size_t(k * n + k)] = 1;
-    }
-    Array<double, 2> kd;
-    try {
-      kd = sim::solve(Array<double, 2>::from_host(ctx_, extents(n, n), c), Array<double, 2>::from_host(ctx_, extents(n, n), mb));
-    } catch (const LinAlgError&) {
-      throw Error("the obstacle transform solver: its capacitance matrix is singular; use pressure_solver \"mg_cg\"");
-    }
-    const std::vector<double> kh = kd.to_host();
-    k_ = Array<T, 2>::from_host(ctx_, extents(n, n), std::vector<T>(kh.begin(), kh.end()));
+    const std::vector<double> kh = capacitance_correction(ctx_, cf, surface_green(cf), singular_, box_.inv_h2[0]);
+    k_ = Array<T, 2>::from_host(ctx_, extents(rows_, rows_), std::vector<T>(kh.begin(), kh.end()));
   }
 
   /// G = P^T A0^-1 P (k x k, row-major, symmetric): column m from one double box solve of e_m.

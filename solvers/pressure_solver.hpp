@@ -2,8 +2,9 @@
 // Solvers for the pressure Poisson equation A p = b of poisson.hpp, chosen by name: damped
 // Jacobi (the reference), conjugate gradients, multigrid V-cycles, CG preconditioned by
 // one multigrid V-cycle, and the exact fast-transform solve of a rectangle (transform_poisson.hpp
-// on one rank, distributed_transform.hpp on several; with an obstacle, on one rank, the box's
-// transform solve with a capacitance correction, obstacle_transform_poisson.hpp). Vectors are Fields of this rank's box (poisson.hpp); CG's updates
+// on one rank, distributed_transform.hpp on several; with an obstacle, the box's transform
+// solve with a capacitance correction: obstacle_transform_poisson.hpp on one rank,
+// distributed_obstacle_transform.hpp on several). Vectors are Fields of this rank's box (poisson.hpp); CG's updates
 // are fused expressions and its dot products are summed in double (float32 CG summed in
 // float stalls near a 1e-5 residual on 1024^2 grids) and then over the ranks, in rank order,
 // so every rank takes the same steps.
@@ -15,6 +16,7 @@
 #include "core/mesh/boundary.hpp"
 #include "core/array/expr.hpp"
 #include "solvers/cg.hpp"
+#include "solvers/distributed_obstacle_transform.hpp"
 #include "solvers/distributed_transform.hpp"
 #include "solvers/multigrid.hpp"
 #include "solvers/obstacle_transform_poisson.hpp"
@@ -47,10 +49,8 @@ inline PressureSide pressure_side(BcKind kind) {
 /// to grid split over ranks ("" when it does).
 template <class T>
 std::string exact_transform_unsupported(const PoissonGrid<T>& grid, int ranks) {
-  if (!grid.has_links()) return transform_unsupported(grid, 1);  // (several ranks: the distributed solve)
-  if (ranks > 1)
-    return "an obstacle's exact transform solve works on one rank's whole grid, and this run is split over " +
-           std::to_string(ranks) + " ranks";
+  (void)ranks;  // (several ranks: the distributed solves, with or without an obstacle)
+  if (!grid.has_links()) return transform_unsupported(grid, 1);
   return obstacle_transform_unsupported(transform_box(grid), grid.active);
 }
 
@@ -70,8 +70,9 @@ SolverChoice choose_poisson_solver(const PoissonGrid<T>& grid, int ranks, const 
   }
   c.method = PoissonMethod::transform, c.name = "transform";
   if (grid.has_links())
-    c.reason = "auto: " + obstacle + " in a transformable box on one rank: the box's exact transform solve with a capacitance "
-               "correction on the obstacle's surface";
+    c.reason = "auto: " + obstacle + " in a transformable box" + (ranks > 1 ? " split over " + std::to_string(ranks) + " ranks" : " on one rank") +
+               ": the box's exact transform solve" + (ranks > 1 ? " (distributed by all-to-all transposes)" : "") +
+               " with a capacitance correction on the obstacle's surface";
   else if (ranks > 1)
     c.reason = "auto: a rectangle without obstacles, solved exactly by fast transforms distributed over the ranks by all-to-all transposes";
   else
@@ -93,7 +94,10 @@ class PoissonSolver {
     if (method == PoissonMethod::transform) {
       const std::string why = exact_transform_unsupported(grid, int(part.boxes.size()));
       if (!why.empty()) throw Error("pressure solver 'transform' does not apply here: " + why + "; use \"mg_cg\" (or \"auto\")");
-      if (grid.has_links()) {
+      if (grid.has_links() && part.boxes.size() > 1) {
+        distributed_obstacle_ = std::make_unique<DistributedObstacleTransformPoisson<T, 2>>(
+            part.comm, ctx, transform_box(grid), grid.active, boxes_of<2>(part.boxes));
+      } else if (grid.has_links()) {
         obstacle_ = std::make_unique<ObstacleTransformPoisson<T, 2>>(ctx, transform_box(grid), grid.active);
       } else if (part.boxes.size() > 1) {
         TransformProblem<2> problem;
@@ -141,8 +145,10 @@ class PoissonSolver {
   const TransformPoisson<T>* transform() const { return transform_.get(); }
   /// The one-rank exact solve around an obstacle (null otherwise).
   const ObstacleTransformPoisson<T, 2>* obstacle_transform() const { return obstacle_.get(); }
+  /// The exact solve around an obstacle on several ranks (null otherwise).
+  const DistributedObstacleTransformPoisson<T, 2>* distributed_obstacle_transform() const { return distributed_obstacle_.get(); }
   /// True for the exact transform solve, on one rank or several, with or without an obstacle.
-  bool exact() const { return transform_ || distributed_ || obstacle_; }
+  bool exact() const { return transform_ || distributed_ || obstacle_ || distributed_obstacle_; }
   /// True for an exact solve on one rank: no host waits, no messages (a step may be recorded).
   bool exact_on_one_rank() const { return transform_ || obstacle_; }
   /// The transforms (and, on several ranks, the transposes; with an obstacle, the correction) of
@@ -151,7 +157,8 @@ class PoissonSolver {
     return transform_ ? transform_->description()
            : distributed_ ? distributed_->description()
            : obstacle_    ? obstacle_->description()
-                          : std::string();
+           : distributed_obstacle_ ? distributed_obstacle_->description()
+                                   : std::string();
   }
 
   /// Solves A x = b from the guess in x to ||b - A x|| <= rel_tol ||b||, at most max_iterations
@@ -163,6 +170,7 @@ class PoissonSolver {
     switch (method_) {
       case PoissonMethod::transform: {
         if (distributed_) distributed_->solve(b.view(), x.view());
+        else if (distributed_obstacle_) distributed_obstacle_->solve(b.view(), x.view());
         else if (obstacle_) obstacle_->solve(b, x);
         else transform_->solve(b, x);
         SolveStats st;
@@ -232,6 +240,7 @@ class PoissonSolver {
   std::unique_ptr<TransformPoisson<T>> transform_;
   std::unique_ptr<DistributedTransformPoisson<T, 2>> distributed_;
   std::unique_ptr<ObstacleTransformPoisson<T, 2>> obstacle_;
+  std::unique_ptr<DistributedObstacleTransformPoisson<T, 2>> distributed_obstacle_;
   std::unique_ptr<PoissonLevel<T>> own_;
   PoissonLevel<T>* fine_ = nullptr;
   Field<T, 2> residual_, p_, ap_, z_;

@@ -65,8 +65,8 @@ void add_model_keys(io::Schema& schema) {
   p(Param::integer("viscous_max_iterations", 1000).range(1, 1e9).says("implicit viscous solve iteration cap"));
   p(Param::string("pressure_solver", "auto").one_of({"auto", "transform", "jacobi", "cg", "multigrid", "mg_cg"})
      .says("pressure Poisson solver: auto (transform where it applies, else mg_cg; --dry-run says which), "
-         "transform (exact, by fast cosine/sine/Fourier transforms: around an obstacle on one rank with a capacitance "
-         "correction on its surface; without one also on several ranks, distributed by all-to-all transposes), jacobi, cg, multigrid "
+         "transform (exact, by fast cosine/sine/Fourier transforms, distributed by all-to-all transposes on several ranks; "
+         "around an obstacle with a capacitance correction on its surface), jacobi, cg, multigrid "
          "(V-cycles) or mg_cg (CG preconditioned by a V-cycle)"));
   p(Param::real("pressure_tol", 1e-8).positive().at_most(1).says("relative residual the pressure solve reaches"));
   p(Param::integer("pressure_max_iterations", 20000).range(1, 1e9).says("pressure solver iteration cap"));

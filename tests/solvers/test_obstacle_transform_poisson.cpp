@@ -300,7 +300,7 @@ TEST(ObstacleTransformRefusal, SaysWhy) {
   box.sides[1] = P::dirichlet;
   box.sides[0] = P::periodic;
   EXPECT_NE(obstacle_transform_unsupported(box, wall).find("periodic on one side"), std::string::npos);
-  // several ranks keep mg_cg, and auto says why
+  // several ranks take it too (the distributed solve), and auto says so
   const PressureSide sides[4] = {P::neumann, P::dirichlet, P::neumann, P::neumann};
   std::vector<double> mask = mask_of<2, double>(make_box<2>({32, 32}, kSideSets[3]), Shape::round);
   const PoissonGrid<double> grid = make_poisson_grid<double>(32, 32, 1.0 / 32, 0.8 / 32, sides, &mask);
@@ -308,8 +308,12 @@ TEST(ObstacleTransformRefusal, SaysWhy) {
   EXPECT_EQ(one.name, "transform");
   EXPECT_NE(one.reason.find("capacitance correction"), std::string::npos) << one.reason;
   const SolverChoice two = choose_poisson_solver(grid, 2, "a cylinder");
-  EXPECT_EQ(two.name, "mg_cg");
-  EXPECT_NE(two.reason.find("2 ranks"), std::string::npos) << two.reason;
+  EXPECT_EQ(two.name, "transform");
+  EXPECT_NE(two.reason.find("split over 2 ranks"), std::string::npos) << two.reason;
+  EXPECT_NE(two.reason.find("capacitance correction"), std::string::npos) << two.reason;
+  const SolverChoice lattice = choose_poisson_solver(make_poisson_grid<double>(100, 100, 0.01, 0.01, walls, &checker), 4, "a lattice");
+  EXPECT_EQ(lattice.name, "mg_cg");
+  EXPECT_NE(lattice.reason.find("limit of 4096"), std::string::npos) << lattice.reason;
 }
 
 }  // namespace
