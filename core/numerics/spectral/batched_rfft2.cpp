@@ -153,16 +153,17 @@ struct BatchedRealFft2<T>::Impl {
   }
 
   /// The layout of v when a transform can read or write it in place (rows contiguous, planes
-  /// and rows apart by at least their lengths, within int; on a GPU dense, or an even number of reals apart), else plane = -1.
+  /// and rows apart by at least their lengths, within int; on a GPU dense, or starting on complex boundaries), else plane = -1.
   Layout layout_of(const View<T, 3>& v) const {
     Layout lay{-1, -1, 0};
     const index_t n1 = shape.n[1], n2 = shape.n[2];
     const bool rows = v.stride[2] == 1 && v.stride[1] >= n2 && v.stride[0] >= n1 * v.stride[1];
-    // (cuFFT refused to run a real transform over padded rows or planes an odd number of reals
-    // apart, while dense ones of any length and padded ones an even number apart run: the
-    // others go through the staging buffer)
+    // (cuFFT refused to run a real transform over padded rows unless the first row and every
+    // row and plane after it start on a boundary of the complex type, 2 x sizeof(T), as a
+    // Field's rows do; dense arrays of any length run: the others go through the staging buffer)
     const bool dense = v.stride[1] == n2 && v.stride[0] == n1 * n2;
-    const bool even = !ctx.is_cuda() || dense || (v.stride[0] % 2 == 0 && v.stride[1] % 2 == 0);
+    const bool paired = reinterpret_cast<std::uintptr_t>(v.ptr) % (2 * sizeof(T)) == 0;
+    const bool even = !ctx.is_cuda() || dense || (paired && v.stride[0] % 2 == 0 && v.stride[1] % 2 == 0);
     if (!rows || !even || v.stride[0] > index_t(1) << 30 || reinterpret_cast<std::uintptr_t>(v.ptr) % sizeof(T) != 0) return lay;
     lay.plane = v.stride[0], lay.row = v.stride[1];
     lay.alignment = ctx.is_cuda() ? 0 : FftwMany<T>::alignment(v.ptr);
