@@ -20,6 +20,7 @@ examples:
   sphere_wake.py output/sphere
   sphere_wake.py output/sphere --tail 0.2 --tol 0.1
   sphere_wake.py output/sphere --snapshot output/sphere/snapshot_000003000.h5
+  sphere_wake.py output/sphere -o sphere.png     # also draw u on the plane z = z_c and Cd over time
 """
 import argparse
 import math
@@ -138,6 +139,36 @@ def recirculation_length(x, u, rear):
     return math.inf
 
 
+def draw(path, snapshot, centre, diameter, diag, velocity, cd, length, dpi):
+    """u on the plane z = z_c (the sphere's outline, the recirculation region's end) and Cd over time, as a PNG."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    x, y, z = snapshot.coords
+    k = int(np.argmin(np.abs(z - centre[2])))
+    u = snapshot.fields["u"][:, :, k]
+    fig, (ap, ac) = plt.subplots(2, 1, figsize=(9, 6.5), gridspec_kw={"height_ratios": [3, 1.4]})
+    image = ap.imshow(u.T, origin="lower", extent=(x[0], x[-1], y[0], y[-1]), cmap="RdBu_r", aspect="equal",
+                      vmin=-0.4 * velocity, vmax=1.6 * velocity)
+    ap.contour(x, y, u.T, levels=[0.0], colors="k", linewidths=0.8)
+    ap.add_patch(matplotlib.patches.Circle(centre[:2], diameter / 2, fill=False, color="k", lw=1))
+    if length is not None and math.isfinite(length):
+        ap.plot([centre[0] + diameter / 2 + length], [centre[1]], "k|", ms=12)
+    fig.colorbar(image, ax=ap, label="u / U", shrink=0.8)
+    ap.set_xlabel("x / D")
+    ap.set_ylabel("y / D")
+    ap.set_title(f"u on z = {z[k]:g} at t = {snapshot.attrs['time']:g} (the line: u = 0)")
+    area = 0.5 * velocity ** 2 * math.pi * diameter ** 2 / 4
+    ac.plot(diag["time"], diag["force_x"] / area, "-", lw=1)
+    ac.axhline(cd, color="k", lw=0.6, ls="--")
+    ac.set_ylim(0, 2.5 * cd)
+    ac.set_xlabel("t U / D")
+    ac.set_ylabel("Cd")
+    ac.grid(True, alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("examples:")[1])
@@ -149,6 +180,8 @@ def main(argv=None):
     p.add_argument("--diameter", type=float, help="the sphere's D (default: twice the run's obstacle_radius)")
     p.add_argument("--center", type=float, nargs=3, help="the sphere's centre (default: the run's obstacle_center)")
     p.add_argument("--reference", default=REFERENCE, help="the reference file (default: %(default)s)")
+    p.add_argument("-o", "--output", help="PNG to write (u on the plane through the centre, Cd over time); none by default")
+    p.add_argument("--dpi", type=int, default=110, help="resolution of the PNG (default %(default)s)")
     args = p.parse_args(argv)
     try:
         if not 0 < args.tail <= 1:
@@ -161,7 +194,9 @@ def main(argv=None):
         cd, spread, t0, t1 = drag_coefficient(diag, velocity, diameter, args.tail)
         x, u = centreline(snapshot, centre)
         length = recirculation_length(x, u, centre[0] + 0.5 * diameter)
-    except (Error, sk.Error) as e:
+        if args.output:
+            draw(args.output, snapshot, centre, diameter, diag, velocity, cd, length, args.dpi)
+    except (Error, sk.Error, OSError) as e:
         print(f"{os.path.basename(sys.argv[0])}: error: {e}", file=sys.stderr)
         return 2
     reynolds = velocity * diameter / nu if nu else None

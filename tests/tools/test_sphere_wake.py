@@ -84,6 +84,14 @@ class SphereWake(unittest.TestCase):
         self.assertIn("L/D = 0.900", r.stdout)
         self.assertIn("reference 1.09", r.stdout)
 
+    def test_the_figure(self):
+        png = os.path.join(tmp, "wake.png")
+        r = tool(synthetic_run("figure", 1.09 * 0.5 * math.pi / 4), "--tail", "0.4", "-o", png)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        with open(png, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        self.assertGreater(os.path.getsize(png), 10000)
+
     def test_tolerance_and_the_transient(self):
         d = synthetic_run("off", 1.09 * 0.5 * math.pi / 4)
         self.assertEqual(tool(d, "--tail", "1").returncode, 1)  # the whole run: the transient's triple force counts
