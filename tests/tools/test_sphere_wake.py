@@ -5,6 +5,7 @@ and a tiny run of configs/sphere.toml through simulate.
 run: /usr/bin/python3 -m unittest -v tests/tools/test_sphere_wake.py     (from the repository root)
 SIMKIT_SIMULATE names the simulate binary (default build/apps/simulate).
 """
+import importlib.util
 import math
 import os
 import shutil
@@ -84,6 +85,7 @@ class SphereWake(unittest.TestCase):
         self.assertIn("L/D = 0.900", r.stdout)
         self.assertIn("reference 1.09", r.stdout)
 
+    @unittest.skipUnless(importlib.util.find_spec("matplotlib"), "matplotlib is not installed (apt-get install python3-matplotlib)")
     def test_the_figure(self):
         png = os.path.join(tmp, "wake.png")
         r = tool(synthetic_run("figure", 1.09 * 0.5 * math.pi / 4), "--tail", "0.4", "-o", png)
