@@ -14,7 +14,10 @@
 // so a solve is two box solves, a gather of k values, one k x k matrix-vector product with
 // K = (I + M G)^-1 M (built once, in double, from k box solves) and a scatter of k values:
 // fixed work, no iterations, no host waits (recordable). The solid cells' values are then
-// replaced by b's (A's identity rows), so x solves A x = b.
+// replaced by b's (A's identity rows), so x solves A x = b. On a GPU, where the cells times k
+// stay small, Z = A0^-1 P is kept (k columns from the set-up's box solves) and the second box
+// solve becomes x = y - Z w, one matrix-vector product: on small grids a box solve's many
+// short kernels cost more than reading Z.
 // Without a Dirichlet side A0 and A's fluid block are singular (the constants). A0^-1 is then
 // the transform's pseudo-inverse (mean-free result, b's mean ignored); b is made mean-free on
 // the fluid cells (and zero on the solid ones), one fluid cell f next to the obstacle is pinned
@@ -43,6 +46,12 @@ namespace sim::solvers {
 /// The most surface cells (k) the capacitance correction takes: its matrix has k^2 entries,
 /// built from k box solves; beyond it choose mg_cg.
 constexpr index_t obstacle_transform_max_cells = 4096;
+
+/// The largest A0^-1 P (cells x surface cells entries) kept on a GPU, so that a solve's second
+/// box solve becomes one matrix-vector product: the small grids where a box solve's many short
+/// kernels cost more than reading the matrix (a channel of 262k cells and 144 surface cells:
+/// 38M entries). Larger problems, and CPUs, run the second box solve.
+constexpr double obstacle_transform_max_columns = double(1 << 27);
 
 /// A box of cells for the transform solve: cells, 1 / h^2 and the sides (low, high per axis).
 template <int Rank>
@@ -290,6 +299,31 @@ struct ObstacleFinish {
   }
 };
 
+/// x = y - zw + *mean on fluid cells (zw: y's layout, dense; mean when set); x = b on solid cells.
+template <class T, int Rank>
+struct ObstacleFinishColumns {
+  View<T, Rank> x;
+  View<const T, Rank> b, mask, y;
+  const T* zw;
+  const T* mean;
+  template <class... I>
+  SIM_INLINE void operator()(I... i) const {
+    const index_t at[Rank] = {index_t(i)...};
+    index_t q = 0;
+    for (int d = 0; d < Rank; ++d) q += at[d] * y.stride[d];
+    x(i...) = mask(i...) != T(0) ? (mean ? y(i...) - zw[q] + *mean : y(i...) - zw[q]) : b(i...);
+  }
+};
+
+/// Column m of Z = A0^-1 P (n x k, row-major) from one box solve y = A0^-1 e_m (dense, double).
+template <class T>
+struct StoreColumn {
+  const double* y;
+  T* z;
+  index_t m, k;
+  SIM_INLINE void operator()(index_t q) const { z[q * k + m] = T(y[q]); }
+};
+
 /// e_cell's one entry: v[cell] = value (a one-point kernel).
 template <class T>
 struct SetOne {
@@ -324,6 +358,8 @@ class ObstacleTransformPoisson {
     z_ = Array<T, Rank>::zeros(ctx, shape), y_ = Array<T, Rank>::zeros(ctx, shape);
     cells_ = Array<index_t, 1>::from_host(ctx, extents(surface_), cf.cells);
     v_ = Array<T, 1>::zeros(ctx, extents(rows_)), u_ = Array<T, 1>::zeros(ctx, extents(rows_));
+    if (ctx.is_cuda() && double(box.cells()) * double(surface_) <= obstacle_transform_max_columns)
+      columns_ = Array<T, 2>(ctx, extents(box.cells(), surface_)), zw_ = Array<T, 1>(ctx, extents(box.cells()));
     build_correction(cf);
     if (singular_) sum_ = AsyncReduction<double>(ctx), sum_slot_ = Array<double, 1>::zeros(ctx, extents(1));
     Array<T, Rank> zero = Array<T, Rank>::zeros(ctx, shape), out(ctx, shape);
@@ -346,10 +382,16 @@ class ObstacleTransformPoisson {
     box_solve_->solve(View<const T, Rank>(z_.view()), y_.view());
     for_each(ctx_, "poisson::obstacle_gather", Box<1>{{0}, {rows_}}, GatherSurface<T>{y_.data(), cells_.data(), v_.data(), surface_});
     matvec<T>(ctx_, View<const T, 2>(k_.view()), View<const T, 1>(v_.view()), u_.view());
+    const T* mean = singular_ ? u_.data() + surface_ : nullptr;
+    if (columns_.size() > 0) {  // x = y - Z w, Z = A0^-1 P
+      matvec<T>(ctx_, View<const T, 2>(columns_.view()), View<const T, 1>(u_.view().sub(Box<1>{{0}, {surface_}})), zw_.view());
+      for_each(ctx_, "poisson::obstacle_finish_columns", all,
+               ObstacleFinishColumns<T, Rank>{x, b, mask_.view(), View<const T, Rank>(y_.view()), zw_.data(), mean});
+      return;
+    }
     for_each(ctx_, "poisson::obstacle_scatter", Box<1>{{0}, {surface_}}, ScatterSurface<T>{z_.data(), cells_.data(), u_.data()});
     box_solve_->solve(View<const T, Rank>(z_.view()), x);
-    for_each(ctx_, "poisson::obstacle_finish", all,
-             ObstacleFinish<T, Rank>{x, b, mask_.view(), singular_ ? u_.data() + surface_ : nullptr});
+    for_each(ctx_, "poisson::obstacle_finish", all, ObstacleFinish<T, Rank>{x, b, mask_.view(), mean});
   }
   /// The same on fields (interiors).
   void solve(const Field<T, Rank>& b, Field<T, Rank>& x) { solve(b.view(), x.view()); }
@@ -358,7 +400,8 @@ class ObstacleTransformPoisson {
   index_t surface_cells() const { return surface_; }
   /// The box's transforms and the correction, e.g. "DCT-IV x DCT-II/III with a capacitance correction of 180 surface cells".
   std::string description() const {
-    return box_solve_->description() + " with a capacitance correction of " + std::to_string(surface_) + " surface cells";
+    return box_solve_->description() + " with a capacitance correction of " + std::to_string(surface_) + " surface cells" +
+           (columns_.size() > 0 ? " (A0^-1 P kept: one box solve a solve)" : "");
   }
 
  private:
@@ -369,7 +412,7 @@ class ObstacleTransformPoisson {
   }
 
   /// G = P^T A0^-1 P (k x k, row-major, symmetric): column m from one double box solve of e_m.
-  std::vector<double> surface_green(const CutFaces& cf) const {
+  std::vector<double> surface_green(const CutFaces& cf) {
     Extents<Rank> shape;
     for (int d = 0; d < Rank; ++d) shape.n[d] = box_.n[d];
     const std::unique_ptr<BoxTransform<double, Rank>> solver = make_box_transform<double, Rank>(ctx_, box_);
@@ -383,6 +426,9 @@ class ObstacleTransformPoisson {
       for_each(ctx_, "poisson::obstacle_unit", Box<1>{{0}, {1}}, SetOne<double>{e.data(), cell, 0.0});
       for_each(ctx_, "poisson::obstacle_green", Box<1>{{0}, {surface_}},
                GatherSurface<double>{y.data(), cells.data(), g.data() + m * surface_, surface_});
+      if (columns_.size() > 0)
+        for_each(ctx_, "poisson::obstacle_column", Box<1>{{0}, {box_.cells()}},
+                 StoreColumn<T>{y.data(), columns_.data(), m, surface_});
     }
     return g.to_host();
   }
@@ -396,6 +442,8 @@ class ObstacleTransformPoisson {
   Array<index_t, 1> cells_;
   Array<T, 1> v_, u_;
   Array<T, 2> k_;
+  Array<T, 2> columns_;  // Z = A0^-1 P where kept (obstacle_transform_max_columns), else empty
+  Array<T, 1> zw_;       // Z w
   AsyncReduction<double> sum_;
   Array<double, 1> sum_slot_;
 };
