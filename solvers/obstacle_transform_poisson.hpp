@@ -14,10 +14,10 @@
 // so a solve is two box solves, a gather of k values, one k x k matrix-vector product with
 // K = (I + M G)^-1 M (built once, in double, from k box solves) and a scatter of k values:
 // fixed work, no iterations, no host waits (recordable). The solid cells' values are then
-// replaced by b's (A's identity rows), so x solves A x = b. On a GPU, where the cells times k
-// stay small, Z = A0^-1 P is kept (k columns from the set-up's box solves) and the second box
-// solve becomes x = y - Z w, one matrix-vector product: on small grids a box solve's many
-// short kernels cost more than reading Z.
+// replaced by b's (A's identity rows), so x solves A x = b. On a GPU in float64, where the
+// cells times k stay small, Z = A0^-1 P is kept (k columns from the set-up's box solves) and the
+// second box solve becomes x = y - Z w, one matrix-vector product: on small grids a box solve's
+// many short kernels cost more than reading Z.
 // Without a Dirichlet side A0 and A's fluid block are singular (the constants). A0^-1 is then
 // the transform's pseudo-inverse (mean-free result, b's mean ignored); b is made mean-free on
 // the fluid cells (and zero on the solid ones), one fluid cell f next to the obstacle is pinned
@@ -47,10 +47,12 @@ namespace sim::solvers {
 /// built from k box solves; beyond it choose mg_cg.
 constexpr index_t obstacle_transform_max_cells = 4096;
 
-/// The largest A0^-1 P (cells x surface cells entries) kept on a GPU, so that a solve's second
-/// box solve becomes one matrix-vector product: the small grids where a box solve's many short
-/// kernels cost more than reading the matrix (a channel of 262k cells and 144 surface cells:
-/// 38M entries). Larger problems, and CPUs, run the second box solve.
+/// The largest A0^-1 P (cells x surface cells entries) kept on a GPU in float64, so that a
+/// solve's second box solve becomes one matrix-vector product: the small grids where a box
+/// solve's many short kernels cost more than reading the matrix (a channel of 262k cells and 144
+/// surface cells: 38M entries). Larger problems, CPUs and float32 run the second box solve: in
+/// float32, y - Z w loses digits to cancellation (the cylinder's relative residual rose from
+/// 1.4e-6 to 2e-3), where a box solve of b - P w does not.
 constexpr double obstacle_transform_max_columns = double(1 << 27);
 
 /// A box of cells for the transform solve: cells, 1 / h^2 and the sides (low, high per axis).
@@ -358,7 +360,7 @@ class ObstacleTransformPoisson {
     z_ = Array<T, Rank>::zeros(ctx, shape), y_ = Array<T, Rank>::zeros(ctx, shape);
     cells_ = Array<index_t, 1>::from_host(ctx, extents(surface_), cf.cells);
     v_ = Array<T, 1>::zeros(ctx, extents(rows_)), u_ = Array<T, 1>::zeros(ctx, extents(rows_));
-    if (ctx.is_cuda() && double(box.cells()) * double(surface_) <= obstacle_transform_max_columns)
+    if (std::is_same_v<T, double> && ctx.is_cuda() && double(box.cells()) * double(surface_) <= obstacle_transform_max_columns)
       columns_ = Array<T, 2>(ctx, extents(box.cells(), surface_)), zw_ = Array<T, 1>(ctx, extents(box.cells()));
     build_correction(cf);
     if (singular_) sum_ = AsyncReduction<double>(ctx), sum_slot_ = Array<double, 1>::zeros(ctx, extents(1));
