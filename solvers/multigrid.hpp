@@ -37,6 +37,29 @@ struct SolveStats {
   bool stalled = false;  ///< stopped early: the residual stopped falling (the precision's floor)
 };
 
+/// V-cycles from a relative residual `start` until it is at most rel_tol, max_cycles ran, or 10
+/// cycles in a row gained less than a factor 2 (the precision's floor: stalled). cycle() runs
+/// one V-cycle and returns the new relative residual.
+template <class Cycle>
+SolveStats cycle_until(double start, double rel_tol, int max_cycles, Cycle&& cycle) {
+  SolveStats st;
+  st.residual = start;
+  double checkpoint = st.residual;
+  while (st.residual > rel_tol && st.iterations < max_cycles) {
+    st.residual = cycle();
+    ++st.iterations;
+    if (st.iterations % 10 == 0) {
+      if (!(st.residual < 0.5 * checkpoint)) {
+        st.stalled = st.residual > rel_tol;
+        break;
+      }
+      checkpoint = st.residual;
+    }
+  }
+  st.converged = st.residual <= rel_tol;
+  return st;
+}
+
 /// x = M b on the coarsest level, M the dense solution operator (row-major over the cells, in
 /// double; the projection onto the operator's range is folded in when it is singular).
 template <class T>
@@ -229,22 +252,10 @@ class Multigrid {
       st.converged = true;
       return st;
     }
-    st.residual = residual_norm(b, x) / bnorm;
-    double checkpoint = st.residual;
-    while (st.residual > rel_tol && st.iterations < max_cycles) {
+    return cycle_until(residual_norm(b, x) / bnorm, rel_tol, max_cycles, [&] {
       vcycle(b, x);
-      ++st.iterations;
-      st.residual = residual_norm(b, x) / bnorm;
-      if (st.iterations % 10 == 0) {
-        if (!(st.residual < 0.5 * checkpoint)) {
-          st.stalled = st.residual > rel_tol;
-          break;
-        }
-        checkpoint = st.residual;
-      }
-    }
-    st.converged = st.residual <= rel_tol;
-    return st;
+      return residual_norm(b, x) / bnorm;
+    });
   }
 
   /// ||b - A x|| on the finest level (uses a work field; exchanges x's ghosts).

@@ -147,23 +147,11 @@ class Multigrid3 {
     }
     View<T, 3> r = levels_[0].r.view();
     residual(b, x, r);
-    st.residual = norm(r) / bnorm;
-    double checkpoint = st.residual;
-    while (st.residual > rel_tol && st.iterations < max_cycles) {
+    return cycle_until(norm(r) / bnorm, rel_tol, max_cycles, [&] {
       vcycle(b, x);
-      ++st.iterations;
       residual(b, x, r);
-      st.residual = norm(r) / bnorm;
-      if (st.iterations % 10 == 0) {
-        if (!(st.residual < 0.5 * checkpoint)) {
-          st.stalled = st.residual > rel_tol;
-          break;
-        }
-        checkpoint = st.residual;
-      }
-    }
-    st.converged = st.residual <= rel_tol;
-    return st;
+      return norm(r) / bnorm;
+    });
   }
 
   /// ||v|| over the finest box, in double.
