@@ -79,7 +79,10 @@ class AsyncReduction {
   template <int Rank, class F, class Op, class Then = NothingAfter>
   void queue_each(ForEachReduce<Acc, Op>& pass, const char* name, const Box<Rank>& box, const F& f, bool to_host = true,
                   const Then& then = {}) {
-    if (!ctx_.is_cuda()) return pass.queue(name, box, f, host_.data(), then);
+    if (!ctx_.is_cuda()) {
+      (void)to_host;  // (on the cpu backend the result is on the host either way)
+      return pass.queue(name, box, f, host_.data(), then);
+    }
 #if SIM_TU_HAS_CUDA
     ensure_scratch(0);
     Acc* out = static_cast<Acc*>(scratch_.get());
