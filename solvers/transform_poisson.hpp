@@ -11,7 +11,12 @@
 // p = T_x^-1 T_y^-1 [ (T_y T_x b) / (lambda_x / hx^2 + lambda_y / hy^2) ]: four transforms and
 // one division, no iterations, no host synchronisation. Walls all round (cosine x cosine) and
 // periodic all round (Fourier x Fourier), the common cases, go through the fused 2D spectral
-// multiplier (core/numerics/spectral/multiplier2.hpp): one 2D FFT each way instead of four 1D transforms. When A is singular (no Dirichlet
+// multiplier (core/numerics/spectral/multiplier2.hpp): one 2D FFT each way instead of four 1D transforms.
+// A dimension with a wall on one side and a Dirichlet side (an outflow) on the other, beside
+// walls or another such dimension, goes through the same cosine multiplier on the box mirrored
+// across its Dirichlet sides: b extended oddly about each Dirichlet face makes the doubled box's
+// Neumann solution odd about that face, so 0 on it, and equal to this box's solution (one
+// gather, one 2D FFT each way, one scatter instead of twelve passes). When A is singular (no Dirichlet
 // side) the constant mode is dropped: the solution has zero mean, and b's mean (which must
 // vanish for a solution to exist) is ignored. One rank, whole grid.
 // In 3D (TransformPoisson3, on the 7-point operator Poisson7) the same per-axis transforms
@@ -106,6 +111,42 @@ struct SpectralDivide {
   }
 };
 
+/// Where cell i of a dimension of n cells lies in the box mirrored across its Dirichlet side
+/// (mirror 0: not mirrored; 1: the Dirichlet side is the high one; 2: the low one), and where its
+/// odd image lies (-1 when not mirrored).
+struct MirroredAxis {
+  index_t n = 0;
+  int mirror = 0;
+  SIM_INLINE index_t cell(index_t i) const { return mirror == 2 ? i + n : i; }
+  SIM_INLINE index_t image(index_t i) const { return mirror == 1 ? 2 * n - 1 - i : mirror == 2 ? n - 1 - i : index_t(-1); }
+};
+
+/// The mirrored box's right-hand side: b at each cell, -b at its odd image across each
+/// Dirichlet side (+b at the image across both).
+template <class T>
+struct MirrorGather {
+  View<const T, 2> b;
+  fft::StagedView<T> staged;
+  MirroredAxis x, y;
+  SIM_INLINE void operator()(index_t i, index_t j) const {
+    const T v = b(i, j);
+    const index_t ci = x.cell(i), cj = y.cell(j), mi = x.image(i), mj = y.image(j);
+    staged(ci, cj) = v;
+    if (mi >= 0) staged(mi, cj) = -v;
+    if (mj >= 0) staged(ci, mj) = -v;
+    if (mi >= 0 && mj >= 0) staged(mi, mj) = v;
+  }
+};
+
+/// This box's solution: the mirrored box's at each cell.
+template <class T>
+struct MirrorScatter {
+  fft::StagedView<T> staged;
+  View<T, 2> x;
+  MirroredAxis ax, ay;
+  SIM_INLINE void operator()(index_t i, index_t j) const { x(i, j) = staged(ax.cell(i), ay.cell(j)); }
+};
+
 template <class T>
 class TransformPoisson {
  public:
@@ -118,6 +159,11 @@ class TransformPoisson {
     const bool both = x_axis_.forward == y_axis_.forward;
     if (both && nx_ >= 2 && ny_ >= 2 && (x_axis_.forward == fft::Kind::dct2 || x_axis_.forward == fft::Kind::r2hc)) {
       fused_ = make_fused(ctx, x_axis_.forward == fft::Kind::dct2 ? fft::Basis2D::cosine : fft::Basis2D::fourier);
+      return;
+    }
+    mirror_x_ = {nx_, mirror_of(x_axis_)}, mirror_y_ = {ny_, mirror_of(y_axis_)};
+    if (mirror_x_.mirror >= 0 && mirror_y_.mirror >= 0 && nx_ >= 2 && ny_ >= 2) {
+      mirrored_ = make_mirrored(ctx, grid);
       return;
     }
     fx_ = fft::Transform<T, 2>(ctx, x_axis_.forward, shape, 0);
@@ -138,6 +184,13 @@ class TransformPoisson {
       (*fused_)(b, x);
       return;
     }
+    if (mirrored_) {
+      const fft::StagedView<T> staged = mirrored_->staged();
+      for_each(ctx_, "poisson::mirror_gather", Box<2>{{0, 0}, {nx_, ny_}}, MirrorGather<T>{b, staged, mirror_x_, mirror_y_});
+      mirrored_->apply_staged();
+      for_each(ctx_, "poisson::mirror_scatter", Box<2>{{0, 0}, {nx_, ny_}}, MirrorScatter<T>{staged, x, mirror_x_, mirror_y_});
+      return;
+    }
     View<T, 2> s = spectrum_.view();
     fx_(b, s);
     fy_(s, s);
@@ -152,12 +205,15 @@ class TransformPoisson {
   const fft::SpectralMultiplier<T>* fused() const { return fused_.get(); }
 
   /// The transforms used, e.g. "DCT-II/III x DCT-II/III".
-  std::string description() const { return std::string(x_axis_.label()) + " x " + y_axis_.label(); }
+  std::string description() const {
+    return std::string(x_axis_.label()) + " x " + y_axis_.label() +
+           (mirrored_ ? " (one 2D cosine transform each way on the box mirrored across its Dirichlet sides)" : "");
+  }
 
   /// The passes over memory of one solve, in order (kernels and library transform calls; the
   /// libraries' internal passes not counted).
   std::vector<std::string> passes() const {
-    if (fused_) return fused_solve_passes(2);
+    if (fused_ || mirrored_) return fused_solve_passes(2);
     std::vector<std::string> p;
     add_transform_passes(p, ctx_, x_axis_.forward, "x", true);
     add_transform_passes(p, ctx_, y_axis_.forward, "y", false);
@@ -182,12 +238,36 @@ class TransformPoisson {
     return std::make_unique<fft::SpectralMultiplier<T>>(ctx, basis, extents(nx_, ny_), Array<T, 2>::from_host(ctx, ms, m));
   }
 
+  /// How an axis is mirrored: 0 walls on both sides (DCT-II), 1 Dirichlet high (DCT-IV), 2
+  /// Dirichlet low (DST-IV), -1 it cannot be (periodic, or Dirichlet on both sides).
+  static int mirror_of(const TransformAxis& a) {
+    return a.forward == fft::Kind::dct2 ? 0 : a.forward == fft::Kind::dct4 ? 1 : a.forward == fft::Kind::dst4 ? 2 : -1;
+  }
+
+  /// The cosine multiplier of the mirrored box: 1 / (lambda_x / hx^2 + lambda_y / hy^2) with the
+  /// doubled dimensions' Neumann eigenvalues 2 - 2 cos(pi k / 2n) (0 for the null mode, which an
+  /// odd right-hand side does not excite).
+  std::unique_ptr<fft::SpectralMultiplier<T>> make_mirrored(const Context& ctx, const PoissonGrid<T>& grid) const {
+    const index_t n1 = mirror_x_.mirror ? 2 * nx_ : nx_, n2 = mirror_y_.mirror ? 2 * ny_ : ny_;
+    const TransformAxis ax(PressureSide::neumann, PressureSide::neumann, n1), ay(PressureSide::neumann, PressureSide::neumann, n2);
+    std::vector<T> m(std::size_t(n1 * n2));
+    for (index_t i = 0; i < n1; ++i)
+      for (index_t j = 0; j < n2; ++j) {
+        const double lambda = ax.eigenvalues[std::size_t(i)] * grid.inv_hx2 + ay.eigenvalues[std::size_t(j)] * grid.inv_hy2;
+        m[std::size_t(i * n2 + j)] = lambda > 0 ? T(1.0 / lambda) : T(0);
+      }
+    return std::make_unique<fft::SpectralMultiplier<T>>(ctx, fft::Basis2D::cosine, extents(n1, n2),
+                                                        Array<T, 2>::from_host(ctx, extents(n1, n2), m));
+  }
+
   Context ctx_;
   index_t nx_ = 0, ny_ = 0;
   double inv_hx2_ = 1, inv_hy2_ = 1, norm_ = 1;
   TransformAxis x_axis_{PressureSide::neumann, PressureSide::neumann, 0}, y_axis_{PressureSide::neumann, PressureSide::neumann, 0};
-  std::unique_ptr<fft::SpectralMultiplier<T>> fused_;  // walls or periodic all round
-  fft::Transform<T, 2> fx_, fy_, bx_, by_;            // the other side combinations
+  std::unique_ptr<fft::SpectralMultiplier<T>> fused_;     // walls or periodic all round
+  std::unique_ptr<fft::SpectralMultiplier<T>> mirrored_;  // walls and Dirichlet sides, one Dirichlet side per dimension at most
+  MirroredAxis mirror_x_, mirror_y_;
+  fft::Transform<T, 2> fx_, fy_, bx_, by_;  // the other side combinations
   Array<T, 2> spectrum_;
   Array<T, 1> lx_, ly_;
 };
