@@ -682,6 +682,29 @@ class Fluid3D(Case):
         # and by a 2 x 2 split of y and z
         self.obstacle_across_splits(FLUID3D_PERIODIC_BOX, ((3, "[3, 1, 1]"), (4, "[1, 2, 2]")))
 
+    def test_cylinder_np4_and_mask_np3(self):
+        # a cylinder along z in the channel on a 2 x 2 split of x and y; a mask from a file (the
+        # first snapshot's "half" dye: the fluid is the slab x < 0.5 of the periodic box, solid
+        # beyond, 240 surface cells) on uneven slabs along y (4 + 4 + 4 of 12)
+        c = self.config("cylinder", FLUID3D_SPHERE.replace('obstacle = "sphere"', 'obstacle = "cylinder"').replace(
+            "obstacle_radius = 0.2", "obstacle_radius = 0.15"))
+        self.simulate(0, c, "cyl1")
+        self.simulate(4, c, "cyl4", "grid.decomposition=[2, 2, 1]")
+        self.compare_obstacle_runs("cyl1", "cyl4")
+        self.compare_diagnostics("cyl1", "cyl4", rounding=1e-11)
+        box = self.config("box", FLUID3D_PERIODIC_BOX)
+        self.simulate(0, box, "dye", "model.obstacle=\"none\"", "run.steps=1")
+        mask = ("model.obstacle=\"mask\"", "model.obstacle_dataset=\"dye\"",
+                "model.obstacle_file=\"%s\"" % os.path.join(self.dir, "dye", "snapshot_000000000.h5"))
+        self.simulate(0, box, "mask1", *mask)
+        self.simulate(3, box, "mask3", *mask, "grid.decomposition=[1, 3, 1]")
+        self.compare_obstacle_runs("mask1", "mask3")
+        self.compare_diagnostics("mask1", "mask3", rounding=1e-11)
+        with h5py.File(os.path.join(self.dir, "mask3", "snapshot_000000006.h5")) as f:
+            u = f["fields"]["u"][()]
+        self.assertEqual(float(np.abs(u[8:]).max()), 0.0)  # the solid half is at rest
+        self.assertGreater(float(np.abs(u[:8]).max()), 0.01)
+
     def test_restart_with_a_sphere_from_2_ranks_on_3_and_4_on_1(self):
         # a checkpoint of the sphere run written on N ranks resumes on M and ends where the
         # uninterrupted one-process run ends, to rounding
