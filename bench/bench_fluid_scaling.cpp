@@ -18,9 +18,11 @@
 //   poisson 3D      the 3D periodic pressure solve (the Taylor-Green box's), strong (n^3 in
 //                   all) and weak (n^3 per rank) scaling: ms per solve, transposes as above,
 //                   efficiency t1 / (N tN) strong, t1 / tN weak;
-//   solve alone     the pressure solve alone, the 3D periodic box's (n^3 = cells3) and the 2D
-//                   cavity's (walls, n^2 = cells2), three ways: the one-rank fused solve
-//                   (transform_poisson.hpp: one 3D or 2D real FFT each way), the distributed
+//   solve alone     the pressure solve alone, the 3D periodic box's (n^3 = cells3), the 3D
+//                   walled box's (the cavity's and the sphere's y and z walls, n^3 = cells3)
+//                   and the 2D cavity's (walls, n^2 = cells2), three ways: the one-rank solve
+//                   (transform_poisson.hpp: one 3D or 2D real FFT each way, fused; the walled
+//                   box's per-axis cosine transforms), the distributed
 //                   solve on rank 0 alone, and on the N ranks: ms per solve, passes over
 //                   memory per solve (kernels, library transform calls, transpose packs and
 //                   unpacks; the passes themselves are listed after the table), ms in the
@@ -321,16 +323,17 @@ std::string pass_list(const std::string& name, const std::vector<std::string>& p
   return s;
 }
 
-/// The one-rank fused solve of the case (periodic all round in 3D, walls in 2D): seconds per
-/// solve (median of repeat) and its passes.
+/// The one-rank solve of the case (in 3D periodic all round, fused, or walls all round; walls
+/// in 2D): seconds per solve (median of repeat) and its passes.
 template <class T, int Rank>
-std::pair<double, std::vector<std::string>> fused_solve(const Context& ctx, const index_t (&cells)[Rank], int repeat) {
+std::pair<double, std::vector<std::string>> fused_solve(const Context& ctx, const index_t (&cells)[Rank], bool periodic,
+                                                        int repeat) {
   Extents<Rank> e;
   for (int d = 0; d < Rank; ++d) e.n[d] = cells[d];
   if constexpr (Rank == 3) {
     solvers::PoissonBox3 box;
     for (int d = 0; d < 3; ++d) box.n[d] = cells[d], box.inv_h2[d] = double(cells[d]) * double(cells[d]);
-    for (solvers::PressureSide& side : box.sides) side = solvers::PressureSide::periodic;
+    for (solvers::PressureSide& side : box.sides) side = periodic ? solvers::PressureSide::periodic : solvers::PressureSide::neumann;
     solvers::TransformPoisson3<T> solver(ctx, box);
     Array<T, 3> b(ctx, e), x(ctx, e);
     b.fill(T(0.5)), x.fill(T(0));
@@ -347,19 +350,18 @@ std::pair<double, std::vector<std::string>> fused_solve(const Context& ctx, cons
   }
 }
 
-/// The solve-alone row of a case (3D: periodic n^3; 2D: the cavity's walls, n^2): the one-rank
-/// fused solve, the distributed solve on rank 0 alone and on every rank; the passes listed in lists.
+/// The solve-alone row of a case (3D: periodic or walled n^3; 2D: the cavity's walls, n^2): the
+/// one-rank solve, the distributed solve on rank 0 alone and on every rank; the passes listed in lists.
 template <class T, int Rank>
 void solve_alone_case(const Comm& comm, const Context& ctx, index_t n, int steps, double bus, std::vector<bench::Row>& rows,
-                      std::vector<std::string>& lists) {
+                      std::vector<std::string>& lists, bool periodic) {
   const char* prec = sizeof(T) == 8 ? "float64" : "float32";
-  const bool periodic = Rank == 3;
   index_t cells[Rank];
   for (int d = 0; d < Rank; ++d) cells[d] = n;
   double fused_ms = 0, one_ms = 0, fused_passes = 0, one_passes = 0;
   std::vector<std::string> fused_list, one_list;
   if (comm.rank() == 0) {
-    auto [seconds, passes] = fused_solve<T, Rank>(ctx, cells, steps);
+    auto [seconds, passes] = fused_solve<T, Rank>(ctx, cells, periodic, steps);
     fused_ms = seconds * 1e3, fused_passes = double(passes.size()), fused_list = passes;
     Solve<T, Rank> one(Comm(), ctx, cells, periodic);
     one_ms = one.time(Comm(), ctx, steps).first * 1e3;
@@ -372,7 +374,7 @@ void solve_alone_case(const Comm& comm, const Context& ctx, index_t n, int steps
   const double many_passes = comm.max(double(many_list.size()));
   const double bytes = comm.max(double(many.solver.transpose_bytes()));
   const double gbs = transposes > 0 ? bytes / transposes / 1e9 : 0;
-  const std::string name = std::string(Rank == 3 ? "poisson 3D periodic " : "poisson 2D walls ") + std::to_string(n) +
+  const std::string name = std::string(Rank == 3 ? (periodic ? "poisson 3D periodic " : "poisson 3D walls ") : "poisson 2D walls ") + std::to_string(n) +
                            (Rank == 3 ? "^3 " : "^2 ") + prec + " solve alone";
   rows.push_back({name,
                   {{"ranks", double(comm.size())}, {"ms_fused_1_rank", fused_ms}, {"passes_fused", fused_passes},
@@ -417,12 +419,14 @@ int main(int argc, char** argv) {
     const double bus = comm.parallel() ? all_to_all_gbs(comm, ctx, slab_bytes, steps, rows) : 0;
     std::vector<std::string> lists;  // the passes of the solve-alone rows
     if (cells3 > 0) {
-      solve_alone_case<double, 3>(comm, ctx, cells3, steps, bus, rows, lists);
-      solve_alone_case<float, 3>(comm, ctx, cells3, steps, bus, rows, lists);
+      for (bool periodic : {true, false}) {
+        solve_alone_case<double, 3>(comm, ctx, cells3, steps, bus, rows, lists, periodic);
+        solve_alone_case<float, 3>(comm, ctx, cells3, steps, bus, rows, lists, periodic);
+      }
     }
     if (cells2 > 0) {
-      solve_alone_case<double, 2>(comm, ctx, cells2, steps, bus, rows, lists);
-      solve_alone_case<float, 2>(comm, ctx, cells2, steps, bus, rows, lists);
+      solve_alone_case<double, 2>(comm, ctx, cells2, steps, bus, rows, lists, false);
+      solve_alone_case<float, 2>(comm, ctx, cells2, steps, bus, rows, lists, false);
     }
     if (solves_only) cells2 = cells3 = tg3 = 0;
     if (cells2 > 0) {

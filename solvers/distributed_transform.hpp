@@ -37,9 +37,18 @@
 // through one batched real FFT along y; the half spectrum (n / 2 + 1 columns of complex
 // numbers, held as reals) is transposed to slabs of whole columns, reordered along x, and
 // goes through one batched complex FFT along x, the division of each pair of rows k, n - k
-// (in place), the inverse complex FFT, and back; its transposes are whole (one piece). passes()
-// lists every path's passes over the data.
+// (in place), the inverse complex FFT, and back; its transposes are whole (one piece).
+//
+// In 3D with walls on y and z (cosine x cosine over (y, z)) and the boxes split along x, the
+// same reduction replaces the per-axis cosine transforms along y and z in slabs A
+// (distributed_cosine_yz.hpp): each x-plane is reordered along y and z and goes through one
+// batched 2D real FFT (fft::BatchedRealFft2), and a twiddle kernel turns its half spectrum into
+// the per-axis path's cosine coefficients, which move to slabs B as on that path (the transform
+// along x, the division, its inverse); the way back builds the half spectrum from the
+// coefficients, inverts the FFT and undoes the reordering. Its transposes are whole (one
+// piece). passes() lists every path's passes over the data.
 #include <array>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,6 +62,7 @@
 #include "core/numerics/spectral/batched_cfft.hpp"
 #include "core/numerics/spectral/batched_rfft2.hpp"
 #include "solvers/distributed_cosine2.hpp"
+#include "solvers/distributed_cosine_yz.hpp"
 #include "solvers/transform_poisson.hpp"
 
 namespace sim::solvers {
@@ -174,7 +184,10 @@ class DistributedTransformPoisson {
         return;
       }
     }
-    chunks_ = transposed_ ? (chunks > 0 ? chunks : transpose_chunks_from_tuning()) : 1;
+    if constexpr (Rank == 3)
+      cos_yz_ = a_ == 0 && axes_[1].forward == fft::Kind::dct2 && axes_[2].forward == fft::Kind::dct2 && cells[1] >= 2 &&
+                cells[2] >= 2;
+    chunks_ = transposed_ && !cos_yz_ ? (chunks > 0 ? chunks : transpose_chunks_from_tuning()) : 1;
     work_a_ = Array<T, Rank>(ctx, nonempty(mine_a_.shape()));
     if (transposed_) work_b_ = Array<T, Rank>(ctx, nonempty(mine_b_.shape()));
     double norm = 1;
@@ -194,7 +207,7 @@ class DistributedTransformPoisson {
       const Box<Rank> mine = chunk[std::size_t(comm.rank())];
       chunk_.push_back(relative(mine, mine_a_));
       forward_a_.emplace_back(), backward_a_.emplace_back();
-      if (mine.size() > 0)
+      if (mine.size() > 0 && !cos_yz_)  // (the cosine path over y and z has its own transforms in slabs A)
         for (int d = 0; d < Rank; ++d)
           if (d != a_) {
             forward_a_.back().emplace_back(ctx, axes_[std::size_t(d)].forward, mine.shape(), d);
@@ -209,6 +222,7 @@ class DistributedTransformPoisson {
       forward_b_ = fft::Transform<T, Rank>(ctx, axes_[std::size_t(a_)].forward, mine_b_.shape(), a_);
       backward_b_ = fft::Transform<T, Rank>(ctx, axes_[std::size_t(a_)].backward, mine_b_.shape(), a_);
     }
+    if (cos_yz_) plan_cos_yz(ctx);
   }
 
   /// x = the solution of A x = b on this rank's box (b and x: views of its shape, e.g. a
@@ -216,6 +230,7 @@ class DistributedTransformPoisson {
   void solve(View<const T, Rank> b, View<T, Rank> x) {
     if (yz_fft_) return solve_yz(b, x);
     if (cos2_) return solve_cos2(b, x);
+    if (cos_yz_) return solve_cos_yz(b, x);
     View<T, Rank> a = slabs_a_view(), s = slabs_b_view();
     View<const T, Rank> in = b;
     if (!to_a_.identity()) to_a_(b, a), in = a;
@@ -255,6 +270,7 @@ class DistributedTransformPoisson {
     std::string s;
     if (yz_fft_) s = std::string("2D real FFT over y,z per slab + ") + (x_complex_ ? "complex FFT" : axes_[0].label()) + " along x";
     else if (cos2_) s = "DCT-II/III x DCT-II/III as real FFTs along y per slab + complex FFT along x (Makhoul)";
+    else if (cos_yz_) s = std::string("DCT-II/III over y,z by a 2D real FFT per slab + ") + axes_[0].label() + " along x";
     else
       for (int d = 0; d < Rank; ++d) s += (d ? " x " : "") + std::string(axes_[std::size_t(d)].label());
     if (!transposed_) return s;
@@ -289,6 +305,16 @@ class DistributedTransformPoisson {
       }
       if (transposed_) move("transpose back", &cos_back_, true);
       if (mine_a_.size() > 0) p.insert(p.end(), {"complex-to-real FFT along y", "scatter rows"});
+    } else if (cos_yz_) {
+      if (mine_a_.size() > 0) p.insert(p.end(), {"gather (reordered along y,z)", "2D real FFT over y,z", "cosine coefficients"});
+      move("transpose to slabs along y", first(a_to_b_), true);
+      if (mine_b_.size() > 0) {
+        add_transform_passes(p, ctx_, axes_[0].forward, "x", false);
+        p.push_back("divide");
+        add_transform_passes(p, ctx_, axes_[0].backward, "x", false);
+      }
+      move("transpose back", first(b_to_a_), true);
+      if (mine_a_.size() > 0) p.insert(p.end(), {"half spectrum of the coefficients", "2D complex-to-real FFT over y,z", "scatter (reordered back)"});
     } else if (yz_fft_) {
       if (mine_a_.size() > 0) p.push_back("2D real FFT over y,z");
       move("transpose to slabs along y", first(a_to_b_), true);
@@ -488,6 +514,59 @@ class DistributedTransformPoisson {
     }
   }
 
+  /// The 3D path for walls on y and z and slabs along x (see the top of this file; the
+  /// transposes, the transforms along x and the division are the per-axis path's): the
+  /// reordered planes, their batched 2D real FFT and the twiddles along y and z.
+  void plan_cos_yz(const Context& ctx) {
+    if constexpr (Rank == 3) {
+      if (mine_a_.size() == 0) return;
+      const index_t ny = mine_a_.extent(1), nz = mine_a_.extent(2);
+      yz_ = fft::BatchedRealFft2<T>(ctx, mine_a_.shape()), yz_real_ = Array<T, Rank>(ctx, mine_a_.shape());
+      cos_tw1_ = Array<double, 1>::from_host(ctx, extents(2 * ny), quarter_twiddles(ny));
+      cos_tw2_ = Array<double, 1>::from_host(ctx, extents(2 * nz), quarter_twiddles(nz));
+    }
+  }
+  /// (cos, sin)(pi k / 2n) side by side, k < n.
+  static std::vector<double> quarter_twiddles(index_t n) {
+    std::vector<double> t(static_cast<std::size_t>(2 * n));
+    const double pi = 3.14159265358979323846;
+    for (index_t k = 0; k < n; ++k)
+      t[std::size_t(2 * k)] = std::cos(pi * double(k) / double(2 * n)), t[std::size_t(2 * k + 1)] = std::sin(pi * double(k) / double(2 * n));
+    return t;
+  }
+  /// solve() on the path of plan_cos_yz.
+  void solve_cos_yz(View<const T, Rank> b, View<T, Rank> x) {
+    if constexpr (Rank == 3) {
+      const View<T, 3> a = slabs_a_view(), s = slabs_b_view();
+      View<const T, 3> in = b;
+      if (!to_a_.identity()) to_a_(b, a), in = a;
+      const index_t ny = mine_a_.extent(1), nz = mine_a_.extent(2);
+      const View<T, 3> real = mine_a_.size() > 0 ? yz_real_.view() : View<T, 3>{};
+      if (mine_a_.size() > 0) {  // (a is free once gathered: the coefficients go there)
+        for_each(ctx_, "poisson::cosine_yz_gather", box_of(mine_a_.shape()), CosineYzGather<T>{in, real, ny, nz});
+        yz_.forward(real);
+        for_each(ctx_, "poisson::cosine_yz_coefficients", box_of(mine_a_.shape()),
+                 CosineYzCoefficients<T>{yz_.spectrum(), a, cos_tw1_.view(), cos_tw2_.view(), ny, nz, nz / 2 + 1});
+      }
+      if (transposed_) a_to_b_[0](a, s);
+      if (mine_b_.size() > 0) {
+        forward_b_(s, s);
+        divide(s);
+        backward_b_(s, s);
+      }
+      if (transposed_) b_to_a_[0](s, a);
+      const View<T, 3> out = from_a_.identity() ? x : a;
+      if (mine_a_.size() > 0) {
+        const Box<3> modes{{0, 0, 0}, {mine_a_.extent(0), ny / 2 + 1, nz / 2 + 1}};
+        for_each(ctx_, "poisson::cosine_yz_spectrum", modes,
+                 CosineYzSpectrum<T>{a, yz_.spectrum(), cos_tw1_.view(), cos_tw2_.view(), ny, nz});
+        yz_.inverse(real);
+        for_each(ctx_, "poisson::cosine_yz_scatter", box_of(mine_a_.shape()), CosineYzScatter<T>{real, out, ny, nz});
+      }
+      if (!from_a_.identity()) from_a_(a, x);
+    }
+  }
+
   /// The 3D path for y and z periodic and slabs along x (see the top of this file): the
   /// spectrum's slabs, transposes, the transforms along x and the eigenvalues.
   void plan_yz(const Comm& comm, const Context& ctx, const TransformProblem<Rank>& problem) {
@@ -575,13 +654,15 @@ class DistributedTransformPoisson {
   T inv_norm_ = 1;
   std::vector<std::vector<fft::Transform<T, Rank>>> forward_a_, backward_a_;  // per piece: along every axis but a
   fft::Transform<T, Rank> forward_b_, backward_b_;                            // along a
-  fft::BatchedRealFft2<T> yz_;          // plan_yz: over y and z in slabs A
+  fft::BatchedRealFft2<T> yz_;          // plan_yz, plan_cos_yz: over y and z in slabs A
+  bool cos_yz_ = false;                 // the path of plan_cos_yz (3D, walls on y and z)
+  Array<T, Rank> yz_real_;              // plan_cos_yz: slabs A reordered along y and z
   bool cos2_ = false;                   // the path of plan_cos2 (2D, walls all round)
   fft::BatchedRealFft2<T> rows_;        // plan_cos2: the real FFTs of slabs A's rows
   Array<T, 3> rows_real_, cos_b_, cos_v_, cos_empty_;  // plan_cos2: reordered rows; the spectrum's slab B, reordered
   Redistribution<T, 3> cos_to_b_, cos_back_;           // plan_cos2: the half spectrum's transposes
   fft::BatchedComplexFft<T> cos_x_;     // plan_cos2: along x in slabs B
-  Array<double, 1> cos_lx_, cos_ly_, cos_tw1_, cos_tw2_;  // plan_cos2: eigenvalues over h^2, twiddles
+  Array<double, 1> cos_lx_, cos_ly_, cos_tw1_, cos_tw2_;  // plan_cos2: eigenvalues over h^2, twiddles (plan_cos_yz: along y and z)
   Box<3> cos_b_box_{};                  // plan_cos2: this rank's part of the half spectrum in slabs B
   bool x_complex_ = false;              // plan_yz: x periodic, transformed by x_fft_
   fft::BatchedComplexFft<T> x_fft_;     // plan_yz: along x in slabs B of the spectrum

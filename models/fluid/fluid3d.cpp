@@ -12,8 +12,10 @@
 // On several ranks (mpirun) each holds a box of the grid (any split): the ghost fill applies
 // the physical rules on its own sides of the domain and exchanges the shared ones dimension by
 // dimension (x, y, z, so edges and corners match one rank's fill), the pressure is solved by
-// the distributed transform solve on the same boxes, and dt and the diagnostics reduce over
-// the ranks (obstacles: one rank). A passive dye rides along each stage (donor-cell fluxes).
+// the distributed transform solve on the same boxes (around obstacles with its capacitance
+// correction, solvers/distributed_obstacle_transform.hpp; each rank holds its box's links and
+// mask, their ghosts exchanged as the velocity's are), and dt and the diagnostics reduce over
+// the ranks. A passive dye rides along each stage (donor-cell fluxes).
 // pressure_solver = "mg_cg" solves an obstacle-free box iteratively instead (CG preconditioned
 // by a 3D multigrid V-cycle, solvers/multigrid3.hpp; one rank). The 2D model's implicit
 // viscosity, upwind advection and other iterative pressure solvers are refused in 3D with the
@@ -39,6 +41,7 @@
 #include "models/field_ref.hpp"
 #include "models/fluid/fluid3d_kernels.hpp"
 #include "models/fluid/obstacle_mask.hpp"
+#include "solvers/distributed_obstacle_transform.hpp"
 #include "solvers/distributed_transform.hpp"
 #include "solvers/multigrid3.hpp"
 #include "solvers/obstacle_poisson3.hpp"
@@ -201,9 +204,6 @@ class FluidModel3 final : public Model {
     outflow_ = walls_.side[1] == Side::outflow;
     singular_ = box.singular();
     if (params_.obstacle) {
-      if (parallel_)
-        throw c.error_at("model", "obstacle", "obstacles on 3D grids run on one rank; run without mpirun, or set "
-                                              "obstacle = \"none\"");
       const std::vector<double> mask = fluid::obstacle_fluid_mask<3>(c, global_);
       fluid_mask_.assign(mask.begin(), mask.end());
       fluid_cells_ = 0;
@@ -213,7 +213,8 @@ class FluidModel3 final : public Model {
           if (mask[q] == 0.0)
             throw c.error_at("model", "obstacle", "the obstacle reaches the inflow face x_lo; move it or shrink it so that "
                                                   "the first column of cells is fluid");
-      make_obstacle_solver(c, box);
+      if (parallel_) make_distributed_obstacle_solver(setup, box);
+      else make_obstacle_solver(c, box);
     } else {
       choose_pressure_solver(setup, box);
     }
@@ -227,13 +228,21 @@ class FluidModel3 final : public Model {
     if (has_dye())
       for (Field<T, 3>* f : {&d_, &d1_, &d2_}) *f = Field<T, 3>(ctx_, grid_), f->fill(T(0));
     walls_.dye_pattern = params_.dye == "stripes" ? 1 : 0;
-    if (params_.obstacle) {  // the face links in the velocity fields' layout, for the momentum stage
-      host_links_ = solvers::masked_face_links(box, fluid_mask_);
-      fluid_ = Field<T, 3>(ctx_, grid_), fluid_.fill(T(0)), fluid_.copy_from_host(fluid_mask_);
-      for (int d = 0; d < 3; ++d)
+    if (params_.obstacle) {  // this box's face links in the velocity fields' layout, for the momentum stage
+      const std::array<std::vector<T>, 3> links = solvers::masked_face_links(box, fluid_mask_);
+      fluid_ = Field<T, 3>(ctx_, grid_), fluid_.fill(T(0)), fluid_.copy_from_host(box_part(fluid_mask_));
+      for (int d = 0; d < 3; ++d) {
+        host_links_[std::size_t(d)] = box_part(links[std::size_t(d)]);
         links_[d] = Field<T, 3>(ctx_, grid_), links_[d].fill(T(0)), links_[d].copy_from_host(host_links_[std::size_t(d)]);
+      }
       if (!same_layout(u_[0].view(), links_[0].view(), links_[1].view(), links_[2].view()))
         throw Error("fluid3d: the link fields differ in layout from the velocity fields (internal error)");
+      if (parallel_) {  // a shared high face's link: the neighbouring box's low-face link, in the ghosts
+        for (Field<T, 3>* f : {&links_[0], &links_[1], &links_[2], &fluid_}) halo_.exchange(*f);
+        masked_box_ops_.box = box_ops_;
+        for (int d = 0; d < 3; ++d) masked_box_ops_.links[d] = links_[d].view();
+        masked_box_ops_.fluid = fluid_.view();
+      }
     }
     // the kernels read every velocity field at one offset per position (fluid3d_kernels.hpp, Pos)
     if (!same_layout(u_[0].view(), u_[1].view(), u_[2].view(), u1_[0].view(), u1_[1].view(), u1_[2].view(), u2_[0].view(),
@@ -365,6 +374,7 @@ class FluidModel3 final : public Model {
   /// 2 nu <|omega|^2 / 2>, the largest divergence, the Courant number of the last step.
   std::vector<Diagnostic> diagnostics() override {
     fill_ghosts(state());
+    if (parallel_) halo_.exchange(p_);  // (the projection's exchange, again: a resumed run has not projected yet)
     const Velocity<T> vel = state().velocity();
     for_each(ctx_, "fluid3d::divergence", cells(), Divergence3<T>{vel, div_.view(), h_});
     const EnergySums e = reduce(ctx_, "fluid3d::energy", cells(), CellEnergy<T>{vel, h_}, AddEnergySums{}, EnergySums{0.0, 0.0});
@@ -380,22 +390,28 @@ class FluidModel3 final : public Model {
             {"max_divergence", "1/s", comm_.max(double(norm_max(div_)))},
             {"cfl", "", courant},
             {"pressure_residual", "", pressure_residual()}};
-    if (obstacle_solver_) append_obstacle_diagnostics(d);
+    if (params_.obstacle) append_obstacle_diagnostics(d);
     return d;
   }
 
-  /// The force of the fluid on the obstacle per unit density (ObstacleForce3), and the last
-  /// pressure solve's iterations; ghosts filled.
+  /// The force of the fluid on the obstacle per unit density (ObstacleForce3; on several ranks
+  /// each box's sum, added in rank order), and the last pressure solve's iterations (0: exact);
+  /// ghosts filled (p's included).
   void append_obstacle_diagnostics(std::vector<Diagnostic>& d) {
-    const solvers::MaskedPoisson7<T> ops = obstacle_solver_->stencil();
-    const ForceTriple f = reduce(ctx_, "fluid3d::obstacle_force", cells(),
-                                 ObstacleForce3<T>{state().velocity(), p_.view(), ops, h_, T(params_.nu), T(p_scale_)}, AddForces{},
-                                 ForceTriple{{0.0, 0.0, 0.0}});
+    const Velocity<T> vel = state().velocity();
+    const ForceTriple f =
+        parallel_ ? reduce(ctx_, "fluid3d::obstacle_force_box", cells(),
+                           ObstacleForce3<T, MaskedBoxPressure7<T>>{vel, p_.view(), masked_box_ops_, h_, T(params_.nu), T(p_scale_)},
+                           AddForces{}, ForceTriple{{0.0, 0.0, 0.0}})
+                  : reduce(ctx_, "fluid3d::obstacle_force", cells(),
+                           ObstacleForce3<T>{vel, p_.view(), obstacle_solver_->stencil(), h_, T(params_.nu), T(p_scale_)},
+                           AddForces{}, ForceTriple{{0.0, 0.0, 0.0}});
     const double cell = grid_.dx[0] * grid_.dx[1] * grid_.dx[2];
-    d.push_back({"force_x", "m^4/s^2", f.f[0] * cell});
-    d.push_back({"force_y", "m^4/s^2", f.f[1] * cell});
-    d.push_back({"force_z", "m^4/s^2", f.f[2] * cell});
-    d.push_back({"pressure_iterations", "", obstacle_transform_ ? 0.0 : double(obstacle_solver_->last().iterations)});
+    d.push_back({"force_x", "m^4/s^2", comm_.sum(f.f[0]) * cell});
+    d.push_back({"force_y", "m^4/s^2", comm_.sum(f.f[1]) * cell});
+    d.push_back({"force_z", "m^4/s^2", comm_.sum(f.f[2]) * cell});
+    const bool exact = obstacle_transform_ || distributed_obstacle_;
+    d.push_back({"pressure_iterations", "", exact ? 0.0 : double(obstacle_solver_->last().iterations)});
   }
 
   void prepare_output() override {
@@ -508,6 +524,15 @@ class FluidModel3 final : public Model {
   void project(const State<T>& s, double guess_scale = 1) {
     fill_ghosts(s, true);  // the high faces (periodic: the low faces' copies; outflow: predicted) for the divergence
     const View<T, 3> faces[3] = {s.c[0]->view(), s.c[1]->view(), s.c[2]->view()};
+    if (distributed_obstacle_) {  // several ranks: the distributed exact solve, then p's ghosts for the gradient
+      for_each(ctx_, "fluid3d::pressure_rhs", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device()});
+      distributed_obstacle_->solve(rhs_.view(), p_.view());
+      halo_.exchange(p_);
+      for_each(ctx_, "fluid3d::project_masked_box", cells(),
+               Project3<T, View<const T, 3>, MaskedBoxPressure7<T>>{{faces[0], faces[1], faces[2]}, p_.view(), masked_box_ops_,
+                                                                    h_, dt_.device()});
+      return;
+    }
     if (obstacle_solver_) {  // (a solid cell's faces are closed: its divergence, so its right-hand side, is 0)
       for_each(ctx_, "fluid3d::pressure_rhs", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device()});
       if (obstacle_transform_) {
@@ -547,10 +572,14 @@ class FluidModel3 final : public Model {
   /// when every side is a wall or periodic, as the solve drops it); 0 before the first step.
   double pressure_residual() {
     if (last_dt_ == 0) return 0;
-    if (obstacle_solver_) {  // (one rank) the mean over the fluid cells, as the solve drops it
-      if (singular_) rhs_ = rhs_ - T(double(sum(rhs_)) / fluid_cells_) * fluid_;
-      for_each(ctx_, "fluid3d::pressure_apply_masked", cells(),
-               solvers::MaskedPoisson7Apply<T>{obstacle_solver_->stencil(), p_.view(), div_.view()});
+    if (params_.obstacle) {  // the mean over the fluid cells, as the solve drops it
+      if (singular_) rhs_ = rhs_ - T(comm_.sum(double(sum(rhs_))) / fluid_cells_) * fluid_;
+      if (parallel_)  // (p's shared ghosts: exchanged by the projection)
+        for_each(ctx_, "fluid3d::pressure_apply_masked_box", cells(),
+                 MaskedBoxPressure7Apply<T>{masked_box_ops_, p_.view(), div_.view()});
+      else
+        for_each(ctx_, "fluid3d::pressure_apply_masked", cells(),
+                 solvers::MaskedPoisson7Apply<T>{obstacle_solver_->stencil(), p_.view(), div_.view()});
     } else {
       if (singular_) rhs_ = rhs_ - T(comm_.sum(double(sum(rhs_))) / gsize_);
       if (parallel_)  // (p's shared ghosts: exchanged by the projection)
@@ -648,9 +677,9 @@ class FluidModel3 final : public Model {
     throw Error(msg);
   }
 
-  /// The distributed transform solve of box's problem over the decomposition's boxes, and this
-  /// rank's view of the operator; throws ConfigError when a box has fewer than 2 cells along a dimension.
-  void make_distributed_solver(const ModelSetup& setup, const solvers::PoissonBox3& box) {
+  /// Every rank's box of the decomposition, in rank order; throws ConfigError when a box has
+  /// fewer than 2 cells along a dimension.
+  std::vector<Subdomain> rank_boxes(const ModelSetup& setup) const {
     const io::Config& c = *setup.config;
     const std::array<bool, 3> periodic = params_.periodic();
     std::vector<Subdomain> subs;
@@ -661,10 +690,58 @@ class FluidModel3 final : public Model {
                                               setup.decomposition.text() + " leaves one of " + std::to_string(b.cells[0]) +
                                               " x " + std::to_string(b.cells[1]) + " x " + std::to_string(b.cells[2]) +
                                               "; use fewer ranks or more cells");
+    return subs;
+  }
+
+  /// The distributed transform solve of box's problem over the decomposition's boxes, and this
+  /// rank's view of the operator; throws ConfigError when a box has fewer than 2 cells along a dimension.
+  void make_distributed_solver(const ModelSetup& setup, const solvers::PoissonBox3& box) {
+    const std::vector<Subdomain> subs = rank_boxes(setup);
     solvers::TransformProblem<3> problem;
     for (int d = 0; d < 3; ++d) problem.cells[d] = box.n[d], problem.inv_h2[d] = box.inv_h2[d];
     for (int s = 0; s < 6; ++s) problem.sides[s] = box.sides[s];
     distributed_ = std::make_unique<solvers::DistributedTransformPoisson<T, 3>>(comm_, ctx_, problem, solvers::boxes_of<3>(subs));
+    make_box_operator(box);
+  }
+
+  /// The pressure solver around the obstacle (fluid_mask_ set) on several ranks: the exact
+  /// transform solve distributed over the decomposition's boxes with the capacitance
+  /// correction, and this rank's view of the operator. Throws ConfigError where it does not
+  /// apply (cg, the one-rank fallback, does not run decomposed) or a box is too small.
+  void make_distributed_obstacle_solver(const ModelSetup& setup, const solvers::PoissonBox3& box) {
+    const io::Config& c = *setup.config;
+    const std::string method = c.string("model", "pressure_solver"), ranks = std::to_string(setup.decomposition.ranks());
+    if (method == "cg")
+      throw c.error_at("model", "pressure_solver", "cg around an obstacle on a 3D grid runs on one rank, and this run is "
+                                                   "split over " + ranks + "; use pressure_solver = \"auto\" or \"transform\" "
+                                                   "(the exact solve, distributed over the ranks)");
+    const std::string no_transform = solvers::obstacle_transform_unsupported(solvers::transform_box(box), fluid_mask_);
+    if (!no_transform.empty())
+      throw c.error_at("model", method == "transform" ? "pressure_solver" : "obstacle",
+                       "on several ranks the 3D fluid solves around an obstacle only by the transform solve with a "
+                       "capacitance correction, which cannot take this one: " + no_transform +
+                       "; run on one rank (where pressure_solver = \"cg\" takes it) or change the obstacle");
+    const std::vector<Subdomain> subs = rank_boxes(setup);
+    try {
+      distributed_obstacle_ = std::make_unique<solvers::DistributedObstacleTransformPoisson<T, 3>>(
+          comm_, ctx_, solvers::transform_box(box), fluid_mask_, solvers::boxes_of<3>(subs));
+    } catch (const Error& e) {  // (a singular capacitance matrix: on every rank alike)
+      throw c.error_at("model", "pressure_solver", e.what());
+    }
+    make_box_operator(box);
+    solver_note_ = std::string(method == "auto" ? "auto: " + obstacle_name(c) + " in a transformable box split over " + ranks +
+                                                      " ranks: the box's exact transform solve (distributed by all-to-all "
+                                                      "transposes) with a capacitance correction on the obstacle's surface"
+                                                : "exact, by the box's transform solve distributed over the ranks with a "
+                                                  "capacitance correction") +
+                   " (" + distributed_obstacle_->description() + ")";
+  }
+
+  /// "a sphere", "a box", "a cylinder", "a mask": the obstacle in words.
+  static std::string obstacle_name(const io::Config& c) { return "a " + c.string("model", "obstacle"); }
+
+  /// This rank's view of box's operator (box_ops_): its own cells, a shared side linked like an interior face.
+  void make_box_operator(const solvers::PoissonBox3& box) {
     solvers::PoissonBox3 mine = box;  // this box's cells; its shared sides then linked like interior faces
     for (int d = 0; d < 3; ++d) mine.n[d] = n_[d];
     box_ops_.box = solvers::Poisson7<T>::of(mine);
@@ -672,6 +749,18 @@ class FluidModel3 final : public Model {
       box_ops_.shared[s] = walls_.side[s] == Side::internal;
       if (box_ops_.shared[s]) box_ops_.box.side_c[s] = T(1), box_ops_.box.periodic[s / 2] = false;
     }
+  }
+
+  /// This rank's box of whole, an array over the whole grid's cells (row-major), row-major.
+  template <class V>
+  std::vector<V> box_part(const std::vector<V>& whole) const {
+    std::vector<V> part(std::size_t(n_[0] * n_[1] * n_[2]));
+    for (index_t i = 0; i < n_[0]; ++i)
+      for (index_t j = 0; j < n_[1]; ++j)
+        for (index_t k = 0; k < n_[2]; ++k)
+          part[std::size_t((i * n_[1] + j) * n_[2] + k)] =
+              whole[std::size_t(((i + sub_.offset[0]) * gn_[1] + j + sub_.offset[1]) * gn_[2] + k + sub_.offset[2])];
+    return part;
   }
 
   /// Swaps the step's output in as the state.
@@ -701,6 +790,7 @@ class FluidModel3 final : public Model {
   double pressure_tol_ = 1e-8;
   int pressure_max_iterations_ = 1000;
   BoxPressure7<T> box_ops_;                                                  // several ranks: this box's operator
+  MaskedBoxPressure7<T> masked_box_ops_;                                     // several ranks, obstacles: the same, masked
   std::string solver_note_;
   bool outflow_ = false;   // this box has the x_hi outflow
   bool singular_ = true;   // no Dirichlet side (no outflow): the pressure is known up to a constant
@@ -710,6 +800,7 @@ class FluidModel3 final : public Model {
   double fluid_cells_ = 1;
   std::unique_ptr<solvers::ObstacleCgPoisson3<T>> obstacle_solver_;    // obstacles: the operator, and its CG solve
   std::unique_ptr<solvers::ObstacleTransformPoisson3<T>> obstacle_transform_;  // obstacles: the exact solve, where it applies
+  std::unique_ptr<solvers::DistributedObstacleTransformPoisson<T, 3>> distributed_obstacle_;  // obstacles on several ranks
   double p_scale_ = 1;     // the physical pressure over the last stage's (the force on the obstacle)
   StepInput dt_;  // the step's dt, read by the kernels from memory
   Recorded recorded_[2];  // the step per buffer parity (steps swap buffers)

@@ -295,6 +295,53 @@ struct BoxPressure7Apply {
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { out(i, j, k) = s.apply(p, i, j, k); }
 };
 
+/// The masked pressure operator (obstacles) of one rank's box of a grid split over ranks
+/// (trivially copyable): BoxPressure7's neighbours (a shared side's ghosts) with the low-face
+/// links of the box's cells and the fluid mask, as MaskedPoisson7 has them for the whole grid.
+/// The links' ghosts are exchanged as the velocity's are: a shared high face's link is the
+/// neighbouring box's low-face link, in the ghost layer.
+template <class T>
+struct MaskedBoxPressure7 {
+  BoxPressure7<T> box;        ///< the box's operator without obstacles
+  View<const T, 3> links[3];  ///< low-face link of each cell along each dimension, ghosts exchanged
+  View<const T, 3> fluid;     ///< 1 fluid, 0 solid
+  /// The link of the d-face (i, j, k), its index along d in [0, n[d]]: the high side's is the
+  /// ghost's on a shared side, face 0's across a periodic one, the side's coefficient next to a fluid cell at a wall.
+  SIM_INLINE T face_link(int d, index_t i, index_t j, index_t k) const {
+    index_t f[3] = {i, j, k};
+    if (f[d] < box.box.n[d] || box.shared[2 * d + 1]) return links[d](i, j, k);
+    f[d] = 0;
+    if (box.box.periodic[d]) return links[d](f[0], f[1], f[2]);
+    f[d] = box.box.n[d] - 1;
+    return fluid(f[0], f[1], f[2]) != T(0) ? box.box.side_c[2 * d + 1] : T(0);
+  }
+  /// p at (i, j, k), any one index one outside the box (BoxPressure7::at).
+  template <class P>
+  SIM_INLINE T at(const P& p, index_t i, index_t j, index_t k) const {
+    return box.at(p, i, j, k);
+  }
+  /// (A p)(i, j, k): the identity in a solid cell.
+  template <class P>
+  SIM_INLINE T apply(const P& p, index_t i, index_t j, index_t k) const {
+    const T c = p(i, j, k);
+    if (fluid(i, j, k) == T(0)) return c;
+    const T lx = links[0](i, j, k), hx = face_link(0, i + 1, j, k), ly = links[1](i, j, k), hy = face_link(1, i, j + 1, k),
+            lz = links[2](i, j, k), hz = face_link(2, i, j, k + 1);
+    return (lx * (c - at(p, i - 1, j, k)) + hx * (c - at(p, i + 1, j, k))) * box.box.inv_h2[0] +
+           (ly * (c - at(p, i, j - 1, k)) + hy * (c - at(p, i, j + 1, k))) * box.box.inv_h2[1] +
+           (lz * (c - at(p, i, j, k - 1)) + hz * (c - at(p, i, j, k + 1))) * box.box.inv_h2[2];
+  }
+};
+
+/// out = A p on a rank's box around obstacles (MaskedBoxPressure7; p's shared ghosts exchanged).
+template <class T>
+struct MaskedBoxPressure7Apply {
+  MaskedBoxPressure7<T> s;
+  View<const T, 3> p;
+  View<T, 3> out;
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { out(i, j, k) = s.apply(p, i, j, k); }
+};
+
 /// The link of the c-face q (q.p[c] < n[c]) of each pressure operator: 0 closes the face.
 template <int c, class T>
 SIM_INLINE T face_link(const solvers::Poisson7<T>& ops, const Pos& q) {
@@ -306,6 +353,10 @@ SIM_INLINE T face_link(const BoxPressure7<T>& ops, const Pos& q) {
 }
 template <int c, class T>
 SIM_INLINE T face_link(const solvers::MaskedPoisson7<T>& ops, const Pos& q) {
+  return ops.links[c](q.p[0], q.p[1], q.p[2]);
+}
+template <int c, class T>
+SIM_INLINE T face_link(const MaskedBoxPressure7<T>& ops, const Pos& q) {
   return ops.links[c](q.p[0], q.p[1], q.p[2]);
 }
 
@@ -453,11 +504,13 @@ struct ForceTriple {
 /// it (its sum over the closed faces, times a cell's volume, is the force; the pressure part is
 /// the pressure on the obstacle's faces, the viscous part the shear of the faces next to it).
 /// p_scale turns the last stage's pressure into the physical one (2 after Heun's second stage).
-template <class T>
+/// Ops: the whole grid's MaskedPoisson7 on one rank, a box's MaskedBoxPressure7 on several
+/// (its box's links: a shared side's face is open, and the rank owning the cell above counts it).
+template <class T, class Ops = solvers::MaskedPoisson7<T>>
 struct ObstacleForce3 {
   Velocity<T> vel;
   View<const T, 3> p;
-  solvers::MaskedPoisson7<T> ops;
+  Ops ops;
   Spacing3<T> h;
   T nu, p_scale;
   template <int c>

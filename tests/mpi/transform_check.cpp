@@ -16,7 +16,11 @@
 // of those on the complex FFT along x; in 2D with walls all round (Neumann) and the boxes split
 // along x (or blocks), the solver's path of real FFTs of the rows and complex FFTs along x
 // (distributed_cosine2.hpp), checked to be taken there and only there (odd and even sizes,
-// slabs of the half spectrum left empty), and counted; exit 1 on any rank's failure.
+// slabs of the half spectrum left empty), and counted; in 3D with walls on y and z (Neumann)
+// and the boxes split along x (or blocks), the path of batched 2D real FFTs over (y, z) of
+// the reordered planes (distributed_cosine_yz.hpp), checked to be taken there and only there
+// (x periodic, walled or Dirichlet, odd and even sizes, empty slabs), and counted; exit 1 on
+// any rank's failure.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -136,6 +140,7 @@ struct Tally {
   int cases = 0, failures = 0, yz_fft = 0;  // yz_fft: cases on the 2D-FFT-over-(y, z) path
   int x_complex = 0;                        // of those, x periodic: the complex FFT along x
   int cosine2 = 0;                          // 2D walls all round by real FFTs (Makhoul)
+  int cosine_yz = 0;                        // 3D walls on y and z by 2D real FFTs over (y, z)
   double worst = 0, worst_residual = 0;
 };
 
@@ -182,6 +187,11 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
   const bool want_cosine = Rank == 2 && pairs[0] == 1 && pairs[1] == 1 && !(split == 1 && split_axis != 0) &&
                            cells[0] >= 2 && cells[Rank - 1] >= 2;
   const bool took_cosine = solver.description().find("(Makhoul)") != std::string::npos;
+  // 3D, Neumann on y and z, the boxes not slabs along y or z: 2D real FFTs over (y, z)
+  const bool want_cos_yz = Rank == 3 && pairs[1] == 1 && pairs[2] == 1 && !(split == 1 && split_axis != 0) &&
+                           cells[1] >= 2 && cells[Rank - 1] >= 2;
+  const bool took_cos_yz = solver.description().find("DCT-II/III over y,z by a 2D real FFT") != std::string::npos;
+  tally.cosine_yz += took_cos_yz ? 1 : 0;
   tally.yz_fft += took_yz ? 1 : 0;
   tally.x_complex += took_complex ? 1 : 0;
   tally.cosine2 += took_cosine ? 1 : 0;
@@ -204,7 +214,7 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
   tally.worst = std::max(tally.worst, ratio);
   tally.worst_residual = std::max(tally.worst_residual, res);
   if (ratio > kBound || res > 100 || !(pmax > 0) || want_yz != took_yz || want_complex != took_complex ||
-      want_cosine != took_cosine) {
+      want_cosine != took_cosine || want_cos_yz != took_cos_yz) {
     ++tally.failures;
     if (comm.rank() == 0) {
       std::string s;
@@ -212,9 +222,9 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
       s += ", " + std::to_string(chunks) + " pieces";
       std::printf("FAIL %dD %s %s: max |p_N - p_1| = %.3g eps max|p_1| (bound %g), one-rank residual %.3g (bound 100), "
                   "path \"%s\" (2D FFT over y,z expected: %s, complex FFT along x expected: %s, 2D cosine by real FFTs "
-                  "expected: %s)\n",
+                  "expected: %s, cosine over y,z by 2D real FFTs expected: %s)\n",
                   Rank, sizeof(T) == 8 ? "float64" : "float32", s.c_str(), ratio, kBound, res, solver.description().c_str(),
-                  want_yz ? "yes" : "no", want_complex ? "yes" : "no", want_cosine ? "yes" : "no");
+                  want_yz ? "yes" : "no", want_complex ? "yes" : "no", want_cosine ? "yes" : "no", want_cos_yz ? "yes" : "no");
     }
   }
 }
@@ -264,6 +274,19 @@ void run_periodic_yz(const Comm& comm, const Context& ctx, const index_t (&cells
   }
 }
 
+/// Every arrangement with walls on y and z (Neumann) and each side pair along x: the path of
+/// 2D real FFTs over (y, z) where the boxes are not slabs along y or z.
+template <class T>
+void run_walls_yz(const Comm& comm, const Context& ctx, const index_t (&cells)[3], Tally& tally) {
+  for (const auto& p : arrangements<3>(comm.size(), cells)) {
+    const int procs[3] = {p[0], p[1], p[2]};
+    for (int x = 0; x < 5; ++x) {
+      const int pairs[3] = {x, 1, 1};
+      check<T, 3>(comm, ctx, cells, procs, pairs, 1 + x % 3, tally);
+    }
+  }
+}
+
 /// Every arrangement of a 2D grid with walls all round (Neumann): the path of real FFTs of the
 /// rows where the boxes are not slabs along y.
 template <class T>
@@ -301,15 +324,18 @@ int main(int argc, char** argv) {
     for (const auto* cells : {&yz_even, &yz_odd, &yz_thin}) {
       run_periodic_yz<double>(comm, ctx, *cells, t64);
       run_periodic_yz<float>(comm, ctx, *cells, t32);
+      run_walls_yz<double>(comm, ctx, *cells, t64);
+      run_walls_yz<float>(comm, ctx, *cells, t32);
     }
     const int failures = t64.failures + t32.failures;
     if (comm.rank() == 0)
       std::printf("distributed transform on %d ranks: %d cases, max |p_N - p_1| / (eps max|p_1|) = %.3g float64, %.3g "
                   "float32 (bound %g); one-rank residual / (eps max|p| |A|) <= %.3g; %d cases by the 2D FFT over y,z, %d of them "
-                  "with the complex FFT along x; %d 2D cases by real FFTs (walls all round); %s\n",
+                  "with the complex FFT along x; %d 2D cases by real FFTs (walls all round); %d 3D cases by 2D real FFTs over "
+                  "y,z (walls on y and z); %s\n",
                   comm.size(), t64.cases + t32.cases, t64.worst, t32.worst, kBound,
                   std::max(t64.worst_residual, t32.worst_residual), t64.yz_fft + t32.yz_fft, t64.x_complex + t32.x_complex,
-                  t64.cosine2 + t32.cosine2, failures ? "FAILED" : "OK");
+                  t64.cosine2 + t32.cosine2, t64.cosine_yz + t32.cosine_yz, failures ? "FAILED" : "OK");
     return failures ? 1 : 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "transform_check: %s\n", e.what());
