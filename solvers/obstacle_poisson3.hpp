@@ -131,7 +131,9 @@ struct InverseDiagonal {
 };
 
 /// The masked operator's solve by Jacobi-preconditioned conjugate gradients, one rank. Not
-/// movable (the CG holds its work fields): hold it by pointer.
+/// movable (the CG holds its work fields): hold it by pointer. The CG's seven work fields are
+/// allocated by the first solve, so that a caller using only the operator (stencil()) holds
+/// just the links and the mask.
 template <class T>
 class ObstacleCgPoisson3 {
  public:
@@ -141,8 +143,7 @@ class ObstacleCgPoisson3 {
   ObstacleCgPoisson3(const Context& ctx, const PoissonBox3& box, const std::vector<T>& fluid) : ctx_(ctx), box_(box) {
     const double length[3] = {double(box.n[0]), double(box.n[1]), double(box.n[2])};
     grid_ = Grid<3>::uniform(extents(box.n[0], box.n[1], box.n[2]), length);
-    for (Field<T, 3>* f : {&links_[0], &links_[1], &links_[2], &fluid_, &inverse_diagonal_, &x_, &b_, &r_, &p_, &ap_, &z_})
-      *f = Field<T, 3>(ctx, grid_), f->fill(T(0));
+    for (Field<T, 3>* f : {&links_[0], &links_[1], &links_[2], &fluid_}) *f = Field<T, 3>(ctx, grid_), f->fill(T(0));
     const std::array<std::vector<T>, 3> links = masked_face_links(box, fluid);
     for (int d = 0; d < 3; ++d) links_[d].copy_from_host(links[std::size_t(d)]);
     fluid_.copy_from_host(fluid);
@@ -151,9 +152,6 @@ class ObstacleCgPoisson3 {
     ops_.box = Poisson7<T>::of(box);
     for (int d = 0; d < 3; ++d) ops_.links[d] = links_[d].view();
     ops_.fluid = fluid_.view();
-    for_each(ctx, "obstacle_poisson::inverse_diagonal", grid_.interior(), InverseDiagonal<T>{ops_, inverse_diagonal_.view()});
-    cg_ = ConjugateGradient<T, 3>(ctx, grid_.interior(), Comm{}, {&r_}, {&p_}, {&ap_}, {&z_});
-    cg_.set_zero_solution_for_zero_b(true);  // (the operator is linear: b = 0 has x = 0)
   }
 
   /// The relative residual ||b - A x|| / ||b|| a solve reaches, and its iteration cap.
@@ -163,6 +161,7 @@ class ObstacleCgPoisson3 {
   /// mean over the fluid cells is dropped when A is singular (no Dirichlet side), as the
   /// transform solves drop it; b must be 0 in solid cells.
   void solve(View<const T, 3> b, View<T, 3> x) {
+    if (!cg_ready_) prepare_cg();
     for_each(ctx_, "obstacle_poisson::load_b", grid_.interior(), CopyBox3<T>{b, b_.view()});
     for_each(ctx_, "obstacle_poisson::load_x", grid_.interior(), CopyBox3<T>{View<const T, 3>(x), x_.view()});
     if (box_.singular()) b_ = b_ - T(double(sum(b_)) / fluid_cells_) * fluid_;
@@ -186,10 +185,20 @@ class ObstacleCgPoisson3 {
   std::string description() const { return "conjugate gradients preconditioned by the diagonal (Jacobi), masked 7-point operator"; }
 
  private:
+  /// The CG's work fields, the preconditioner's inverse diagonal and the CG itself.
+  void prepare_cg() {
+    for (Field<T, 3>* f : {&inverse_diagonal_, &x_, &b_, &r_, &p_, &ap_, &z_}) *f = Field<T, 3>(ctx_, grid_), f->fill(T(0));
+    for_each(ctx_, "obstacle_poisson::inverse_diagonal", grid_.interior(), InverseDiagonal<T>{ops_, inverse_diagonal_.view()});
+    cg_ = ConjugateGradient<T, 3>(ctx_, grid_.interior(), Comm{}, {&r_}, {&p_}, {&ap_}, {&z_});
+    cg_.set_zero_solution_for_zero_b(true);  // (the operator is linear: b = 0 has x = 0)
+    cg_ready_ = true;
+  }
+
   Context ctx_;
   PoissonBox3 box_;
   Grid<3> grid_;
   MaskedPoisson7<T> ops_;
+  bool cg_ready_ = false;
   Field<T, 3> links_[3], fluid_, inverse_diagonal_, x_, b_, r_, p_, ap_, z_;
   double fluid_cells_ = 1;
   ConjugateGradient<T, 3> cg_;
