@@ -2,14 +2,13 @@
 // Kernels of the 3D incompressible fluid on a staggered (MAC) grid. Storage as in 2D
 // (fluid_kernels.hpp): vel[c](i, j, k) is velocity component c on the low c-face of cell
 // (i, j, k); the high faces (index n along c) sit in the ghost layer. p lives at cell centres.
-// The physics is a few pointwise functions over a face or cell position and a component or
-// direction index (momentum_flux, advection, laplacian, divergence, pressure_gradient), which
-// the kernels of both backends call; the scheme is the 2D model's (conservative central
-// advection, the 7-point Laplacian, one exact projection per stage). Components and
-// directions are template arguments, so each use compiles to straight-line code (as runtime
-// loop indices over the views, the CPU's momentum stage ran several times slower).
+// The physics is the pointwise functions both models share (mac_operators.hpp: momentum flux,
+// advection, Laplacian, divergence, face gradient, dye flux), which the kernels of both
+// backends call; the scheme is the 2D model's (conservative advection, central or blended
+// towards donor-cell, the 7-point Laplacian, one exact projection per stage).
 #include "core/mesh/grid.hpp"
 #include "core/numerics/spectral/multiplier3.hpp"
+#include "models/fluid/mac_operators.hpp"
 #include "solvers/obstacle_poisson3.hpp"
 #include "solvers/transform_poisson.hpp"
 
@@ -21,111 +20,23 @@ namespace sim::fluid3d {
 /// (x-low) or an outflow (x-high).
 enum class Side { wall, periodic, internal, inflow, outflow };
 
-/// A cell or face position: its indices, and its offset in the one layout every velocity
-/// field of the model shares (same shape, same ghosts, strides s), so that reaching a
-/// neighbour is one addition rather than three 64-bit products per field read.
-struct Pos {
-  index_t p[3];
-  index_t o;
-  index_t s[3];
-  /// The position n cells along dimension d.
-  template <int d>
-  SIM_INLINE Pos shift(index_t n) const {
-    Pos q = *this;
-    q.p[d] += n;
-    q.o += n * s[d];
-    return q;
-  }
-};
-
-/// Position (i, j, k) in the layout of f (any of the velocity fields).
-template <class V>
-SIM_INLINE Pos position(const V& f, index_t i, index_t j, index_t k) {
-  return Pos{{i, j, k}, f.offset(i, j, k), {f.stride[0], f.stride[1], f.stride[2]}};
-}
-
-/// f at position q; f has the velocity fields' layout.
+/// The pointwise operators of both models (mac_operators.hpp), at three dimensions.
+using Pos = fluid::Pos<3>;
 template <class T>
-SIM_INLINE T at(const View<const T, 3>& f, const Pos& q) {
-  return f.ptr[q.o];
-}
-/// The element of f at q, to write; f has the velocity fields' layout.
+using Velocity = fluid::Velocity<T, 3>;
 template <class T>
-SIM_INLINE T& ref(const View<T, 3>& f, const Pos& q) {
-  return f.ptr[q.o];
-}
-
-/// The three velocity components (read-only views of one layout).
-template <class T>
-struct Velocity {
-  View<const T, 3> c[3];
-};
-
-/// True when the views share one layout (shape and strides), as the kernels' offsets assume.
-template <class V, class... W>
-bool same_layout(const V& first, const W&... rest) {
-  auto same = [&](const auto& w) {
-    for (int d = 0; d < 3; ++d)
-      if (w.stride[d] != first.stride[d] || w.shape.n[d] != first.shape.n[d]) return false;
-    return true;
-  };
-  return (same(rest) && ...);
-}
-
-/// Grid spacing as kernels use it.
-template <class T>
-struct Spacing3 {
-  T inv_h[3], inv_h2[3];
-};
-
-/// The flux of momentum component c through the low d-side of the control volume around the
-/// c-face at q: the d-velocity there (the mean of the two d-faces straddling it) times
-/// component c there (the mean of its two nearest values along d). For d == c both means are
-/// the same: the square of the cell-centred c-velocity.
-template <int c, int d, class T>
-SIM_INLINE T momentum_flux(const Velocity<T>& vel, const Pos& q) {
-  const T carrier = T(0.5) * (at(vel.c[d], q.template shift<c>(-1)) + at(vel.c[d], q));
-  const T carried = T(0.5) * (at(vel.c[c], q.template shift<d>(-1)) + at(vel.c[c], q));
-  return carrier * carried;
-}
-
-/// The net flux of momentum component c through the two d-sides of the c-face q's control volume, over h_d.
-template <int c, int d, class T>
-SIM_INLINE T momentum_flux_difference(const Velocity<T>& vel, const Pos& q, const Spacing3<T>& h) {
-  return (momentum_flux<c, d>(vel, q.template shift<d>(1)) - momentum_flux<c, d>(vel, q)) * h.inv_h[d];
-}
-
-/// div(u u_c) at the c-face q: the net momentum flux out of its control volume over its volume.
-template <int c, class T>
-SIM_INLINE T advection(const Velocity<T>& vel, const Pos& q, const Spacing3<T>& h) {
-  return momentum_flux_difference<c, 0>(vel, q, h) + momentum_flux_difference<c, 1>(vel, q, h) +
-         momentum_flux_difference<c, 2>(vel, q, h);
-}
-
-/// The second difference of f at q along d, over h_d^2.
-template <int d, class T>
-SIM_INLINE T second_difference(const View<const T, 3>& f, const Pos& q, T centre, const Spacing3<T>& h) {
-  return (at(f, q.template shift<d>(-1)) - T(2) * centre + at(f, q.template shift<d>(1))) * h.inv_h2[d];
-}
-
-/// The 7-point Laplacian of f at q.
-template <class T>
-SIM_INLINE T laplacian(const View<const T, 3>& f, const Pos& q, const Spacing3<T>& h) {
-  const T centre = at(f, q);
-  return second_difference<0>(f, q, centre, h) + second_difference<1>(f, q, centre, h) + second_difference<2>(f, q, centre, h);
-}
-
-/// The difference of velocity component d across cell q along d, over h_d.
-template <int d, class T>
-SIM_INLINE T outflow(const Velocity<T>& vel, const Pos& q, const Spacing3<T>& h) {
-  return (at(vel.c[d], q.template shift<d>(1)) - at(vel.c[d], q)) * h.inv_h[d];
-}
-
-/// The divergence of the face velocities in cell q.
-template <class T>
-SIM_INLINE T divergence(const Velocity<T>& vel, const Pos& q, const Spacing3<T>& h) {
-  return outflow<0>(vel, q, h) + outflow<1>(vel, q, h) + outflow<2>(vel, q, h);
-}
+using Spacing3 = fluid::MacSpacing<T, 3>;
+using fluid::advection;
+using fluid::at;
+using fluid::divergence;
+using fluid::dye_rate;
+using fluid::face_gradient;
+using fluid::Flux;
+using fluid::laplacian;
+using fluid::position;
+using fluid::ref;
+using fluid::same_layout;
+using fluid::viscous_operator;
 
 /// Where p's element (i, j, k) is, and how far apart its neighbours along d are, for the two
 /// pressure layouts the projection reads: a field's view and the fused solve's buffer.
@@ -161,24 +72,7 @@ template <int c, class T, class P, class Ops>
 SIM_INLINE T pressure_gradient(const Ops& ops, const P& p, const T* pc, T centre, const Pos& q, const Spacing3<T>& h) {
   const Pos lo = q.template shift<c>(-1);
   const T below = q.p[c] > 0 ? pc[-step_of<c>(p)] : T(ops.at(p, lo.p[0], lo.p[1], lo.p[2]));
-  return (centre - below) * h.inv_h[c];
-}
-
-/// The donor-cell flux of the dye d through the low c-face of cell q (the upwind cell's value).
-template <int c, class T>
-SIM_INLINE T dye_flux(const Velocity<T>& vel, const View<const T, 3>& d, const Pos& q) {
-  const T u = at(vel.c[c], q);
-  return u > T(0) ? u * at(d, q.template shift<c>(-1)) : u * at(d, q);
-}
-
-/// The dye's rate of change in cell q: diffusion kappa lap(d) less the net donor-cell flux out
-/// (bounded and conservative, as the 2D model's rhs_d).
-template <class T>
-SIM_INLINE T dye_rate(const Velocity<T>& vel, const View<const T, 3>& d, const Pos& q, const Spacing3<T>& h, T kappa) {
-  const T fx = dye_flux<0>(vel, d, q.template shift<0>(1)) - dye_flux<0>(vel, d, q);
-  const T fy = dye_flux<1>(vel, d, q.template shift<1>(1)) - dye_flux<1>(vel, d, q);
-  const T fz = dye_flux<2>(vel, d, q.template shift<2>(1)) - dye_flux<2>(vel, d, q);
-  return kappa * laplacian(d, q, h) - fx * h.inv_h[0] - fy * h.inv_h[1] - fz * h.inv_h[2];
+  return face_gradient<c>(below, centre, h);
 }
 
 /// The passive dye's part of a stage (trivially copyable; out.ptr null: no dye): out = w base +
