@@ -104,12 +104,14 @@ struct MomentumStage3 {
   bool closed_low[3];  ///< dimension d's low side is a wall or an inflow: its face 0 is set by the ghost fill
   View<const T, 3> links[3] = {};  ///< with obstacles: each cell's low-face links (0: closed), in the velocity layout
   DyeStage3<T> dye{};              ///< the dye's update alongside (dye.out.ptr null: none)
+  T gamma = 0;                     ///< advection's donor-cell weight (advection = "upwind"); 0: central
   /// Component c at face q, new value.
   template <int c>
   SIM_INLINE T component(const Pos& q, T a, T step) const {
     if (closed_low[c] && q.p[c] == 0) return T(0);
     if (links[c].ptr && at(links[c], q) == T(0)) return T(0);
-    const T rate = nu * laplacian(in.c[c], q, h) - advection<c>(in, q, h);
+    const T adv = gamma != T(0) ? advection<c, Flux::blended>(in, q, h, gamma) : advection<c>(in, q, h);
+    const T rate = nu * laplacian(in.c[c], q, h) - adv;
     return (w != T(0) ? w * at(base.c[c], q) : T(0)) + a * at(in.c[c], q) + step * rate;
   }
   /// All reads before the writes: a write through out may alias a read for all the compiler
@@ -121,6 +123,79 @@ struct MomentumStage3 {
     const T d = dye.out.ptr ? dye.value(in, q, h, w, a, step) : T(0);
     ref(out[0], q) = u, ref(out[1], q) = v, ref(out[2], q) = x;
     if (dye.out.ptr) ref(dye.out, q) = d;
+  }
+};
+
+/// A momentum stage of the implicit-viscosity schemes (the 2D model's MomentumStage with its
+/// StageCoefficients, stage_coefficients.hpp): out = w base + a in - c_adv adv(in) + c_visc nu
+/// lap(in) - c_p grad(p) on open faces, closed faces 0, and, with carry, carry = in + h_carry
+/// (nu lap(in) - adv(in) - grad(p)) for the corrector. grad(p) is the last pressure's face
+/// gradient (the incremental pressure form), read through the pressure operator ops (p's
+/// ghosts exchanged on several ranks). The dye's update rides along (DyeStage3 with its own
+/// weight). dt is read from memory.
+template <class T, class Ops>
+struct ImexStage3 {
+  Velocity<T> in, base;
+  View<T, 3> out[3], carried[3];  ///< carried[0].ptr null: no carry
+  View<const T, 3> p;
+  Ops ops;
+  Spacing3<T> h;
+  T nu, gamma, w, a;
+  const double* dt;
+  double f_adv, f_visc, f_p, f_carry;
+  bool closed_low[3];              ///< as MomentumStage3's
+  View<const T, 3> links[3] = {};  ///< as MomentumStage3's
+  DyeStage3<T> dye{};
+  T w_dye = 0;
+  /// Component c at face q: its new value, and the carried one.
+  template <int c>
+  SIM_INLINE void component(const Pos& q, const T* pc, T centre, const T (&coef)[4], T (&value)[2]) const {
+    value[0] = value[1] = T(0);
+    if (closed_low[c] && q.p[c] == 0) return;
+    if (links[c].ptr && at(links[c], q) == T(0)) return;
+    const T adv = gamma != T(0) ? advection<c, Flux::blended>(in, q, h, gamma) : advection<c>(in, q, h);
+    const T visc = nu * laplacian(in.c[c], q, h), u = at(in.c[c], q);
+    const bool pressure = coef[2] != T(0) || carried[0].ptr;
+    const T grad = pressure ? pressure_gradient<c>(ops, p, pc, centre, q, h) : T(0);
+    value[0] = (w != T(0) ? w * at(base.c[c], q) : T(0)) + a * u - coef[0] * adv + coef[1] * visc - coef[2] * grad;
+    value[1] = u + coef[3] * (visc - adv - grad);
+  }
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
+    const Pos q = position(in.c[0], i, j, k);
+    const double step = *dt;
+    const T coef[4] = {T(f_adv * step), T(f_visc * step), T(f_p * step), T(f_carry * step)};
+    const T* pc = p.ptr + p.offset(i, j, k);
+    const T centre = *pc;
+    T u[2], v[2], x[2];
+    component<0>(q, pc, centre, coef, u), component<1>(q, pc, centre, coef, v), component<2>(q, pc, centre, coef, x);
+    const T ad = T(1) - w_dye;
+    const T d = dye.out.ptr ? dye.value(in, q, h, w_dye, ad, ad * T(step)) : T(0);
+    ref(out[0], q) = u[0], ref(out[1], q) = v[0], ref(out[2], q) = x[0];
+    if (carried[0].ptr) ref(carried[0], q) = u[1], ref(carried[1], q) = v[1], ref(carried[2], q) = x[1];
+    if (dye.out.ptr) ref(dye.out, q) = d;
+  }
+};
+
+/// The implicit viscous operator on the face velocities: out = p - s lap(p) on open faces
+/// (viscous_operator, s_d = theta dt nu / h_d^2), out = p on fixed ones (closed as in the
+/// momentum stage: a wall's or the inflow's face 0, an obstacle's faces). With p's ghosts
+/// filled by the homogeneous rules it is symmetric positive definite on the open faces.
+template <class T>
+struct ViscousApply3 {
+  Velocity<T> p;
+  View<T, 3> out[3];
+  T s[3];
+  bool closed_low[3];
+  View<const T, 3> links[3] = {};
+  template <int c>
+  SIM_INLINE T component(const Pos& q) const {
+    const bool fixed = (closed_low[c] && q.p[c] == 0) || (links[c].ptr && at(links[c], q) == T(0));
+    return fixed ? at(p.c[c], q) : viscous_operator(p.c[c], q, s);
+  }
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
+    const Pos q = position(p.c[0], i, j, k);
+    const T u = component<0>(q), v = component<1>(q), w = component<2>(q);
+    ref(out[0], q) = u, ref(out[1], q) = v, ref(out[2], q) = w;
   }
 };
 
@@ -354,11 +429,13 @@ struct ObstacleForce3 {
   solvers::MaskedPoisson7<T> ops;
   Spacing3<T> h;
   T nu, p_scale;
+  T gamma = 0;  ///< advection's donor-cell weight, as in the momentum stage
   template <int c>
   SIM_INLINE double component(const Pos& q, const T* pc, T centre) const {
     if (face_link<c>(ops, q) != T(0) || ops.box.link(c, q.p[c]) == T(0)) return 0.0;
     const T grad = pressure_gradient<c>(ops, p, pc, centre, q, h);
-    return double(nu * laplacian(vel.c[c], q, h) - advection<c>(vel, q, h) - p_scale * grad);
+    const T adv = gamma != T(0) ? advection<c, Flux::blended>(vel, q, h, gamma) : advection<c>(vel, q, h);
+    return double(nu * laplacian(vel.c[c], q, h) - adv - p_scale * grad);
   }
   SIM_INLINE ForceTriple operator()(index_t i, index_t j, index_t k) const {
     const Pos q = position(vel.c[0], i, j, k);
