@@ -374,7 +374,9 @@ class FluidModel3 final : public Model {
     const SpeedTriple s = reduce(ctx_, "fluid3d::face_speeds", cells(), FaceSpeeds3<T>{state().velocity()}, LargerSpeeds3{},
                                  SpeedTriple{{0.0, 0.0, 0.0}});
     double rate = viscous_rate();
-    for (int d = 0; d < 3; ++d) rate += (d == 0 ? std::max(comm_.max(s.s[0]), 1e-300) : comm_.max(s.s[d])) / grid_.dx[d];
+    // (implicit viscosity: nothing else bounds dt at rest, so the speed scale floors u, as in 2D)
+    const double floor = params_.implicit ? params_.speed_hint : 1e-300;
+    for (int d = 0; d < 3; ++d) rate += (d == 0 ? std::max(comm_.max(s.s[0]), floor) : comm_.max(s.s[d])) / grid_.dx[d];
     return cfl / rate;
   }
 
