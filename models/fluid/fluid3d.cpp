@@ -535,7 +535,8 @@ class FluidModel3 final : public Model {
     project_increment(s2, true);
   }
 
-  /// p's ghosts across the shared sides (several ranks), for its face gradient and A p.
+  /// p's ghosts across the shared sides (several ranks), for its face gradient and A p (after a
+  /// restart too, which loads the cells only).
   void exchange_pressure() {
     if (parallel_) halo_.exchange(p_);
   }
@@ -617,7 +618,9 @@ class FluidModel3 final : public Model {
     } else {
       for_each(ctx_, "fluid3d::project", cells(), Project3<T>{{faces[0], faces[1], faces[2]}, phi_.view(), ops_, h_, dt_.device()});
     }
-    if (accumulate) p_ = p_ + phi_;
+    if (!accumulate) return;
+    p_ = p_ + phi_;
+    exchange_pressure();  // (for the diagnostics' residual, as the explicit projection leaves them)
   }
 
   /// Fills the ghosts of the three components, dimension by dimension (edges and corners as one
