@@ -19,9 +19,8 @@
 // advection = "upwind", blended towards donor-cell, as in 2D. viscous_scheme = "implicit" runs
 // the 2D model's implicit-viscosity schemes (backward Euler with euler, the IMEX pair of Heun
 // and the trapezoidal rule with rk2; CG on the three components, the incremental pressure
-// form) with walls, periodic sides and the inflow, without an obstacle or an outflow. The 2D
-// model's other iterative pressure solvers, and what the 3D model lacks, are refused with the
-// key to change (check_supported).
+// form), with every kind of side and obstacles. The 2D model's other iterative pressure
+// solvers, and what the 3D model lacks, are refused with the key to change (check_supported).
 #include "models/fluid/fluid3d.hpp"
 
 #include <algorithm>
@@ -108,9 +107,6 @@ struct Parameters {
       if (p.side[s] != Side::outflow) p.speed_hint = std::max(p.speed_hint, std::abs(f.value) * peak);
     }
     check_open_sides(c, p);
-    if (p.implicit && p.side[1] == Side::outflow)
-      throw c.error_at("model", "viscous_scheme", "implicit viscosity with an outflow (x_hi = \"outflow\") is not available on "
-                                                  "3D grids yet; set viscous_scheme = \"explicit\"");
     return p;
   }
 
@@ -140,8 +136,7 @@ struct Parameters {
     };
     const std::string solver = c.string("model", "pressure_solver");
     const bool obstacle = c.string("model", "obstacle") != "none";
-    if (obstacle && c.string("model", "viscous_scheme") == "implicit")
-      refuse("model", "viscous_scheme", "implicit viscosity around an obstacle", "set viscous_scheme = \"explicit\"");
+
     if (solver != "auto" && solver != "transform" && solver != "cg" && solver != "mg_cg")
       refuse("model", "pressure_solver", "the " + solver + " pressure solver",
              obstacle ? "use pressure_solver = \"auto\" (or \"transform\" or \"cg\"), which solve around the obstacle"
@@ -232,7 +227,7 @@ class FluidModel3 final : public Model {
     } else {
       choose_pressure_solver(setup, box);
     }
-    p_scale_ = params_.rk2 ? 2.0 : 1.0;  // Heun's second stage projects half the step's pressure
+    p_scale_ = params_.rk2 && !params_.implicit ? 2.0 : 1.0;  // Heun's second stage projects half the step's pressure (the incremental form: all of it)
     init_.kind = params_.init, init_.amplitude = params_.amplitude;
     for (int d = 0; d < 3; ++d) init_.length[d] = grid_.dx[d] * double(gn_[d]);
     dt_ = StepInput(ctx_);
@@ -517,6 +512,7 @@ class FluidModel3 final : public Model {
     fill_ghosts(s0);
     imex_momentum(s0, s1, s0, fluid::StageCoefficients::implicit_predictor(1, 0));
     solve_viscous(s1, dt_.value());
+    outflow_pressure_face(s1);
     project_increment(s1, true);
   }
 
@@ -528,11 +524,23 @@ class FluidModel3 final : public Model {
     fill_ghosts(s0);
     imex_momentum(s0, s1, s0, fluid::StageCoefficients::implicit_predictor(0.5, 0.5));
     solve_viscous(s1, 0.5 * dt_.value());
+    outflow_pressure_face(s1);
     project_increment(s1, false);
     fill_ghosts(s1);
     State<T> carried{{&carry_[0], &carry_[1], &carry_[2]}, s0.dye};  // (the dye's base: the step's own)
     imex_momentum(s1, s2, carried, fluid::StageCoefficients::trapezoidal_corrector());
+    fill_ghosts(s2, true);
+    outflow_pressure_face(s2);
     project_increment(s2, true);
+  }
+
+  /// After an incremental-form predictor (which carries -dt grad p) and its ghost fill: the
+  /// outflow face without the old pressure gradient (OutflowPressureFace3).
+  void outflow_pressure_face(const State<T>& s) {
+    if (!outflow_) return;
+    for_each(ctx_, "fluid3d::outflow_pressure_face", Box<2>{{0, 0}, {n_[1], n_[2]}},
+             OutflowPressureFace3<T>{s.c[0]->view(), p_.view(), params_.obstacle ? links_[0].view() : View<const T, 3>{},
+                                     params_.obstacle ? fluid_.view() : View<const T, 3>{}, n_[0], dt_.device(), grid_.dx[0]});
   }
 
   /// p's ghosts across the shared sides (several ranks), for its face gradient and A p (after a
@@ -545,7 +553,8 @@ class FluidModel3 final : public Model {
   /// coefficients; base: the corrector's carried state), in's ghosts filled; the predictor
   /// (c.f_carry != 0) also keeps the carried state.
   void imex_momentum(const State<T>& in, const State<T>& out, const State<T>& base, const fluid::StageCoefficients& c) {
-    if (parallel_) imex_momentum(in, out, base, c, box_ops_);
+    if (obstacle_solver_) imex_momentum(in, out, base, c, obstacle_solver_->stencil());
+    else if (parallel_) imex_momentum(in, out, base, c, box_ops_);
     else imex_momentum(in, out, base, c, ops_);
   }
   template <class Ops>
@@ -557,11 +566,16 @@ class FluidModel3 final : public Model {
                           carry ? carry_[2].view() : View<T, 3>{}},
                          p_.view(), ops, h_, T(params_.nu), T(params_.upwind_weight), T(c.w), T(c.a), dt_.device(), c.f_adv,
                          c.f_visc, c.f_p, c.f_carry, {}};
-    for (int d = 0; d < 3; ++d) k.closed_low[d] = walls_.side[2 * d] == Side::wall || walls_.side[2 * d] == Side::inflow;
+    for (int d = 0; d < 3; ++d) {
+      k.closed_low[d] = walls_.side[2 * d] == Side::wall || walls_.side[2 * d] == Side::inflow;
+      if (params_.obstacle) k.links[d] = links_[d].view();
+    }
     if (in.dye) {
-      k.dye = DyeStage3<T>{in.dye->view(), base.dye->view(), out.dye->view(), View<const T, 3>{}, T(params_.kappa)};
+      k.dye = DyeStage3<T>{in.dye->view(), base.dye->view(), out.dye->view(),
+                           params_.obstacle ? fluid_.view() : View<const T, 3>{}, T(params_.kappa)};
       k.w_dye = T(c.w_dye);
     }
+    if (outflow_) k.outflow_nx = n_[0], k.f_outflow = c.f_theta, k.nu_d = params_.nu;
     for_each(ctx_, "fluid3d::imex_momentum", cells(), k);
   }
 
@@ -574,6 +588,7 @@ class FluidModel3 final : public Model {
     for (int d = 0; d < 3; ++d) {
       op.s[d] = T(theta_dt * params_.nu * double(h_.inv_h2[d]));
       op.closed_low[d] = walls_.side[2 * d] == Side::wall || walls_.side[2 * d] == Side::inflow;
+      if (params_.obstacle) op.links[d] = links_[d].view();
     }
     auto kernel = [op](const Vector& p, const Vector& out) {
       ViscousApply3<T> k = op;
@@ -600,18 +615,28 @@ class FluidModel3 final : public Model {
   /// the full right-hand side), then u -= dt grad (p_new - p); p becomes p_new when accumulate
   /// (else the corrector keeps the old p). p's shared ghosts are current (exchange_pressure).
   void project_increment(const State<T>& s, bool accumulate) {
-    fill_ghosts(s, true);
     for_each(ctx_, "fluid3d::pressure_rhs", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device()});
-    if (parallel_) for_each(ctx_, "fluid3d::pressure_apply_box", cells(), BoxPressure7Apply<T>{box_ops_, p_.view(), div_.view()});
-    else for_each(ctx_, "fluid3d::pressure_apply", cells(), solvers::Poisson7Apply<T>{ops_, p_.view(), div_.view()});
+    if (obstacle_solver_)
+      for_each(ctx_, "fluid3d::pressure_apply_masked", cells(),
+               solvers::MaskedPoisson7Apply<T>{obstacle_solver_->stencil(), p_.view(), div_.view()});
+    else if (parallel_)
+      for_each(ctx_, "fluid3d::pressure_apply_box", cells(), BoxPressure7Apply<T>{box_ops_, p_.view(), div_.view()});
+    else
+      for_each(ctx_, "fluid3d::pressure_apply", cells(), solvers::Poisson7Apply<T>{ops_, p_.view(), div_.view()});
     rhs_ = rhs_ + div_;
     phi_ = p_ * 1;
-    if (parallel_) distributed_->solve(rhs_.view(), phi_.view());
+    if (obstacle_transform_) obstacle_transform_->solve(rhs_.view(), phi_.view());
+    else if (obstacle_solver_) obstacle_solver_->solve(rhs_.view(), phi_.view());
+    else if (parallel_) distributed_->solve(rhs_.view(), phi_.view());
     else if (mg_cg_) solve_mg_cg(phi_);
     else solver_.solve(rhs_, phi_);
     phi_ = phi_ - p_;
     const View<T, 3> faces[3] = {s.c[0]->view(), s.c[1]->view(), s.c[2]->view()};
-    if (parallel_) {
+    if (obstacle_solver_) {
+      for_each(ctx_, "fluid3d::project_masked", cells(),
+               Project3<T, View<const T, 3>, solvers::MaskedPoisson7<T>>{{faces[0], faces[1], faces[2]}, phi_.view(),
+                                                                         obstacle_solver_->stencil(), h_, dt_.device()});
+    } else if (parallel_) {
       halo_.exchange(phi_);
       for_each(ctx_, "fluid3d::project_box", cells(),
                Project3<T, View<const T, 3>, BoxPressure7<T>>{{faces[0], faces[1], faces[2]}, phi_.view(), box_ops_, h_, dt_.device()});

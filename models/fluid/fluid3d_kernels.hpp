@@ -132,7 +132,10 @@ struct MomentumStage3 {
 /// (nu lap(in) - adv(in) - grad(p)) for the corrector. grad(p) is the last pressure's face
 /// gradient (the incremental pressure form), read through the pressure operator ops (p's
 /// ghosts exchanged on several ranks). The dye's update rides along (DyeStage3 with its own
-/// weight). dt is read from memory.
+/// weight). dt is read from memory. With an outflow, the predictor's last column gains theta dt
+/// nu (u(nx) - u(nx - 1)) / hx^2 (c_outflow): the viscous solve's operator extrapolates the
+/// outflow face u(nx) = u(nx - 1) (symmetric), the explicit rule keeps the last cells
+/// divergence-free; the difference, taken from the input, keeps the explicit scheme's steady state.
 template <class T, class Ops>
 struct ImexStage3 {
   Velocity<T> in, base;
@@ -147,9 +150,12 @@ struct ImexStage3 {
   View<const T, 3> links[3] = {};  ///< as MomentumStage3's
   DyeStage3<T> dye{};
   T w_dye = 0;
+  index_t outflow_nx = -1;  ///< the outflow face's index along x when this box has it, else -1
+  double f_outflow = 0;     ///< theta of the viscous solve that follows, with an outflow (c_outflow = f_outflow dt nu_d)
+  double nu_d = 0;          ///< nu in double, for c_outflow
   /// Component c at face q: its new value, and the carried one.
   template <int c>
-  SIM_INLINE void component(const Pos& q, const T* pc, T centre, const T (&coef)[4], T (&value)[2]) const {
+  SIM_INLINE void component(const Pos& q, const T* pc, T centre, const T (&coef)[5], T (&value)[2]) const {
     value[0] = value[1] = T(0);
     if (closed_low[c] && q.p[c] == 0) return;
     if (links[c].ptr && at(links[c], q) == T(0)) return;
@@ -159,11 +165,13 @@ struct ImexStage3 {
     const T grad = pressure ? pressure_gradient<c>(ops, p, pc, centre, q, h) : T(0);
     value[0] = (w != T(0) ? w * at(base.c[c], q) : T(0)) + a * u - coef[0] * adv + coef[1] * visc - coef[2] * grad;
     value[1] = u + coef[3] * (visc - adv - grad);
+    if constexpr (c == 0)
+      if (coef[4] != T(0) && q.p[0] == outflow_nx - 1) value[0] += coef[4] * h.inv_h2[0] * (at(in.c[0], q.template shift<0>(1)) - u);
   }
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
     const Pos q = position(in.c[0], i, j, k);
     const double step = *dt;
-    const T coef[4] = {T(f_adv * step), T(f_visc * step), T(f_p * step), T(f_carry * step)};
+    const T coef[5] = {T(f_adv * step), T(f_visc * step), T(f_p * step), T(f_carry * step), T(f_outflow * step * nu_d)};
     const T* pc = p.ptr + p.offset(i, j, k);
     const T centre = *pc;
     T u[2], v[2], x[2];
@@ -173,6 +181,26 @@ struct ImexStage3 {
     ref(out[0], q) = u[0], ref(out[1], q) = v[0], ref(out[2], q) = x[0];
     if (carried[0].ptr) ref(carried[0], q) = u[1], ref(carried[1], q) = v[1], ref(carried[2], q) = x[1];
     if (dye.out.ptr) ref(dye.out, q) = d;
+  }
+};
+
+/// The outflow face in the incremental pressure form, over the box's (j, k): the predictor's
+/// zero-gradient copy u(nx) = u(nx - 1) carries face nx - 1's old pressure gradient; exchange it
+/// for face nx's own (p = 0 beyond the outflow, the face's link 2; 0 next to a solid cell), so
+/// that the face is extrapolated without pressure, as the 2D model's OutflowPressureFace.
+template <class T>
+struct OutflowPressureFace3 {
+  View<T, 3> u;
+  View<const T, 3> p;
+  View<const T, 3> inner_link, fluid;  ///< with obstacles: face nx - 1's link and the fluid mask (ptr null: 1)
+  index_t nx;
+  const double* dt;  ///< read from memory (StepInput)
+  double hx;
+  SIM_INLINE void operator()(index_t j, index_t k) const {
+    const T dt_hx = T(*dt / hx);
+    const T li = inner_link.ptr ? inner_link(nx - 1, j, k) : T(1), lo = fluid.ptr ? T(2) * fluid(nx - 1, j, k) : T(2);
+    const T inner = li * (p(nx - 1, j, k) - p(nx - 2, j, k)), outer = lo * (T(0) - p(nx - 1, j, k));
+    u(nx, j, k) += dt_hx * (inner - outer);
   }
 };
 
