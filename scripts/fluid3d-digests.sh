@@ -43,6 +43,10 @@ if [ "${FLUID3D_DIGESTS_NEW:-0}" = 1 ]; then
   run 1 cavity_upwind cavity3d "grid.cells=[16,16,16]" model.advection=\"upwind\" model.dye=\"half\" "$all"
   run 1 cavity_implicit_euler cavity3d "grid.cells=[16,16,16]" model.viscous_scheme=\"implicit\" model.time_scheme=\"euler\" "$all"
   run 1 taylor_green_implicit_rk2 taylor_green_3d "grid.cells=[16,16,16]" model.viscous_scheme=\"implicit\" "$all"
+  run 1 sphere_implicit_upwind sphere "grid.cells=[32,16,16]" "grid.length=[8.0,4.0,4.0]" "model.obstacle_center=[2.5,2.0,2.0]" \
+    model.obstacle_radius=0.75 model.dye=\"stripes\" model.viscous_scheme=\"implicit\" model.advection=\"upwind\" "$all"
+  run 2 ranks2_channel_implicit sphere "grid.cells=[24,12,12]" "grid.length=[8.0,4.0,4.0]" model.obstacle=\"none\" \
+    model.viscous_scheme=\"implicit\" model.inflow_profile=\"parabolic\" "$all"
 fi
 # a restart from step 4 of the cavity with dye
 "$sim" --quiet --backend "$backend" --output "$w/restart" "$w/cavity3d.toml" "grid.cells=[16,16,16]" model.dye=\"half\" \

@@ -557,13 +557,15 @@ class Fluid3D(Case):
         self.across_splits(FLUID3D_CAVITY, ((4, "[1, 1, 4]"), (3, "[3, 1, 1]")), "boundary.z_lo=\"periodic\"",
                            "boundary.z_hi=\"periodic\"")
 
-    def test_cavity_implicit_viscosity_upwind_np2_np3(self):
+    def test_implicit_viscosity_upwind_np2_np3(self):
         # the implicit viscous solve's CG over the ranks (its sums in rank order, its correction's
         # ghosts through the halo), the incremental pressure form's A p on each box, upwind advection
         args = ('model.viscous_scheme="implicit"', 'model.advection="upwind"', "model.viscous_tol=1e-13")
         self.across_splits(FLUID3D_CAVITY, ((2, None), (3, "[1, 3, 1]")), *args)
         self.across_splits(FLUID3D_CAVITY, ((2, "[1, 1, 2]"),), *args, 'model.time_scheme="euler"', "boundary.z_lo=\"periodic\"",
                            "boundary.z_hi=\"periodic\"")
+        # the outflow's rules in the incremental form (the outflow on one rank of an x split)
+        self.across_splits(FLUID3D_CHANNEL, ((2, "[2, 1, 1]"), (3, "[1, 1, 3]")), *args)
         # a restart on other rank counts: p carries over (the incremental form), its ghosts exchanged again
         implicit = FLUID3D_CAVITY.replace('time_scheme = "rk2"', 'time_scheme = "rk2"\nviscous_scheme = "implicit"\nviscous_tol = 1e-13')
         self.restart_across(implicit.replace("[checkpoint]\nevery = 4\n", "[checkpoint]\nevery = 2\nkeep = 5\n"), ((2, 3, "r"),))
