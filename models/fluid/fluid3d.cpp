@@ -136,7 +136,6 @@ struct Parameters {
     };
     const std::string solver = c.string("model", "pressure_solver");
     const bool obstacle = c.string("model", "obstacle") != "none";
-
     if (solver != "auto" && solver != "transform" && solver != "cg" && solver != "mg_cg")
       refuse("model", "pressure_solver", "the " + solver + " pressure solver",
              obstacle ? "use pressure_solver = \"auto\" (or \"transform\" or \"cg\"), which solve around the obstacle"
