@@ -488,10 +488,16 @@ class FluidModel3 final : public Model {
     else solvers::euler_step(update, s0, s1, dt_.value());
   }
 
-  /// out = w base + (1 - w)(in + dt (nu lap - adv)(in)); in's ghosts filled.
+  /// out = w base + (1 - w)(in + dt (nu lap - adv)(in)); in's ghosts filled. Central advection
+  /// and the blend each have their own kernel (the central one keeps its registers).
   void momentum(State<T>& in, State<T>& out, State<T>& base, double w) {
-    MomentumStage3<T> k{in.velocity(), base.velocity(), {out.c[0]->view(), out.c[1]->view(), out.c[2]->view()},
-                        h_, T(params_.nu), T(w), dt_.device(), {}};
+    if (params_.upwind_weight != 0) momentum<Flux::blended>(in, out, base, w);
+    else momentum<Flux::central>(in, out, base, w);
+  }
+  template <Flux flux>
+  void momentum(State<T>& in, State<T>& out, State<T>& base, double w) {
+    MomentumStage3<T, flux> k{in.velocity(), base.velocity(), {out.c[0]->view(), out.c[1]->view(), out.c[2]->view()},
+                              h_, T(params_.nu), T(w), dt_.device(), {}};
     k.gamma = T(params_.upwind_weight);
     for (int d = 0; d < 3; ++d) {
       k.closed_low[d] = walls_.side[2 * d] == Side::wall || walls_.side[2 * d] == Side::inflow;

@@ -94,7 +94,7 @@ struct DyeStage3 {
 /// One explicit stage: out = w base + (1 - w) (in + dt (nu lap(in) - adv(in))) on every face
 /// of the cells, closed faces (a wall's normal face at index 0) 0. Shu-Osher form: w = 0
 /// forward Euler, w = 1/2 Heun's second stage. dt is read from memory (StepInput).
-template <class T>
+template <class T, Flux flux = Flux::central>
 struct MomentumStage3 {
   Velocity<T> in, base;
   View<T, 3> out[3];
@@ -104,14 +104,13 @@ struct MomentumStage3 {
   bool closed_low[3];  ///< dimension d's low side is a wall or an inflow: its face 0 is set by the ghost fill
   View<const T, 3> links[3] = {};  ///< with obstacles: each cell's low-face links (0: closed), in the velocity layout
   DyeStage3<T> dye{};              ///< the dye's update alongside (dye.out.ptr null: none)
-  T gamma = 0;                     ///< advection's donor-cell weight (advection = "upwind"); 0: central
+  T gamma = 0;                     ///< Flux::blended: advection's donor-cell weight (advection = "upwind")
   /// Component c at face q, new value.
   template <int c>
   SIM_INLINE T component(const Pos& q, T a, T step) const {
     if (closed_low[c] && q.p[c] == 0) return T(0);
     if (links[c].ptr && at(links[c], q) == T(0)) return T(0);
-    const T adv = gamma != T(0) ? advection<c, Flux::blended>(in, q, h, gamma) : advection<c>(in, q, h);
-    const T rate = nu * laplacian(in.c[c], q, h) - adv;
+    const T rate = nu * laplacian(in.c[c], q, h) - advection<c, flux>(in, q, h, gamma);
     return (w != T(0) ? w * at(base.c[c], q) : T(0)) + a * at(in.c[c], q) + step * rate;
   }
   /// All reads before the writes: a write through out may alias a read for all the compiler
