@@ -629,6 +629,10 @@ class FluidModel final : public Model {
       for (Field<T, 2>* f : {&u_carry_, &v_carry_, &dye_stand_in_}) *f = Field<T, 2>(ctx_, box_grid_), f->fill(T(0));
       viscosity_ = ImplicitViscosity<T>(ctx_, box_grid_, comm_);
     }
+    // the momentum stage reads u, v and the dye at one offset per position (mac_operators.hpp, Pos)
+    if (!same_layout(u_.view(), v_.view(), dye_.view(), u_stage1_.view(), v_stage1_.view(), dye_stage1_.view(), u_stage2_.view(),
+                     v_stage2_.view(), dye_stage2_.view()))
+      throw Error("fluid: the velocity and dye fields differ in layout (internal error)");
     const solvers::PoissonLevel<T>& level = solver_->level();
     p_ = level.make_field(), pressure_rhs_ = level.make_field(), divergence_ = level.make_field();
     if (params_.implicit_viscosity) pressure_increment_ = level.make_field();

@@ -17,9 +17,12 @@
 // mask, their ghosts exchanged as the velocity's are), and dt and the diagnostics reduce over
 // the ranks. A passive dye rides along each stage (donor-cell fluxes).
 // pressure_solver = "mg_cg" solves an obstacle-free box iteratively instead (CG preconditioned
-// by a 3D multigrid V-cycle, solvers/multigrid3.hpp; one rank). The 2D model's implicit
-// viscosity, upwind advection and other iterative pressure solvers are refused in 3D with the
-// key to change (check_supported).
+// by a 3D multigrid V-cycle, solvers/multigrid3.hpp; one rank). Advection is central or, with
+// advection = "upwind", blended towards donor-cell, as in 2D. viscous_scheme = "implicit" runs
+// the 2D model's implicit-viscosity schemes (backward Euler with euler, the IMEX pair of Heun
+// and the trapezoidal rule with rk2; CG on the three components, the incremental pressure
+// form), with every kind of side and obstacles. The 2D model's other iterative pressure
+// solvers, and what the 3D model lacks, are refused with the key to change (check_supported).
 #include "models/fluid/fluid3d.hpp"
 
 #include <algorithm>
@@ -40,7 +43,9 @@
 #include "models/boundary_config.hpp"
 #include "models/field_ref.hpp"
 #include "models/fluid/fluid3d_kernels.hpp"
+#include "models/fluid/implicit_viscosity.hpp"
 #include "models/fluid/obstacle_mask.hpp"
+#include "models/fluid/stage_coefficients.hpp"
 #include "solvers/distributed_obstacle_transform.hpp"
 #include "solvers/distributed_transform.hpp"
 #include "solvers/multigrid3.hpp"
@@ -67,6 +72,10 @@ struct Parameters {
   bool obstacle = false;
   std::string dye = "none";   ///< the dye's initial pattern: none, stripes (8 across y, also streaming in), half (x < Lx/2)
   double kappa = 0;           ///< the dye's diffusivity
+  double upwind_weight = 0;   ///< advection's donor-cell weight: 0 with advection = "central"
+  bool implicit = false;      ///< viscous_scheme = "implicit"
+  double viscous_tol = 1e-8;  ///< the implicit viscous solve's relative residual
+  int viscous_max_iterations = 1000;
   double speed_hint = 1;  ///< the speed scale of a start at rest: 1 m/s, or a wall's or the initial flow's where faster
 
   /// Reads c; throws ConfigError at the key of anything the 3D model does not do.
@@ -83,6 +92,10 @@ struct Parameters {
     p.obstacle = c.string("model", "obstacle") != "none";
     p.dye = c.string("model", "dye");
     p.kappa = c.real("model", "dye_diffusivity");
+    p.upwind_weight = c.string("model", "advection") == "upwind" ? c.real("model", "upwind_weight") : 0.0;
+    p.implicit = c.string("model", "viscous_scheme") == "implicit";
+    p.viscous_tol = c.real("model", "viscous_tol");
+    p.viscous_max_iterations = int(c.integer("model", "viscous_max_iterations"));
     for (int s = 0; s < 6; ++s) {
       const FaceBc& f = s % 2 ? faces.hi[s / 2] : faces.lo[s / 2];
       p.side[s] = f.kind == BcKind::periodic ? Side::periodic
@@ -124,10 +137,6 @@ struct Parameters {
     auto refuse = [&](const char* section, const std::string& key, const std::string& what, const std::string& fix) {
       throw c.error_at(section, key, what + " is not available on 3D grids yet; " + fix);
     };
-    if (c.string("model", "viscous_scheme") != "explicit")
-      refuse("model", "viscous_scheme", "implicit viscosity", "set viscous_scheme = \"explicit\"");
-    if (c.string("model", "advection") != "central")
-      refuse("model", "advection", "upwind-blended advection", "set advection = \"central\"");
     const std::string solver = c.string("model", "pressure_solver");
     const bool obstacle = c.string("model", "obstacle") != "none";
     if (solver != "auto" && solver != "transform" && solver != "cg" && solver != "mg_cg")
@@ -218,7 +227,7 @@ class FluidModel3 final : public Model {
     } else {
       choose_pressure_solver(setup, box);
     }
-    p_scale_ = params_.rk2 ? 2.0 : 1.0;  // Heun's second stage projects half the step's pressure
+    p_scale_ = params_.rk2 && !params_.implicit ? 2.0 : 1.0;  // Heun's second stage projects half the step's pressure (the incremental form: all of it)
     init_.kind = params_.init, init_.amplitude = params_.amplitude;
     for (int d = 0; d < 3; ++d) init_.length[d] = grid_.dx[d] * double(gn_[d]);
     dt_ = StepInput(ctx_);
@@ -244,7 +253,17 @@ class FluidModel3 final : public Model {
         masked_box_ops_.fluid = fluid_.view();
       }
     }
-    // the kernels read every velocity field at one offset per position (fluid3d_kernels.hpp, Pos)
+    if (params_.implicit) {  // the viscous solve's work fields, the increment, the corrector's carry, the homogeneous rules
+      phi_ = Field<T, 3>(ctx_, grid_), phi_.fill(T(0));
+      if (params_.rk2)
+        for (Field<T, 3>& f : carry_) f = Field<T, 3>(ctx_, grid_), f.fill(T(0));
+      viscosity_ = fluid::ImplicitViscosity<T, 3>(ctx_, grid_, comm_);
+      homogeneous_ = walls_;
+      for (auto& wall : homogeneous_.wall_velocity)
+        for (T& v : wall) v = T(0);
+      homogeneous_.inflow_velocity = T(0);
+    }
+    // the kernels read every velocity field at one offset per position (mac_operators.hpp, Pos)
     if (!same_layout(u_[0].view(), u_[1].view(), u_[2].view(), u1_[0].view(), u1_[1].view(), u1_[2].view(), u2_[0].view(),
                      u2_[1].view(), u2_[2].view()))
       throw Error("fluid3d: the velocity fields differ in layout (internal error)");
@@ -341,7 +360,7 @@ class FluidModel3 final : public Model {
   void step(double dt) override {
     last_dt_ = dt;
     dt_.set(dt);
-    if (parallel_ || mg_cg_ || (obstacle_solver_ && !obstacle_transform_)) {  // halo exchanges, transposes and CG's stopping test go through the host: not recorded
+    if (parallel_ || mg_cg_ || (obstacle_solver_ && !obstacle_transform_) || params_.implicit) {  // halo exchanges, transposes and CG's stopping test go through the host: not recorded
       dt_.upload(), advance();
       flip();
       return;
@@ -358,7 +377,9 @@ class FluidModel3 final : public Model {
     const SpeedTriple s = reduce(ctx_, "fluid3d::face_speeds", cells(), FaceSpeeds3<T>{state().velocity()}, LargerSpeeds3{},
                                  SpeedTriple{{0.0, 0.0, 0.0}});
     double rate = viscous_rate();
-    for (int d = 0; d < 3; ++d) rate += (d == 0 ? std::max(comm_.max(s.s[0]), 1e-300) : comm_.max(s.s[d])) / grid_.dx[d];
+    // (implicit viscosity: nothing else bounds dt at rest, so the speed scale floors u, as in 2D)
+    const double floor = params_.implicit ? params_.speed_hint : 1e-300;
+    for (int d = 0; d < 3; ++d) rate += (d == 0 ? std::max(comm_.max(s.s[0]), floor) : comm_.max(s.s[d])) / grid_.dx[d];
     return cfl / rate;
   }
 
@@ -390,6 +411,7 @@ class FluidModel3 final : public Model {
             {"max_divergence", "1/s", comm_.max(double(norm_max(div_)))},
             {"cfl", "", courant},
             {"pressure_residual", "", pressure_residual()}};
+    if (params_.implicit) d.push_back({"viscous_iterations", "", double(last_viscous_iterations_)});
     if (params_.obstacle) append_obstacle_diagnostics(d);
     return d;
   }
@@ -401,10 +423,10 @@ class FluidModel3 final : public Model {
     const Velocity<T> vel = state().velocity();
     const ForceTriple f =
         parallel_ ? reduce(ctx_, "fluid3d::obstacle_force_box", cells(),
-                           ObstacleForce3<T, MaskedBoxPressure7<T>>{vel, p_.view(), masked_box_ops_, h_, T(params_.nu), T(p_scale_)},
+                           ObstacleForce3<T, MaskedBoxPressure7<T>>{vel, p_.view(), masked_box_ops_, h_, T(params_.nu), T(p_scale_), T(params_.upwind_weight)},
                            AddForces{}, ForceTriple{{0.0, 0.0, 0.0}})
                   : reduce(ctx_, "fluid3d::obstacle_force", cells(),
-                           ObstacleForce3<T>{vel, p_.view(), obstacle_solver_->stencil(), h_, T(params_.nu), T(p_scale_)},
+                           ObstacleForce3<T>{vel, p_.view(), obstacle_solver_->stencil(), h_, T(params_.nu), T(p_scale_), T(params_.upwind_weight)},
                            AddForces{}, ForceTriple{{0.0, 0.0, 0.0}});
     const double cell = grid_.dx[0] * grid_.dx[1] * grid_.dx[2];
     d.push_back({"force_x", "m^4/s^2", comm_.sum(f.f[0]) * cell});
@@ -429,7 +451,7 @@ class FluidModel3 final : public Model {
   /// size; otherwise 3 axes x 2 directions x gather, transform and scatter, 24, and the
   /// division 2), projection 3 reads + 3 writes + the pressure read and stored, 8.
   double bytes_per_step() const override {
-    if (mg_cg_) return 0;  // not declared: mg_cg's passes depend on its iterations
+    if (mg_cg_ || params_.implicit) return 0;  // not declared: the iterative solves' passes depend on their iterations
     const double solve = obstacle_solver_ ? 26 : solver_.fused() ? 6 : 26;  // (the obstacle CG's iterations: not counted)
     const double stage = 6 + 5 + solve + 8;
     const double passes = params_.rk2 ? 2 * stage + 3 : stage;
@@ -456,12 +478,18 @@ class FluidModel3 final : public Model {
   double viscous_rate() const {
     double s = 0;
     for (int d = 0; d < 3; ++d) s += 1 / (grid_.dx[d] * grid_.dx[d]);
-    return 2 * std::max(params_.nu, params_.kappa) * s;
+    return 2 * std::max(params_.implicit ? 0.0 : params_.nu, params_.kappa) * s;  // (implicit viscosity: no limit of its own)
   }
 
   /// The stages of one step from u_ into u1_ (Euler) or u2_ (Heun), dt uploaded: the solvers'
   /// forward Euler and Heun (Shu-Osher form) over the stage "momentum, then projection".
   void advance() {
+    last_viscous_iterations_ = 0;
+    if (params_.implicit) {
+      if (params_.rk2) trapezoidal_step();
+      else backward_euler_step();
+      return;
+    }
     State<T> s0 = state(), s1{{&u1_[0], &u1_[1], &u1_[2]}, has_dye() ? &d1_ : nullptr},
              s2{{&u2_[0], &u2_[1], &u2_[2]}, has_dye() ? &d2_ : nullptr};
     auto update = [this](State<T>& in, State<T>& out, double, double w, State<T>& base) {
@@ -475,10 +503,17 @@ class FluidModel3 final : public Model {
     else solvers::euler_step(update, s0, s1, dt_.value());
   }
 
-  /// out = w base + (1 - w)(in + dt (nu lap - adv)(in)); in's ghosts filled.
+  /// out = w base + (1 - w)(in + dt (nu lap - adv)(in)); in's ghosts filled. Central advection
+  /// and the blend each have their own kernel (the central one keeps its registers).
   void momentum(State<T>& in, State<T>& out, State<T>& base, double w) {
-    MomentumStage3<T> k{in.velocity(), base.velocity(), {out.c[0]->view(), out.c[1]->view(), out.c[2]->view()},
-                        h_, T(params_.nu), T(w), dt_.device(), {}};
+    if (params_.upwind_weight != 0) momentum<Flux::blended>(in, out, base, w);
+    else momentum<Flux::central>(in, out, base, w);
+  }
+  template <Flux flux>
+  void momentum(State<T>& in, State<T>& out, State<T>& base, double w) {
+    MomentumStage3<T, flux> k{in.velocity(), base.velocity(), {out.c[0]->view(), out.c[1]->view(), out.c[2]->view()},
+                              h_, T(params_.nu), T(w), dt_.device(), {}};
+    k.gamma = T(params_.upwind_weight);
     for (int d = 0; d < 3; ++d) {
       k.closed_low[d] = walls_.side[2 * d] == Side::wall || walls_.side[2 * d] == Side::inflow;
       if (params_.obstacle) k.links[d] = links_[d].view();
@@ -488,21 +523,176 @@ class FluidModel3 final : public Model {
     for_each(ctx_, "fluid3d::momentum", cells(), k);
   }
 
+  // ---- implicit viscosity (the 2D model's schemes, fluid.cpp) ----
+
+  /// Backward Euler viscosity: (I - dt nu L) u1 = u - dt (adv(u) + grad p), then the increment's projection.
+  void backward_euler_step() {
+    State<T> s0 = state(), s1{{&u1_[0], &u1_[1], &u1_[2]}, has_dye() ? &d1_ : nullptr};
+    exchange_pressure();
+    fill_ghosts(s0);
+    imex_momentum(s0, s1, s0, fluid::StageCoefficients::implicit_predictor(1, 0));
+    solve_viscous(s1, dt_.value());
+    outflow_pressure_face(s1);
+    project_increment(s1, true);
+  }
+
+  /// (I - dt/2 nu L) U = u + dt (nu/2 L u - adv(u) - grad p); then u + dt/2 (F(u) + F(U)), F = nu L - adv - grad p.
+  void trapezoidal_step() {
+    State<T> s0 = state(), s1{{&u1_[0], &u1_[1], &u1_[2]}, has_dye() ? &d1_ : nullptr},
+             s2{{&u2_[0], &u2_[1], &u2_[2]}, has_dye() ? &d2_ : nullptr};
+    exchange_pressure();
+    fill_ghosts(s0);
+    imex_momentum(s0, s1, s0, fluid::StageCoefficients::implicit_predictor(0.5, 0.5));
+    solve_viscous(s1, 0.5 * dt_.value());
+    outflow_pressure_face(s1);
+    project_increment(s1, false);
+    fill_ghosts(s1);
+    State<T> carried{{&carry_[0], &carry_[1], &carry_[2]}, s0.dye};  // (the dye's base: the step's own)
+    imex_momentum(s1, s2, carried, fluid::StageCoefficients::trapezoidal_corrector());
+    fill_ghosts(s2, true);
+    outflow_pressure_face(s2);
+    project_increment(s2, true);
+  }
+
+  /// After an incremental-form predictor (which carries -dt grad p) and its ghost fill: the
+  /// outflow face without the old pressure gradient (OutflowPressureFace3).
+  void outflow_pressure_face(const State<T>& s) {
+    if (!outflow_) return;
+    for_each(ctx_, "fluid3d::outflow_pressure_face", Box<2>{{0, 0}, {n_[1], n_[2]}},
+             OutflowPressureFace3<T>{s.c[0]->view(), p_.view(), params_.obstacle ? links_[0].view() : View<const T, 3>{},
+                                     params_.obstacle ? fluid_.view() : View<const T, 3>{}, n_[0], dt_.device(), grid_.dx[0]});
+  }
+
+  /// p's ghosts across the shared sides (several ranks), for its face gradient and A p (after a
+  /// restart too, which loads the cells only).
+  void exchange_pressure() {
+    if (parallel_) halo_.exchange(p_);
+  }
+
+  /// One stage of an implicit-viscosity scheme from in into out (ImexStage3 with c's
+  /// coefficients; base: the corrector's carried state), in's ghosts filled; the predictor
+  /// (c.f_carry != 0) also keeps the carried state.
+  void imex_momentum(const State<T>& in, const State<T>& out, const State<T>& base, const fluid::StageCoefficients& c) {
+    if (obstacle_solver_) imex_momentum(in, out, base, c, obstacle_solver_->stencil());
+    else if (parallel_) imex_momentum(in, out, base, c, box_ops_);
+    else imex_momentum(in, out, base, c, ops_);
+  }
+  template <class Ops>
+  void imex_momentum(const State<T>& in, const State<T>& out, const State<T>& base, const fluid::StageCoefficients& c,
+                     const Ops& ops) {
+    const bool carry = c.f_carry != 0;
+    ImexStage3<T, Ops> k{in.velocity(), base.velocity(), {out.c[0]->view(), out.c[1]->view(), out.c[2]->view()},
+                         {carry ? carry_[0].view() : View<T, 3>{}, carry ? carry_[1].view() : View<T, 3>{},
+                          carry ? carry_[2].view() : View<T, 3>{}},
+                         p_.view(), ops, h_, T(params_.nu), T(params_.upwind_weight), T(c.w), T(c.a), dt_.device(), c.f_adv,
+                         c.f_visc, c.f_p, c.f_carry, {}};
+    for (int d = 0; d < 3; ++d) {
+      k.closed_low[d] = walls_.side[2 * d] == Side::wall || walls_.side[2 * d] == Side::inflow;
+      if (params_.obstacle) k.links[d] = links_[d].view();
+    }
+    if (in.dye) {
+      k.dye = DyeStage3<T>{in.dye->view(), base.dye->view(), out.dye->view(),
+                           params_.obstacle ? fluid_.view() : View<const T, 3>{}, T(params_.kappa)};
+      k.w_dye = T(c.w_dye);
+    }
+    if (outflow_) k.outflow_nx = n_[0], k.f_outflow = c.f_theta, k.nu_d = params_.nu;
+    for_each(ctx_, "fluid3d::imex_momentum", cells(), k);
+  }
+
+  /// (I - theta_dt nu L) u = u in place for the three components (CG; ghosts filled by the full
+  /// rules first, the correction's by the homogeneous ones), then the ghost fill.
+  void solve_viscous(const State<T>& s, double theta_dt) {
+    fill_ghosts(s, true);
+    using Vector = typename fluid::ImplicitViscosity<T, 3>::Vector;
+    ViscousApply3<T> op{};
+    for (int d = 0; d < 3; ++d) {
+      op.s[d] = T(theta_dt * params_.nu * double(h_.inv_h2[d]));
+      op.closed_low[d] = walls_.side[2 * d] == Side::wall || walls_.side[2 * d] == Side::inflow;
+      if (params_.obstacle) op.links[d] = links_[d].view();
+    }
+    auto kernel = [op](const Vector& p, const Vector& out) {
+      ViscousApply3<T> k = op;
+      for (int c = 0; c < 3; ++c) k.p.c[c] = p[c]->view(), k.out[c] = out[c]->view();
+      return k;
+    };
+    auto fill = [this](const Vector& p) { fill_ghosts(State<T>{{p[0], p[1], p[2]}, nullptr}, true, homogeneous_); };
+    const solvers::CgResult r = viscosity_.solve_with({s.c[0], s.c[1], s.c[2]}, kernel, fill, params_.viscous_tol,
+                                                      params_.viscous_max_iterations);
+    last_viscous_iterations_ += r.iterations;
+    if (!r.converged) {
+      char msg[320];
+      std::snprintf(msg, sizeof msg,
+                    "fluid3d: the implicit viscous solve did not reach viscous_tol = %g in %d iterations (relative residual "
+                    "%.3g); raise model.viscous_max_iterations or viscous_tol, or use float64",
+                    params_.viscous_tol, params_.viscous_max_iterations, r.residual);
+      throw Error(msg);
+    }
+    fill_ghosts(s, true);
+  }
+
+  /// The incremental projection, for a predictor that already carries -dt grad p: solves A
+  /// p_new = -div(u) / dt + A p (from p, so an iterative solve's tolerance stays relative to
+  /// the full right-hand side), then u -= dt grad (p_new - p); p becomes p_new when accumulate
+  /// (else the corrector keeps the old p). p's shared ghosts are current (exchange_pressure).
+  void project_increment(const State<T>& s, bool accumulate) {
+    for_each(ctx_, "fluid3d::pressure_rhs", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device()});
+    if (distributed_obstacle_)
+      for_each(ctx_, "fluid3d::pressure_apply_masked_box", cells(), MaskedBoxPressure7Apply<T>{masked_box_ops_, p_.view(), div_.view()});
+    else if (obstacle_solver_)
+      for_each(ctx_, "fluid3d::pressure_apply_masked", cells(),
+               solvers::MaskedPoisson7Apply<T>{obstacle_solver_->stencil(), p_.view(), div_.view()});
+    else if (parallel_)
+      for_each(ctx_, "fluid3d::pressure_apply_box", cells(), BoxPressure7Apply<T>{box_ops_, p_.view(), div_.view()});
+    else
+      for_each(ctx_, "fluid3d::pressure_apply", cells(), solvers::Poisson7Apply<T>{ops_, p_.view(), div_.view()});
+    rhs_ = rhs_ + div_;
+    phi_ = p_ * 1;
+    if (distributed_obstacle_) distributed_obstacle_->solve(rhs_.view(), phi_.view());
+    else if (obstacle_transform_) obstacle_transform_->solve(rhs_.view(), phi_.view());
+    else if (obstacle_solver_) obstacle_solver_->solve(rhs_.view(), phi_.view());
+    else if (parallel_) distributed_->solve(rhs_.view(), phi_.view());
+    else if (mg_cg_) solve_mg_cg(phi_);
+    else solver_.solve(rhs_, phi_);
+    phi_ = phi_ - p_;
+    const View<T, 3> faces[3] = {s.c[0]->view(), s.c[1]->view(), s.c[2]->view()};
+    if (distributed_obstacle_) {
+      halo_.exchange(phi_);
+      for_each(ctx_, "fluid3d::project_masked_box", cells(),
+               Project3<T, View<const T, 3>, MaskedBoxPressure7<T>>{{faces[0], faces[1], faces[2]}, phi_.view(), masked_box_ops_,
+                                                                    h_, dt_.device()});
+    } else if (obstacle_solver_) {
+      for_each(ctx_, "fluid3d::project_masked", cells(),
+               Project3<T, View<const T, 3>, solvers::MaskedPoisson7<T>>{{faces[0], faces[1], faces[2]}, phi_.view(),
+                                                                         obstacle_solver_->stencil(), h_, dt_.device()});
+    } else if (parallel_) {
+      halo_.exchange(phi_);
+      for_each(ctx_, "fluid3d::project_box", cells(),
+               Project3<T, View<const T, 3>, BoxPressure7<T>>{{faces[0], faces[1], faces[2]}, phi_.view(), box_ops_, h_, dt_.device()});
+    } else {
+      for_each(ctx_, "fluid3d::project", cells(), Project3<T>{{faces[0], faces[1], faces[2]}, phi_.view(), ops_, h_, dt_.device()});
+    }
+    if (!accumulate) return;
+    p_ = p_ + phi_;
+    exchange_pressure();  // (for the diagnostics' residual, as the explicit projection leaves them)
+  }
+
   /// Fills the ghosts of the three components, dimension by dimension (edges and corners as one
   /// pass each way would), each dimension's shared sides exchanged after its physical rules.
   /// An outflow face is the zero-gradient prediction when predict (after a momentum stage, for
   /// the projection to correct), else set so the last cells are divergence-free; then the y and
   /// z rules run again, for the ghosts that copy it.
-  void fill_ghosts(const State<T>& s, bool predict = false) {
-    fill_sides<0>(s), exchange(s, 0);
-    fill_sides<1>(s), exchange(s, 1);
-    fill_sides<2>(s), exchange(s, 2);
+  void fill_ghosts(const State<T>& s, bool predict = false) { fill_ghosts(s, predict, walls_); }
+  /// The same by the rules b (the homogeneous ones of the implicit viscous solve).
+  void fill_ghosts(const State<T>& s, bool predict, const Walls3<T>& b) {
+    fill_sides<0>(s, b), exchange(s, 0);
+    fill_sides<1>(s, b), exchange(s, 1);
+    fill_sides<2>(s, b), exchange(s, 2);
     if (!outflow_ || predict) return;  // (the boxes exchanging along y and z share their x range: all or none of them run this)
     const T hx = T(grid_.dx[0]);
     for_each(ctx_, "fluid3d::outflow_face", Box<2>{{0, 0}, {n_[1], n_[2]}},
              OutflowFace3<T>{s.c[0]->view(), s.c[1]->view(), s.c[2]->view(), n_[0], T(hx / T(grid_.dx[1])), T(hx / T(grid_.dx[2]))});
-    fill_sides<1>(s), exchange(s, 1);
-    fill_sides<2>(s), exchange(s, 2);
+    fill_sides<1>(s, b), exchange(s, 1);
+    fill_sides<2>(s, b), exchange(s, 2);
   }
   /// The ghosts of the three components across dimension d's shared sides (several ranks).
   void exchange(const State<T>& s, int d) {
@@ -512,11 +702,11 @@ class FluidModel3 final : public Model {
   }
   /// The ghosts of dimension d's sides, over the other two dimensions' cells and their ghosts when filled before d.
   template <int d>
-  void fill_sides(const State<T>& s) {
+  void fill_sides(const State<T>& s, const Walls3<T>& b) {
     constexpr int e = FillSides3<T, d>::e, f = FillSides3<T, d>::f;
     const Box<2> plane{{e < d ? -1 : 0, f < d ? -1 : 0}, {n_[e] + (e < d ? 1 : 0), n_[f] + (f < d ? 1 : 0)}};
     for_each(ctx_, "fluid3d::fill_sides", plane,
-             FillSides3<T, d>{{s.c[0]->view(), s.c[1]->view(), s.c[2]->view()}, walls_, s.dye ? s.dye->view() : View<T, 3>{}});
+             FillSides3<T, d>{{s.c[0]->view(), s.c[1]->view(), s.c[2]->view()}, b, s.dye ? s.dye->view() : View<T, 3>{}});
   }
 
   /// Makes the state discretely divergence-free: A p = -div(u) / dt, then u -= dt grad p;
@@ -562,7 +752,7 @@ class FluidModel3 final : public Model {
                Project3<T, View<const T, 3>, BoxPressure7<T>>{{faces[0], faces[1], faces[2]}, p_.view(), box_ops_, h_, dt_.device()});
       return;
     }
-    if (mg_cg_) solve_mg_cg();
+    if (mg_cg_) solve_mg_cg(p_);
     else solver_.solve(rhs_, p_);
     for_each(ctx_, "fluid3d::project", cells(),
              Project3<T>{{faces[0], faces[1], faces[2]}, p_.view(), ops_, h_, dt_.device()});
@@ -658,9 +848,9 @@ class FluidModel3 final : public Model {
     }
   }
 
-  /// p = A^-1 rhs by mg_cg from the last pressure; throws Error when it misses pressure_tol.
-  void solve_mg_cg() {
-    const solvers::SolveStats st = mg_cg_->solve(rhs_, p_, pressure_tol_, pressure_max_iterations_);
+  /// q = A^-1 rhs by mg_cg from the guess in q (the last pressure); throws Error when it misses pressure_tol.
+  void solve_mg_cg(Field<T, 3>& q) {
+    const solvers::SolveStats st = mg_cg_->solve(rhs_, q, pressure_tol_, pressure_max_iterations_);
     if (st.converged) return;
     char msg[480];
     if (st.stalled || st.iterations < pressure_max_iterations_)  // stopped before the cap: at rounding
@@ -810,6 +1000,12 @@ class FluidModel3 final : public Model {
   Field<T, 3> centred_[3], vorticity_;  // derived, for snapshots
   Field<T, 3> d_, d1_, d2_;             // the passive dye: the state and the stages' outputs
   Field<T, 3> p_, rhs_, div_;
+  // implicit viscosity
+  fluid::ImplicitViscosity<T, 3> viscosity_;
+  Walls3<T> homogeneous_;  // the ghost rules of the viscous solve's correction: no wall velocity, no inflow
+  Field<T, 3> phi_;        // the pressure increment's solve
+  Field<T, 3> carry_[3];   // rk2: the trapezoidal corrector's carried state
+  int last_viscous_iterations_ = 0;
 };
 
 }  // namespace fluid3d

@@ -2,14 +2,13 @@
 // Kernels of the 3D incompressible fluid on a staggered (MAC) grid. Storage as in 2D
 // (fluid_kernels.hpp): vel[c](i, j, k) is velocity component c on the low c-face of cell
 // (i, j, k); the high faces (index n along c) sit in the ghost layer. p lives at cell centres.
-// The physics is a few pointwise functions over a face or cell position and a component or
-// direction index (momentum_flux, advection, laplacian, divergence, pressure_gradient), which
-// the kernels of both backends call; the scheme is the 2D model's (conservative central
-// advection, the 7-point Laplacian, one exact projection per stage). Components and
-// directions are template arguments, so each use compiles to straight-line code (as runtime
-// loop indices over the views, the CPU's momentum stage ran several times slower).
+// The physics is the pointwise functions both models share (mac_operators.hpp: momentum flux,
+// advection, Laplacian, divergence, face gradient, dye flux), which the kernels of both
+// backends call; the scheme is the 2D model's (conservative advection, central or blended
+// towards donor-cell, the 7-point Laplacian, one exact projection per stage).
 #include "core/mesh/grid.hpp"
 #include "core/numerics/spectral/multiplier3.hpp"
+#include "models/fluid/mac_operators.hpp"
 #include "solvers/obstacle_poisson3.hpp"
 #include "solvers/transform_poisson.hpp"
 
@@ -21,111 +20,23 @@ namespace sim::fluid3d {
 /// (x-low) or an outflow (x-high).
 enum class Side { wall, periodic, internal, inflow, outflow };
 
-/// A cell or face position: its indices, and its offset in the one layout every velocity
-/// field of the model shares (same shape, same ghosts, strides s), so that reaching a
-/// neighbour is one addition rather than three 64-bit products per field read.
-struct Pos {
-  index_t p[3];
-  index_t o;
-  index_t s[3];
-  /// The position n cells along dimension d.
-  template <int d>
-  SIM_INLINE Pos shift(index_t n) const {
-    Pos q = *this;
-    q.p[d] += n;
-    q.o += n * s[d];
-    return q;
-  }
-};
-
-/// Position (i, j, k) in the layout of f (any of the velocity fields).
-template <class V>
-SIM_INLINE Pos position(const V& f, index_t i, index_t j, index_t k) {
-  return Pos{{i, j, k}, f.offset(i, j, k), {f.stride[0], f.stride[1], f.stride[2]}};
-}
-
-/// f at position q; f has the velocity fields' layout.
+/// The pointwise operators of both models (mac_operators.hpp), at three dimensions.
+using Pos = fluid::Pos<3>;
 template <class T>
-SIM_INLINE T at(const View<const T, 3>& f, const Pos& q) {
-  return f.ptr[q.o];
-}
-/// The element of f at q, to write; f has the velocity fields' layout.
+using Velocity = fluid::Velocity<T, 3>;
 template <class T>
-SIM_INLINE T& ref(const View<T, 3>& f, const Pos& q) {
-  return f.ptr[q.o];
-}
-
-/// The three velocity components (read-only views of one layout).
-template <class T>
-struct Velocity {
-  View<const T, 3> c[3];
-};
-
-/// True when the views share one layout (shape and strides), as the kernels' offsets assume.
-template <class V, class... W>
-bool same_layout(const V& first, const W&... rest) {
-  auto same = [&](const auto& w) {
-    for (int d = 0; d < 3; ++d)
-      if (w.stride[d] != first.stride[d] || w.shape.n[d] != first.shape.n[d]) return false;
-    return true;
-  };
-  return (same(rest) && ...);
-}
-
-/// Grid spacing as kernels use it.
-template <class T>
-struct Spacing3 {
-  T inv_h[3], inv_h2[3];
-};
-
-/// The flux of momentum component c through the low d-side of the control volume around the
-/// c-face at q: the d-velocity there (the mean of the two d-faces straddling it) times
-/// component c there (the mean of its two nearest values along d). For d == c both means are
-/// the same: the square of the cell-centred c-velocity.
-template <int c, int d, class T>
-SIM_INLINE T momentum_flux(const Velocity<T>& vel, const Pos& q) {
-  const T carrier = T(0.5) * (at(vel.c[d], q.template shift<c>(-1)) + at(vel.c[d], q));
-  const T carried = T(0.5) * (at(vel.c[c], q.template shift<d>(-1)) + at(vel.c[c], q));
-  return carrier * carried;
-}
-
-/// The net flux of momentum component c through the two d-sides of the c-face q's control volume, over h_d.
-template <int c, int d, class T>
-SIM_INLINE T momentum_flux_difference(const Velocity<T>& vel, const Pos& q, const Spacing3<T>& h) {
-  return (momentum_flux<c, d>(vel, q.template shift<d>(1)) - momentum_flux<c, d>(vel, q)) * h.inv_h[d];
-}
-
-/// div(u u_c) at the c-face q: the net momentum flux out of its control volume over its volume.
-template <int c, class T>
-SIM_INLINE T advection(const Velocity<T>& vel, const Pos& q, const Spacing3<T>& h) {
-  return momentum_flux_difference<c, 0>(vel, q, h) + momentum_flux_difference<c, 1>(vel, q, h) +
-         momentum_flux_difference<c, 2>(vel, q, h);
-}
-
-/// The second difference of f at q along d, over h_d^2.
-template <int d, class T>
-SIM_INLINE T second_difference(const View<const T, 3>& f, const Pos& q, T centre, const Spacing3<T>& h) {
-  return (at(f, q.template shift<d>(-1)) - T(2) * centre + at(f, q.template shift<d>(1))) * h.inv_h2[d];
-}
-
-/// The 7-point Laplacian of f at q.
-template <class T>
-SIM_INLINE T laplacian(const View<const T, 3>& f, const Pos& q, const Spacing3<T>& h) {
-  const T centre = at(f, q);
-  return second_difference<0>(f, q, centre, h) + second_difference<1>(f, q, centre, h) + second_difference<2>(f, q, centre, h);
-}
-
-/// The difference of velocity component d across cell q along d, over h_d.
-template <int d, class T>
-SIM_INLINE T outflow(const Velocity<T>& vel, const Pos& q, const Spacing3<T>& h) {
-  return (at(vel.c[d], q.template shift<d>(1)) - at(vel.c[d], q)) * h.inv_h[d];
-}
-
-/// The divergence of the face velocities in cell q.
-template <class T>
-SIM_INLINE T divergence(const Velocity<T>& vel, const Pos& q, const Spacing3<T>& h) {
-  return outflow<0>(vel, q, h) + outflow<1>(vel, q, h) + outflow<2>(vel, q, h);
-}
+using Spacing3 = fluid::MacSpacing<T, 3>;
+using fluid::advection;
+using fluid::at;
+using fluid::divergence;
+using fluid::dye_rate;
+using fluid::face_gradient;
+using fluid::Flux;
+using fluid::laplacian;
+using fluid::position;
+using fluid::ref;
+using fluid::same_layout;
+using fluid::viscous_operator;
 
 /// Where p's element (i, j, k) is, and how far apart its neighbours along d are, for the two
 /// pressure layouts the projection reads: a field's view and the fused solve's buffer.
@@ -161,24 +72,7 @@ template <int c, class T, class P, class Ops>
 SIM_INLINE T pressure_gradient(const Ops& ops, const P& p, const T* pc, T centre, const Pos& q, const Spacing3<T>& h) {
   const Pos lo = q.template shift<c>(-1);
   const T below = q.p[c] > 0 ? pc[-step_of<c>(p)] : T(ops.at(p, lo.p[0], lo.p[1], lo.p[2]));
-  return (centre - below) * h.inv_h[c];
-}
-
-/// The donor-cell flux of the dye d through the low c-face of cell q (the upwind cell's value).
-template <int c, class T>
-SIM_INLINE T dye_flux(const Velocity<T>& vel, const View<const T, 3>& d, const Pos& q) {
-  const T u = at(vel.c[c], q);
-  return u > T(0) ? u * at(d, q.template shift<c>(-1)) : u * at(d, q);
-}
-
-/// The dye's rate of change in cell q: diffusion kappa lap(d) less the net donor-cell flux out
-/// (bounded and conservative, as the 2D model's rhs_d).
-template <class T>
-SIM_INLINE T dye_rate(const Velocity<T>& vel, const View<const T, 3>& d, const Pos& q, const Spacing3<T>& h, T kappa) {
-  const T fx = dye_flux<0>(vel, d, q.template shift<0>(1)) - dye_flux<0>(vel, d, q);
-  const T fy = dye_flux<1>(vel, d, q.template shift<1>(1)) - dye_flux<1>(vel, d, q);
-  const T fz = dye_flux<2>(vel, d, q.template shift<2>(1)) - dye_flux<2>(vel, d, q);
-  return kappa * laplacian(d, q, h) - fx * h.inv_h[0] - fy * h.inv_h[1] - fz * h.inv_h[2];
+  return face_gradient<c>(below, centre, h);
 }
 
 /// The passive dye's part of a stage (trivially copyable; out.ptr null: no dye): out = w base +
@@ -200,7 +94,7 @@ struct DyeStage3 {
 /// One explicit stage: out = w base + (1 - w) (in + dt (nu lap(in) - adv(in))) on every face
 /// of the cells, closed faces (a wall's normal face at index 0) 0. Shu-Osher form: w = 0
 /// forward Euler, w = 1/2 Heun's second stage. dt is read from memory (StepInput).
-template <class T>
+template <class T, Flux flux = Flux::central>
 struct MomentumStage3 {
   Velocity<T> in, base;
   View<T, 3> out[3];
@@ -210,12 +104,13 @@ struct MomentumStage3 {
   bool closed_low[3];  ///< dimension d's low side is a wall or an inflow: its face 0 is set by the ghost fill
   View<const T, 3> links[3] = {};  ///< with obstacles: each cell's low-face links (0: closed), in the velocity layout
   DyeStage3<T> dye{};              ///< the dye's update alongside (dye.out.ptr null: none)
+  T gamma = 0;                     ///< Flux::blended: advection's donor-cell weight (advection = "upwind")
   /// Component c at face q, new value.
   template <int c>
   SIM_INLINE T component(const Pos& q, T a, T step) const {
     if (closed_low[c] && q.p[c] == 0) return T(0);
     if (links[c].ptr && at(links[c], q) == T(0)) return T(0);
-    const T rate = nu * laplacian(in.c[c], q, h) - advection<c>(in, q, h);
+    const T rate = nu * laplacian(in.c[c], q, h) - advection<c, flux>(in, q, h, gamma);
     return (w != T(0) ? w * at(base.c[c], q) : T(0)) + a * at(in.c[c], q) + step * rate;
   }
   /// All reads before the writes: a write through out may alias a read for all the compiler
@@ -227,6 +122,107 @@ struct MomentumStage3 {
     const T d = dye.out.ptr ? dye.value(in, q, h, w, a, step) : T(0);
     ref(out[0], q) = u, ref(out[1], q) = v, ref(out[2], q) = x;
     if (dye.out.ptr) ref(dye.out, q) = d;
+  }
+};
+
+/// A momentum stage of the implicit-viscosity schemes (the 2D model's MomentumStage with its
+/// StageCoefficients, stage_coefficients.hpp): out = w base + a in - c_adv adv(in) + c_visc nu
+/// lap(in) - c_p grad(p) on open faces, closed faces 0, and, with carry, carry = in + h_carry
+/// (nu lap(in) - adv(in) - grad(p)) for the corrector. grad(p) is the last pressure's face
+/// gradient (the incremental pressure form), read through the pressure operator ops (p's
+/// ghosts exchanged on several ranks). The dye's update rides along (DyeStage3 with its own
+/// weight). dt is read from memory. With an outflow, the predictor's last column gains theta dt
+/// nu (u(nx) - u(nx - 1)) / hx^2 (c_outflow): the viscous solve's operator extrapolates the
+/// outflow face u(nx) = u(nx - 1) (symmetric), the explicit rule keeps the last cells
+/// divergence-free; the difference, taken from the input, keeps the explicit scheme's steady state.
+template <class T, class Ops>
+struct ImexStage3 {
+  Velocity<T> in, base;
+  View<T, 3> out[3], carried[3];  ///< carried[0].ptr null: no carry
+  View<const T, 3> p;
+  Ops ops;
+  Spacing3<T> h;
+  T nu, gamma, w, a;
+  const double* dt;
+  double f_adv, f_visc, f_p, f_carry;
+  bool closed_low[3];              ///< as MomentumStage3's
+  View<const T, 3> links[3] = {};  ///< as MomentumStage3's
+  DyeStage3<T> dye{};
+  T w_dye = 0;
+  index_t outflow_nx = -1;  ///< the outflow face's index along x when this box has it, else -1
+  double f_outflow = 0;     ///< theta of the viscous solve that follows, with an outflow (c_outflow = f_outflow dt nu_d)
+  double nu_d = 0;          ///< nu in double, for c_outflow
+  /// Component c at face q: its new value, and the carried one.
+  template <int c>
+  SIM_INLINE void component(const Pos& q, const T* pc, T centre, const T (&coef)[5], T (&value)[2]) const {
+    value[0] = value[1] = T(0);
+    if (closed_low[c] && q.p[c] == 0) return;
+    if (links[c].ptr && at(links[c], q) == T(0)) return;
+    const T adv = gamma != T(0) ? advection<c, Flux::blended>(in, q, h, gamma) : advection<c>(in, q, h);
+    const T visc = nu * laplacian(in.c[c], q, h), u = at(in.c[c], q);
+    const bool pressure = coef[2] != T(0) || carried[0].ptr;
+    const T grad = pressure ? pressure_gradient<c>(ops, p, pc, centre, q, h) : T(0);
+    value[0] = (w != T(0) ? w * at(base.c[c], q) : T(0)) + a * u - coef[0] * adv + coef[1] * visc - coef[2] * grad;
+    value[1] = u + coef[3] * (visc - adv - grad);
+    if constexpr (c == 0)
+      if (coef[4] != T(0) && q.p[0] == outflow_nx - 1) value[0] += coef[4] * h.inv_h2[0] * (at(in.c[0], q.template shift<0>(1)) - u);
+  }
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
+    const Pos q = position(in.c[0], i, j, k);
+    const double step = *dt;
+    const T coef[5] = {T(f_adv * step), T(f_visc * step), T(f_p * step), T(f_carry * step), T(f_outflow * step * nu_d)};
+    const T* pc = p.ptr + p.offset(i, j, k);
+    const T centre = *pc;
+    T u[2], v[2], x[2];
+    component<0>(q, pc, centre, coef, u), component<1>(q, pc, centre, coef, v), component<2>(q, pc, centre, coef, x);
+    const T ad = T(1) - w_dye;
+    const T d = dye.out.ptr ? dye.value(in, q, h, w_dye, ad, ad * T(step)) : T(0);
+    ref(out[0], q) = u[0], ref(out[1], q) = v[0], ref(out[2], q) = x[0];
+    if (carried[0].ptr) ref(carried[0], q) = u[1], ref(carried[1], q) = v[1], ref(carried[2], q) = x[1];
+    if (dye.out.ptr) ref(dye.out, q) = d;
+  }
+};
+
+/// The outflow face in the incremental pressure form, over the box's (j, k): the predictor's
+/// zero-gradient copy u(nx) = u(nx - 1) carries face nx - 1's old pressure gradient; exchange it
+/// for face nx's own (p = 0 beyond the outflow, the face's link 2; 0 next to a solid cell), so
+/// that the face is extrapolated without pressure, as the 2D model's OutflowPressureFace.
+template <class T>
+struct OutflowPressureFace3 {
+  View<T, 3> u;
+  View<const T, 3> p;
+  View<const T, 3> inner_link, fluid;  ///< with obstacles: face nx - 1's link and the fluid mask (ptr null: 1)
+  index_t nx;
+  const double* dt;  ///< read from memory (StepInput)
+  double hx;
+  SIM_INLINE void operator()(index_t j, index_t k) const {
+    const T dt_hx = T(*dt / hx);
+    const T li = inner_link.ptr ? inner_link(nx - 1, j, k) : T(1), lo = fluid.ptr ? T(2) * fluid(nx - 1, j, k) : T(2);
+    const T inner = li * (p(nx - 1, j, k) - p(nx - 2, j, k)), outer = lo * (T(0) - p(nx - 1, j, k));
+    u(nx, j, k) += dt_hx * (inner - outer);
+  }
+};
+
+/// The implicit viscous operator on the face velocities: out = p - s lap(p) on open faces
+/// (viscous_operator, s_d = theta dt nu / h_d^2), out = p on fixed ones (closed as in the
+/// momentum stage: a wall's or the inflow's face 0, an obstacle's faces). With p's ghosts
+/// filled by the homogeneous rules it is symmetric positive definite on the open faces.
+template <class T>
+struct ViscousApply3 {
+  Velocity<T> p;
+  View<T, 3> out[3];
+  T s[3];
+  bool closed_low[3];
+  View<const T, 3> links[3] = {};
+  template <int c>
+  SIM_INLINE T component(const Pos& q) const {
+    const bool fixed = (closed_low[c] && q.p[c] == 0) || (links[c].ptr && at(links[c], q) == T(0));
+    return fixed ? at(p.c[c], q) : viscous_operator(p.c[c], q, s);
+  }
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
+    const Pos q = position(p.c[0], i, j, k);
+    const T u = component<0>(q), v = component<1>(q), w = component<2>(q);
+    ref(out[0], q) = u, ref(out[1], q) = v, ref(out[2], q) = w;
   }
 };
 
@@ -513,11 +509,13 @@ struct ObstacleForce3 {
   Ops ops;
   Spacing3<T> h;
   T nu, p_scale;
+  T gamma = 0;  ///< advection's donor-cell weight, as in the momentum stage
   template <int c>
   SIM_INLINE double component(const Pos& q, const T* pc, T centre) const {
     if (face_link<c>(ops, q) != T(0) || ops.box.link(c, q.p[c]) == T(0)) return 0.0;
     const T grad = pressure_gradient<c>(ops, p, pc, centre, q, h);
-    return double(nu * laplacian(vel.c[c], q, h) - advection<c>(vel, q, h) - p_scale * grad);
+    const T adv = gamma != T(0) ? advection<c, Flux::blended>(vel, q, h, gamma) : advection<c>(vel, q, h);
+    return double(nu * laplacian(vel.c[c], q, h) - adv - p_scale * grad);
   }
   SIM_INLINE ForceTriple operator()(index_t i, index_t j, index_t k) const {
     const Pos q = position(vel.c[0], i, j, k);

@@ -41,16 +41,14 @@ struct MomentumStage {
   index_t nx, ny;
   bool dye = true;  ///< false: a run without dye leaves d and dout alone (both stay 0)
 
-  SIM_INLINE T adv_u(index_t i, index_t j) const { return advection_u(u, v, i, j, gamma, inv_hx, inv_hy); }
-  SIM_INLINE T adv_v(index_t i, index_t j) const { return advection_v(u, v, i, j, gamma, inv_hx, inv_hy); }
-  SIM_INLINE T lap(const View<const T, 2>& f, index_t i, index_t j) const { return laplacian(f, i, j, inv_hx2, inv_hy2); }
+  SIM_INLINE MacSpacing<T, 2> spacing() const { return {{inv_hx, inv_hy}, {inv_hx2, inv_hy2}}; }
+  /// The velocity's components; u, v, d (and the fields read beside them) share one layout.
+  SIM_INLINE Velocity<T, 2> velocity() const { return {{u, v}}; }
+  SIM_INLINE T adv_u(index_t i, index_t j) const { return advection<0, Flux::blended>(velocity(), position(u, i, j), spacing(), gamma); }
+  SIM_INLINE T adv_v(index_t i, index_t j) const { return advection<1, Flux::blended>(velocity(), position(u, i, j), spacing(), gamma); }
+  SIM_INLINE T lap(const View<const T, 2>& f, index_t i, index_t j) const { return laplacian(f, position(f, i, j), spacing()); }
   /// Dye: donor-cell fluxes (bounded), plus diffusion.
-  SIM_INLINE T rhs_d(index_t i, index_t j) const {
-    const T c = d(i, j);
-    const T fx = donor_cell_flux(u(i + 1, j), c, d(i + 1, j)) - donor_cell_flux(u(i, j), d(i - 1, j), c);
-    const T fy = donor_cell_flux(v(i, j + 1), c, d(i, j + 1)) - donor_cell_flux(v(i, j), d(i, j - 1), c);
-    return kappa * lap(d, i, j) - fx * inv_hx - fy * inv_hy;
-  }
+  SIM_INLINE T rhs_d(index_t i, index_t j) const { return dye_rate(velocity(), d, position(u, i, j), spacing(), kappa); }
   SIM_INLINE void operator()(index_t i, index_t j) const {
     const double step = *dt;
     const T c_adv = T(f_adv * step), c_visc = T(f_visc * step), c_p = T(f_p * step), h_carry = T(f_carry * step);
@@ -60,7 +58,7 @@ struct MomentumStage {
       uo(i, j) = T(0);
     } else {
       const T adv = adv_u(i, j), visc = nu * lap(u, i, j), c = u(i, j);
-      const T grad = pressure ? link * (links.at(p, i, j) - links.at(p, i - 1, j)) * inv_hx : T(0);
+      const T grad = pressure ? link * face_gradient<0>(links.at(p, i - 1, j), links.at(p, i, j), spacing()) : T(0);
       uo(i, j) = (w != T(0) ? w * u0(i, j) : T(0)) + a * c - c_adv * adv + c_visc * visc - c_p * grad;
       if (carry) cu(i, j) = c + h_carry * (visc - adv - grad);
       if (c_outflow != T(0) && i == nx - 1) uo(i, j) += c_outflow * inv_hx2 * (u(nx, j) - c);
@@ -69,7 +67,7 @@ struct MomentumStage {
       vo(i, j) = T(0);
     } else {
       const T adv = adv_v(i, j), visc = nu * lap(v, i, j), c = v(i, j);
-      const T grad = pressure ? link * (links.at(p, i, j) - links.at(p, i, j - 1)) * inv_hy : T(0);
+      const T grad = pressure ? link * face_gradient<1>(links.at(p, i, j - 1), links.at(p, i, j), spacing()) : T(0);
       vo(i, j) = (w != T(0) ? w * v0(i, j) : T(0)) + a * c - c_adv * adv + c_visc * visc - c_p * grad;
       if (carry) cv(i, j) = c + h_carry * (visc - adv - grad);
     }
@@ -137,13 +135,10 @@ struct ViscousApply {
   View<T, 2> au, av;
   solvers::PoissonStencil<T> links;
   T s_x, s_y;  ///< theta dt nu / h^2 per direction
-  SIM_INLINE static T apply(const View<const T, 2>& f, index_t i, index_t j, T sx, T sy) {
-    const T c = f(i, j);
-    return c - (sx * (f(i - 1, j) - T(2) * c + f(i + 1, j)) + sy * (f(i, j - 1) - T(2) * c + f(i, j + 1)));
-  }
   SIM_INLINE void operator()(index_t i, index_t j) const {
-    au(i, j) = links.link_x(i, j) == T(0) ? pu(i, j) : apply(pu, i, j, s_x, s_y);
-    av(i, j) = links.link_y(i, j) == T(0) ? pv(i, j) : apply(pv, i, j, s_x, s_y);
+    const T s[2] = {s_x, s_y};
+    au(i, j) = links.link_x(i, j) == T(0) ? pu(i, j) : viscous_operator(pu, position(pu, i, j), s);
+    av(i, j) = links.link_y(i, j) == T(0) ? pv(i, j) : viscous_operator(pv, position(pv, i, j), s);
   }
 };
 

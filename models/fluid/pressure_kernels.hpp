@@ -18,9 +18,11 @@ struct PressureRhs {
   T inv_hx, inv_hy;
   const double* dt;                  ///< read from memory (StepInput)
   fft::StagedView<T> staged{};       ///< when set, b is also written here: the fused transform solve's gather
+  /// The spacing as the divergence reads it (1 / h only).
+  SIM_INLINE MacSpacing<T, 2> spacing() const { return {{inv_hx, inv_hy}, {T(0), T(0)}}; }
   SIM_INLINE void operator()(index_t i, index_t j) const {
     const T inv_dt = T(1 / *dt);
-    const T value = links.solid(i, j) ? T(0) : -inv_dt * cell_divergence(u, v, i, j, inv_hx, inv_hy);
+    const T value = links.solid(i, j) ? T(0) : -inv_dt * divergence(Velocity<T, 2>{{u, v}}, position(u, i, j), spacing());
     b(i, j) = value;
     if (staged.data) staged(i, j) = value;
   }
@@ -43,9 +45,11 @@ struct PressureRhsRows {
     View<const T, 2> u = k.u, v = k.v;
     View<T, 2> b = k.b;
     u.stride[1] = v.stride[1] = b.stride[1] = 1;
-    const T inv_dt = T(1 / *k.dt), inv_hx = k.inv_hx, inv_hy = k.inv_hy;
+    const T inv_dt = T(1 / *k.dt);
+    const MacSpacing<T, 2> h = k.spacing();
+    const Velocity<T, 2> vel{{u, v}};
 #pragma omp simd
-    for (index_t j = j0; j < j1; ++j) b(i, j) = -inv_dt * cell_divergence(u, v, i, j, inv_hx, inv_hy);
+    for (index_t j = j0; j < j1; ++j) b(i, j) = -inv_dt * divergence(vel, position(u, i, j), h);
     if (!k.staged.data) return;
     for (index_t j = j0; j < j1; ++j) k.staged(i, j) = b(i, j);
   }
@@ -59,7 +63,7 @@ struct Divergence {
   solvers::PoissonStencil<T> links;
   T inv_hx, inv_hy;
   SIM_INLINE void operator()(index_t i, index_t j) const {
-    out(i, j) = links.solid(i, j) ? T(0) : cell_divergence(u, v, i, j, inv_hx, inv_hy);
+    out(i, j) = links.solid(i, j) ? T(0) : divergence(Velocity<T, 2>{{u, v}}, position(u, i, j), MacSpacing<T, 2>{{inv_hx, inv_hy}, {T(0), T(0)}});
   }
 };
 
