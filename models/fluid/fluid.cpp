@@ -88,6 +88,7 @@ class FluidModel final : public Model {
     speed_max_ = RankMax(comm_, ctx_);
     choose_decomposed_steps();
     allocate_fields();
+    if (decomposed_recorded_) size_exchange_buffers();
   }
 
   std::vector<FieldRef> fields() override {
@@ -692,6 +693,14 @@ class FluidModel final : public Model {
     }
     stencil_ = solver_->level().stencil;  // views into the solver's coefficient arrays
     if (solver_->exact()) solver_note_ += " (" + solver_->transform_description() + ")";
+  }
+
+  /// Sizes the halos' buffers before any step is recorded (a resumed run records its first step
+  /// without initialize()'s exchanges): one exchange of each layout, of fields still at 0.
+  void size_exchange_buffers() {
+    for (int dim : {1, 0}) exchange_dimension(u_, dim);
+    solver_->level().exchange(p_);
+    ctx_.synchronize();
   }
 
   /// The state, stage, output and pressure fields at 0, and the reductions' scratch.

@@ -504,6 +504,10 @@ class FluidModel3 final : public Model {
       decomposed_recorded_ = on_stream && distributed_->stream_ordered();
     }
     queue_speeds(state());  // sizes the reduction's scratch now, not while a step is recorded
+    if (decomposed_recorded_) {  // and the halo's buffers (a resumed run records its first step without initialize())
+      for (int d = 0; d < 3; ++d) exchange(state(), d);
+      halo_.exchange(p_);
+    }
     ctx_.synchronize();
   }
 
