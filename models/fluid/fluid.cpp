@@ -224,7 +224,7 @@ class FluidModel final : public Model {
       return "steps on " + std::to_string(comm_.size()) + " ranks: not recorded (" +
              (decomposed_mode_ == "host" ? "SIMKIT_DECOMPOSED_STEPS=host"
               : params_.implicit_viscosity || !solver_->distributed_transform()
-                  ? "the viscous or pressure solve waits for the host"
+                  ? "implicit viscosity, or an iterative or obstacle pressure solve"
                   : "messages through host buffers") +
              "); an adaptive dt is reduced over the ranks on the host";
     const bool replays = loop_refused_ || decomposed_mode_ == "replays";
