@@ -9,7 +9,9 @@ ranks restarts on M ranks and ends bit for bit where the uninterrupted run ends 
 mpirun, which every rank answers with one shared checkpoint). The fluid model (its pressure
 solvers, multigrid levels and coarsest solve split too) matches the one-process run to the solver
 tolerance, and restarts across rank counts; the 3D fluid (Taylor-Green, walled cavity, a periodic
-dimension split) matches it to rounding on 2, 3 (uneven) and 4 ranks and restarts across rank counts. The Gray-Scott example plugin (random noise keyed by
+dimension split) matches it to rounding on 2, 3 (uneven) and 4 ranks and restarts across rank counts. With the transform solve and an adaptive dt, the fluid's
+decomposed steps (2D and 3D) run recorded in device-clocked batches, as a device loop or as per-step
+replays, and give the bytes of the step-by-step and of the unrecorded runs. The Gray-Scott example plugin (random noise keyed by
 the global cell index, face rules of the stencil pass on the global boundary only) gives the same
 bytes on 1, 2 and 3 ranks, split along either dimension. Options that do not run decomposed are refused with
 exit code 2 and a message.
