@@ -45,6 +45,7 @@ export SIMKIT_HALO=${SIMKIT_HALO:-auto}
 mpi() { local np=$1; shift
   local pass=(-x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x SIMKIT_HALO)
   [ -n "${SIMKIT_MG_GATHER_CELLS:-}" ] && pass+=(-x SIMKIT_MG_GATHER_CELLS)
+  [ -n "${SIMKIT_DECOMPOSED_STEPS:-}" ] && pass+=(-x SIMKIT_DECOMPOSED_STEPS)
   mpirun --allow-run-as-root --bind-to none -np "$np" "${pass[@]}" "$@"; }
 digests() { "$sim" info "$1" | grep -o '^  [a-z_]* .*digest [0-9a-f]*' | sed 's/  */ /g'; }
 same() {  # label, file A, file B
@@ -225,7 +226,7 @@ for part in "${parts[@]}"; do
         for mode in loop replays host; do
           rm -rf "$w/${case}_$mode"
           # shellcheck disable=SC2086
-          SIMKIT_DECOMPOSED_STEPS=$mode mpi "$n" -x SIMKIT_DECOMPOSED_STEPS "$sim" ${!case} --backend cuda --output "$w/${case}_$mode" \
+          SIMKIT_DECOMPOSED_STEPS=$mode mpi "$n" "$sim" ${!case} --backend cuda --output "$w/${case}_$mode" \
             --stats "$w/${case}_$mode.json" > "$w/${case}_$mode.log" 2>&1 || { echo "FAILED ${case}_$mode"; tail -3 "$w/${case}_$mode.log"; }
           echo "$case $mode np$n: $(grep -o '"ms_per_step": [0-9.]*' "$w/${case}_$mode.json"); $(grep -o 'steps on .*' "$w/${case}_$mode.log")"
         done
