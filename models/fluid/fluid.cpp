@@ -225,7 +225,7 @@ class FluidModel final : public Model {
              (decomposed_mode_ == "host" ? "SIMKIT_DECOMPOSED_STEPS=host"
               : params_.implicit_viscosity || !solver_->distributed_transform()
                   ? "implicit viscosity, or an iterative or obstacle pressure solve"
-                  : "messages through host buffers") +
+                  : "messages that wait for the host (host staging)") +
              "); an adaptive dt is reduced over the ranks on the host";
     const bool replays = loop_refused_ || decomposed_mode_ == "replays";
     return "steps on " + std::to_string(comm_.size()) + " ranks: recorded; an adaptive dt from the speeds' maximum over the ranks (" +
@@ -519,14 +519,15 @@ class FluidModel final : public Model {
   /// transform solve without an obstacle, and every message of a step (the halos, the
   /// transposes, the speeds' maximum) queued on the stream: NCCL between GPUs, MPI on CPU ranks
   /// (whose recording is the step itself, run again on each replay); not with host staging
-  /// (GPUs without NCCL, SIMKIT_HALO=host), nor with SIMKIT_DECOMPOSED_STEPS=host.
+  /// (GPUs without NCCL, SIMKIT_HALO=host), nor with SIMKIT_DECOMPOSED_STEPS=host or the
+  /// diagnostic SIMKIT_NCCL_ORDER=hostsync (a host wait in every exchange).
   void choose_decomposed_steps() {
     decomposed_mode_ = tuning::current().decomposed_steps;
     const solvers::DistributedTransformPoisson<T, 2>* solve = solver_->distributed_transform();
     if (!comm_.parallel() || params_.implicit_viscosity || !solve || decomposed_mode_ == "host") return;
     const std::string nccl = "NCCL";
     const bool on_stream = !ctx_.is_cuda() || (halo_.transport() == nccl && solver_->level().halo.transport() == nccl &&
-                                                speed_max_.stream_ordered());
+                                                speed_max_.stream_ordered() && tuning::current().nccl_order != "hostsync");
     decomposed_recorded_ = on_stream && solve->stream_ordered();
   }
 

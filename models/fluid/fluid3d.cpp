@@ -455,7 +455,7 @@ class FluidModel3 final : public Model {
   std::string decomposed_steps_note() const {
     const std::string ranks = "steps on " + std::to_string(comm_.size()) + " ranks: ";
     if (!decomposed_recorded_)
-      return ranks + "not recorded (" + (decomposed_mode_ == "host" ? "SIMKIT_DECOMPOSED_STEPS=host" : "messages through host buffers") +
+      return ranks + "not recorded (" + (decomposed_mode_ == "host" ? "SIMKIT_DECOMPOSED_STEPS=host" : "messages that wait for the host (host staging)") +
              "); an adaptive dt is reduced over the ranks on the host";
     const bool replays = loop_refused_ || decomposed_mode_ == "replays";
     return ranks + "recorded; an adaptive dt from the speeds' maximum over the ranks (" + speed_max_.transport() +
@@ -493,14 +493,16 @@ class FluidModel3 final : public Model {
   /// decomposed step is recorded: the distributed transform solve and every message of a step
   /// (halos, transposes, the speeds' maximum) queued on the stream, NCCL between GPUs or MPI on
   /// CPU ranks (whose recording is the step itself, run again on each replay); not with host
-  /// staging (GPUs without NCCL, SIMKIT_HALO=host) nor SIMKIT_DECOMPOSED_STEPS=host.
+  /// staging (GPUs without NCCL, SIMKIT_HALO=host) nor SIMKIT_DECOMPOSED_STEPS=host (nor the
+  /// diagnostic SIMKIT_NCCL_ORDER=hostsync, a host wait in every exchange).
   void set_up_clocked_steps() {
     speeds_ = AsyncReduction<SpeedTriple>(ctx_);
     speed_max_ = RankMax(comm_, ctx_);
     decomposed_mode_ = tuning::current().decomposed_steps;
     if (parallel_ && distributed_ && decomposed_mode_ != "host") {
       const std::string nccl = "NCCL";
-      const bool on_stream = !ctx_.is_cuda() || (halo_.transport() == nccl && speed_max_.stream_ordered());
+      const bool on_stream = !ctx_.is_cuda() || (halo_.transport() == nccl && speed_max_.stream_ordered() &&
+                                                  tuning::current().nccl_order != "hostsync");
       decomposed_recorded_ = on_stream && distributed_->stream_ordered();
     }
     queue_speeds(state());  // sizes the reduction's scratch now, not while a step is recorded
