@@ -7,9 +7,15 @@
 //                   MPI on CPUs): its bus bandwidth (bytes leaving a rank per second), the
 //                   reference for the transposes;
 //   cavity 2D       the lid-driven cavity step (explicit Euler, transform solver), strong
-//                   scaling of n^2 cells: ms per step, ms in the two slab transposes of its
-//                   solve, their bandwidth and its fraction of the all-to-all's, speedup and
-//                   efficiency t1 / (N tN);
+//                   scaling of n^2 cells: ms per step (a fixed dt; on several ranks the
+//                   recorded step, its halos, transposes and speeds' maximum on the stream), ms in
+//                   the two slab transposes of its solve, their bandwidth and its fraction of the
+//                   all-to-all's, speedup and efficiency t1 / (N tN); then ms per step with an
+//                   adaptive dt, as simulate runs it: in device-clocked batches of --batch steps
+//                   (ms_adaptive: dt chosen on the device from the speeds' maximum over the ranks,
+//                   SIMKIT_DECOMPOSED_STEPS's path, one wait a batch in a device loop) and
+//                   unrecorded with dt reduced on the host each step (ms_adaptive_unrecorded: the
+//                   path of SIMKIT_DECOMPOSED_STEPS=host, one host round trip a step);
 //   mg_cg 2D        the cavity's pressure solve by mg_cg (for obstacle flows) from zero to
 //                   the tolerance: ms per solve on 1 and N ranks, its iterations, the ghost
 //                   exchanges a solve makes (every level split over the ranks), the time of one
@@ -31,7 +37,8 @@
 //                   exchanges, momentum, the distributed pressure solve, projection) of the
 //                   Taylor-Green vortex, split as simulate splits it, strong (n^3 in all) and
 //                   weak (n^3 per rank: N n x n x n cells) scaling: ms per step, cell updates
-//                   per second, speedup and efficiency as above (--tg3 0: none).
+//                   per second, speedup and efficiency as above, and the adaptive dt's two
+//                   paths as in the cavity's rows (--tg3 0: none).
 // Times are medians of --steps samples, the slowest rank's.
 #include <CLI/CLI.hpp>
 
@@ -45,6 +52,8 @@
 #include "bench/bench_util.hpp"
 #include "core/distributed/comm.hpp"
 #include "core/distributed/decomposition.hpp"
+#include "core/runtime/device_clock.hpp"
+#include "core/runtime/tuning.hpp"
 #include "io/config.hpp"
 #include "models/model.hpp"
 #include "models/runner.hpp"
@@ -97,6 +106,51 @@ double all_to_all_gbs(const Comm& comm, const Context& ctx, double bytes, int re
   return gbs;
 }
 
+/// ms per step of adaptive steps in device-clocked batches of `batch` steps (Model::run_device_steps:
+/// dt chosen on the device), after a batch that records them; -1 where the model cannot.
+double clocked_ms(const Comm& comm, const Context& ctx, Model& model, double cfl, int repeat, int batch) {
+  DeviceClock clock(ctx);
+  ClockState s;
+  s.dt = s.dt_chosen = model.default_dt(cfl);
+  bool can = true;
+  auto one_batch = [&] {
+    s.horizon_step = s.step + batch;
+    clock.start(s);
+    const std::int64_t ran = model.run_device_steps(clock, cfl);
+    if (ran < 0) return void(can = false);
+    if (ran != batch) throw Error("bench_fluid_scaling: a batch of " + std::to_string(batch) + " steps ran " + std::to_string(ran));
+    s = clock.host();
+    s.running = 1;
+  };
+  one_batch();
+  if (!can) return -1;
+  return timed(comm, ctx, repeat, one_batch) / batch * 1e3;
+}
+
+/// ms per step with an adaptive dt reduced over the ranks on the host each step (next_dt, then step).
+double host_dt_ms(const Comm& comm, const Context& ctx, Model& model, double cfl, int repeat, int batch) {
+  for (int k = 0; k < 2; ++k) model.step(model.next_dt(cfl));
+  return timed(comm, ctx, repeat, [&] {
+    for (int k = 0; k < batch; ++k) model.step(model.next_dt(cfl));
+  }) / batch * 1e3;
+}
+
+/// The adaptive dt's two figures on comm's ranks for a model built from text: ms per step in
+/// device-clocked batches, and unrecorded with dt reduced on the host (SIMKIT_DECOMPOSED_STEPS=host).
+std::pair<double, double> adaptive_ms(const Comm& comm, const Context& ctx, const std::string& text, double cfl, int repeat,
+                                      int batch) {
+  static const ModelRegistry registry = builtin_models();
+  io::Config config = io::Config::parse(text, "bench_fluid_scaling.toml");
+  std::unique_ptr<Model> model = build_model(registry, ctx, config, comm);
+  model->initialize();
+  const double batched = clocked_ms(comm, ctx, *model, cfl, repeat, batch);
+  model.reset();  // (one model's fields at a time)
+  const tuning::Scoped unrecorded("SIMKIT_DECOMPOSED_STEPS", "host");
+  std::unique_ptr<Model> host = build_model(registry, ctx, config, comm);
+  host->initialize();
+  return {batched, host_dt_ms(comm, ctx, *host, cfl, repeat, batch)};
+}
+
 /// The cavity config: n^2 cells, explicit Euler, the transform solver.
 std::string cavity_text(index_t n, bool f64) {
   return "[run]\nmodel = \"fluid\"\nsteps = 1\nprecision = \"" + std::string(f64 ? "float64" : "float32") +
@@ -146,10 +200,16 @@ double taylor_green_ms(const Comm& comm, const Context& ctx, const index_t (&cel
   return timed(comm, ctx, steps, [&] { model->step(dt); }) * 1e3;
 }
 
+/// Adds the adaptive dt's figures (adaptive_ms) to row.
+void add_adaptive(bench::Row& row, std::pair<double, double> ms) {
+  row.figures.push_back({"ms_adaptive", ms.first});
+  row.figures.push_back({"ms_adaptive_unrecorded", ms.second});
+}
+
 /// The Taylor-Green step's rows: strong (n^3 in all) and, when weak, weak (n^3 per rank)
 /// scaling against rank 0 alone with n^3 (timed once for both).
 template <class T>
-void taylor_green_case(const Comm& comm, const Context& ctx, index_t n, bool with_weak, int steps,
+void taylor_green_case(const Comm& comm, const Context& ctx, index_t n, bool with_weak, int steps, int batch,
                        std::vector<bench::Row>& rows) {
   const char* prec = sizeof(T) == 8 ? "float64" : "float32";
   const index_t one[3] = {n, n, n};
@@ -166,6 +226,7 @@ void taylor_green_case(const Comm& comm, const Context& ctx, index_t n, bool wit
                   {{"ranks", ranks}, {"ms_1_rank", ms1}, {"ms", msn}, {"speedup", weak ? ranks * ms1 / msn : ms1 / msn},
                    {"efficiency", weak ? ms1 / msn : ms1 / (ranks * msn)},
                    {"Gcell_updates/s", cells / (msn * 1e-3) / 1e9}}});
+    add_adaptive(rows.back(), adaptive_ms(comm, ctx, taylor_green_text(many, n, sizeof(T) == 8), 0.6, steps, batch));
   }
 }
 
@@ -226,6 +287,7 @@ void cavity_case(const Comm& comm, const Context& ctx, index_t n, int steps, int
   const double bytes = comm.max(double(s.solver.transpose_bytes()));
   rows.push_back(scaling_row("cavity 2D " + std::to_string(n) + "^2 " + prec + " step, strong", comm.size(), false, ms1,
                              msn, transposes * 1e3, bytes, bus));
+  add_adaptive(rows.back(), adaptive_ms(comm, ctx, cavity_text(n, sizeof(T) == 8), 0.5, steps, batch));
 }
 
 /// A consistent right-hand side of the walled cavity on box (global indices): cosine modes, zero mean.
@@ -403,7 +465,7 @@ int main(int argc, char** argv) {
   app.add_option("--cells3", cells3, "3D box: n (n^3 in all for strong scaling, per rank for weak; 0: none)");
   app.add_option("--tg3", tg3, "Taylor-Green 3D step: n (n^3 in all for strong scaling, per rank for weak; 0: none)");
   app.add_option("--steps", steps, "timed samples (median reported)");
-  app.add_option("--batch", batch, "cavity steps per sample");
+  app.add_option("--batch", batch, "cavity steps per sample, and steps per batch of the adaptive dt's device-clocked steps");
   app.add_flag("!--no-weak", weak, "skip the 3D weak-scaling rows");
   app.add_flag("!--no-mg", mg, "skip the mg_cg rows");
   app.add_flag("--solves-only", solves_only, "only the all-to-all and the solve-alone rows");
@@ -444,8 +506,8 @@ int main(int argc, char** argv) {
         poisson3_case<float>(comm, ctx, cells3, w, steps, bus, rows);
       }
     if (tg3 > 0) {
-      taylor_green_case<double>(comm, ctx, tg3, weak, steps, rows);
-      taylor_green_case<float>(comm, ctx, tg3, weak, steps, rows);
+      taylor_green_case<double>(comm, ctx, tg3, weak, steps, batch, rows);
+      taylor_green_case<float>(comm, ctx, tg3, weak, steps, batch, rows);
     }
     if (comm.rank() == 0) {
       bench::report("bench_fluid_scaling, " + std::to_string(comm.size()) + " ranks", ctx, opts.commit, rows, opts.json);

@@ -264,6 +264,10 @@ class DistributedTransformPoisson {
     if (!from_a_.identity()) from_a_(a, x);
   }
 
+  /// True when a solve queues its transposes on the stream without the host waiting (one rank,
+  /// CPU ranks, NCCL between GPUs; not host staging): a step that solves may be recorded.
+  bool stream_ordered() const { return std::string(to_a_.transport()) != "host buffers (MPI)"; }
+
   /// The transforms and the layout, e.g. "DCT-II/III x real DFT, slabs along x then y over 2 ranks (NCCL all-to-all)".
   std::string description() const {
     static const char* names[3] = {"x", "y", "z"};

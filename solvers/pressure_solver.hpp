@@ -151,6 +151,8 @@ class PoissonSolver {
   bool exact() const { return transform_ || distributed_ || obstacle_ || distributed_obstacle_; }
   /// True for an exact solve on one rank: no host waits, no messages (a step may be recorded).
   bool exact_on_one_rank() const { return transform_ || obstacle_; }
+  /// The distributed transform solve without an obstacle (several ranks; null otherwise).
+  const DistributedTransformPoisson<T, 2>* distributed_transform() const { return distributed_.get(); }
   /// The transforms (and, on several ranks, the transposes; with an obstacle, the correction) of
   /// the exact solve; "" for the iterative methods.
   std::string transform_description() const {

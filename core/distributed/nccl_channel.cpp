@@ -48,6 +48,17 @@ struct NcclChannel::Impl {
     check_nccl(ncclGroupEnd(), "ncclGroupEnd");
     SIM_CUDA_CHECK(cudaEventRecord(done, stream));
   }
+
+  /// op over the ranks of count elements at data, in place, on the channel's stream after the
+  /// work queued on ctx's; ctx's stream waits for the result.
+  void all_reduce(const Context& ctx, void* data, std::size_t count, bool doubles, ncclRedOp_t op) {
+    auto compute = static_cast<cudaStream_t>(ctx.stream());
+    SIM_CUDA_CHECK(cudaEventRecord(queued, compute));
+    SIM_CUDA_CHECK(cudaStreamWaitEvent(stream, queued, 0));
+    check_nccl(ncclAllReduce(data, data, count, doubles ? ncclDouble : ncclFloat, op, comm, stream), "ncclAllReduce");
+    SIM_CUDA_CHECK(cudaEventRecord(done, stream));
+    SIM_CUDA_CHECK(cudaStreamWaitEvent(compute, done, 0));
+  }
 };
 
 NcclChannel::NcclChannel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -136,13 +147,11 @@ void NcclChannel::join(const Context& ctx) {
 }
 
 void NcclChannel::all_reduce_sum(const Context& ctx, void* data, std::size_t count, bool is_double) {
-  auto compute = static_cast<cudaStream_t>(ctx.stream());
-  SIM_CUDA_CHECK(cudaEventRecord(impl_->queued, compute));
-  SIM_CUDA_CHECK(cudaStreamWaitEvent(impl_->stream, impl_->queued, 0));
-  check_nccl(ncclAllReduce(data, data, count, is_double ? ncclDouble : ncclFloat, ncclSum, impl_->comm, impl_->stream),
-             "ncclAllReduce");
-  SIM_CUDA_CHECK(cudaEventRecord(impl_->done, impl_->stream));
-  SIM_CUDA_CHECK(cudaStreamWaitEvent(compute, impl_->done, 0));
+  impl_->all_reduce(ctx, data, count, is_double, ncclSum);
+}
+
+void NcclChannel::all_reduce_max(const Context& ctx, void* data, std::size_t count, bool is_double) {
+  impl_->all_reduce(ctx, data, count, is_double, ncclMax);
 }
 
 }  // namespace sim

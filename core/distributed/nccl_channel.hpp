@@ -43,6 +43,9 @@ class NcclChannel {
   /// Sums count elements of a device buffer over all ranks, in place, after the work queued
   /// on ctx's stream; ctx's stream waits for the result (the bus bandwidth's reference).
   void all_reduce_sum(const Context& ctx, void* data, std::size_t count, bool is_double);
+  /// The largest of count elements over all ranks, in place, after the work queued on ctx's
+  /// stream; ctx's stream waits for the result (exact: the same bits on every rank).
+  void all_reduce_max(const Context& ctx, void* data, std::size_t count, bool is_double);
 
   struct Impl;
 

@@ -97,12 +97,24 @@ class DeviceClock {
   ClockState* state() const { return device_; }
   /// The flag that record_loop() runs device-clocked steps on.
   const int* running() const { return &device_->running; }
+  /// Queues a copy of the state, as the work queued so far leaves it, into host slot k (0 or 1).
+  void snapshot(int k);
+  /// Waits for snapshot(k)'s copy only (not for the work queued after it) and returns it.
+  ClockState wait_snapshot(int k);
 
  private:
   Context ctx_;
   HostBuffer<ClockState> host_;
+  HostBuffer<ClockState> snapshots_;  // snapshot()'s slots
   ClockState* device_ = nullptr;
   std::shared_ptr<void> device_mem_;
+  std::shared_ptr<void> events_[2];   // a GPU's event behind each slot's copy
 };
+
+/// True when a step of clock state c (the state as the step starts: its dt and whether it is
+/// the last chosen) leaves the clock running: EndClockStep's test, on the host.
+inline bool runs_after_step(const ClockState& c) {
+  return !(c.last || reached(c.time + c.dt, c.horizon_time) || c.step + 1 >= c.horizon_step);
+}
 
 }  // namespace sim

@@ -30,10 +30,12 @@
 #include "core/array/expr.hpp"
 #include "core/runtime/graph.hpp"
 #include "core/distributed/halo.hpp"
+#include "core/distributed/rank_max.hpp"
 #include "core/kernels/reduce.hpp"
 #include "core/kernels/for_each_reduce.hpp"
 #include "core/kernels/reduce_async.hpp"
 #include "core/runtime/step_input.hpp"
+#include "core/runtime/tuning.hpp"
 #include "io/config.hpp"
 #include "models/boundary_config.hpp"
 #include "models/field_ref.hpp"
@@ -83,7 +85,10 @@ class FluidModel final : public Model {
     start_speed_ = start_speed_scale(params_);
     choose_pressure_solver(setup);
     guess_.configure(params_.scale_pressure_guess, params_.rk2, params_.guess_order, solver_->exact());
+    speed_max_ = RankMax(comm_, ctx_);
+    choose_decomposed_steps();
     allocate_fields();
+    if (decomposed_recorded_) size_exchange_buffers();
   }
 
   std::vector<FieldRef> fields() override {
@@ -112,9 +117,9 @@ class FluidModel final : public Model {
     fill_ghosts(u_, v_, dye_, false);
   }
 
-  /// Advances by dt. A step with no host round trip (explicit viscosity, the transform solver,
-  /// one rank) is recorded once per buffer parity (steps swap buffers) and replayed: one
-  /// launch a step, with dt read from memory.
+  /// Advances by dt. A step with no host round trip (explicit viscosity, the transform solver;
+  /// on several ranks no obstacle and every message on the stream) is recorded once per buffer
+  /// parity (steps swap buffers) and replayed: one launch a step, with dt read from memory.
   void step(double dt) override {
     last_pressure_iterations_ = last_viscous_iterations_ = 0;
     last_dt_ = dt;
@@ -129,27 +134,20 @@ class FluidModel final : public Model {
     flip();
   }
 
-  /// Steps whose dt the device chooses (Model::run_device_steps): the recordable step (one
-  /// rank, explicit viscosity, the transform solver) recorded as a device loop (both buffer
-  /// parities, per starting parity) on clock.running(): one launch runs every step up to the
-  /// clock's horizon, each ending with next_dt()'s formula on the speeds its projection
-  /// reduced. The same bits as step by step.
+  /// Steps whose dt the device chooses (Model::run_device_steps): the recordable step recorded
+  /// as a device loop (both buffer parities, per starting parity) on clock.running(): one
+  /// launch runs every step up to the clock's horizon, each ending with next_dt()'s formula on
+  /// the speeds its projection reduced (on several ranks their maximum over the ranks, taken
+  /// on the device). SIMKIT_DECOMPOSED_STEPS=replays runs a decomposed batch as per-step
+  /// replays instead (replay_clocked_steps). The same bits as step by step.
   std::int64_t run_device_steps(DeviceClock& clock, double cfl) override {
-    if (params_.implicit_viscosity || !solver_->exact_on_one_rank() || comm_.parallel()) return -1;
+    if (!recordable()) return -1;
     adaptive_dt_asked_ = true;
-    Recorded& r = recordings_.loop(clock.state(), cfl);  // the loop that starts from this buffer parity
     if (!speeds_on_device_) queue_speeds(u_, v_), speeds_on_device_ = true;
     for_each(ctx_, "fluid::first_dt", Box<1>{{0}, {1}}, BeginClockStep<CflDt>{clock.state(), cfl_dt(cfl)});
-    const std::int64_t first = clock.host().step;
-    if (!r.valid())
-      r = record_loop(ctx_, clock.running(), [this, c = clock.state(), cfl](int odd, const LoopSignal& signal) {
-        if (odd) flip();
-        clocked_step(c, cfl, signal);
-        if (odd) flip();
-      });
-    r.replay();
-    const std::int64_t ran = clock.read().step - first;
-    if (ran % 2 != 0) flip();
+    ++device_batches_;
+    const bool replays = loop_refused_ || (comm_.parallel() && decomposed_mode_ == "replays");
+    const std::int64_t ran = replays ? replay_steps(clock, cfl) : loop_steps(clock, cfl);
     if (ran > 0) last_dt_ = clock.host().dt, speeds_on_host_ = false, speeds_on_device_ = true;
     return ran;
   }
@@ -204,7 +202,9 @@ class FluidModel final : public Model {
   }
 
   std::vector<std::string> plan_notes() const override {
-    return {"pressure solver " + solver_name_ + (solver_note_.empty() ? "" : ": " + solver_note_)};
+    std::vector<std::string> notes = {"pressure solver " + solver_name_ + (solver_note_.empty() ? "" : ": " + solver_note_)};
+    if (comm_.parallel()) notes.push_back(decomposed_steps_note());
+    return notes;
   }
 
   void save_state(std::map<std::string, std::uint64_t>& counters, std::map<std::string, double>& reals) const override {
@@ -216,6 +216,23 @@ class FluidModel final : public Model {
     if (!guess_.extrapolates()) return;
     guess_.load(counters, reals);
     speeds_on_host_ = speeds_on_device_ = false;
+  }
+
+  /// How the steps run on several ranks, and the batches of device-clocked steps so far.
+  std::string decomposed_steps_note() const {
+    if (!decomposed_recorded_)
+      return "steps on " + std::to_string(comm_.size()) + " ranks: not recorded (" +
+             (decomposed_mode_ == "host" ? "SIMKIT_DECOMPOSED_STEPS=host"
+              : params_.implicit_viscosity || !solver_->distributed_transform()
+                  ? "implicit viscosity, or an iterative or obstacle pressure solve"
+                  : "messages that wait for the host (host staging)") +
+             "); an adaptive dt is reduced over the ranks on the host";
+    const bool replays = loop_refused_ || decomposed_mode_ == "replays";
+    return "steps on " + std::to_string(comm_.size()) + " ranks: recorded; an adaptive dt from the speeds' maximum over the ranks (" +
+           speed_max_.transport() + ") on the device, in batches " +
+           (replays ? "of per-step replays queued one ahead" : "each one device loop") +
+           (loop_refused_ ? " (the device loop was refused: " + loop_refusal_ + ")" : "") + " (" + std::to_string(device_batches_) +
+           " batches run)";
   }
 
   /// The pressure solver (for benchmarks and tests).
@@ -494,9 +511,25 @@ class FluidModel final : public Model {
 
   // ---- recorded steps and device clocks ----
 
-  /// True when a step makes no host round trip (explicit viscosity, the transform solver, one
-  /// rank: on several, the transposes and halos go through the host): it can be recorded.
-  bool recordable() const { return !params_.implicit_viscosity && solver_->exact_on_one_rank(); }
+  /// True when a step makes no host round trip (explicit viscosity, the transform solver; on
+  /// several ranks see choose_decomposed_steps): it can be recorded.
+  bool recordable() const { return !params_.implicit_viscosity && (solver_->exact_on_one_rank() || decomposed_recorded_); }
+
+  /// On several ranks, whether the step is recorded: explicit viscosity, the distributed
+  /// transform solve without an obstacle, and every message of a step (the halos, the
+  /// transposes, the speeds' maximum) queued on the stream: NCCL between GPUs, MPI on CPU ranks
+  /// (whose recording is the step itself, run again on each replay); not with host staging
+  /// (GPUs without NCCL, SIMKIT_HALO=host), nor with SIMKIT_DECOMPOSED_STEPS=host or the
+  /// diagnostic SIMKIT_NCCL_ORDER=hostsync (a host wait in every exchange).
+  void choose_decomposed_steps() {
+    decomposed_mode_ = tuning::current().decomposed_steps;
+    const solvers::DistributedTransformPoisson<T, 2>* solve = solver_->distributed_transform();
+    if (!comm_.parallel() || params_.implicit_viscosity || !solve || decomposed_mode_ == "host") return;
+    const std::string nccl = "NCCL";
+    const bool on_stream = !ctx_.is_cuda() || (halo_.transport() == nccl && solver_->level().halo.transport() == nccl &&
+                                                speed_max_.stream_ordered() && tuning::current().nccl_order != "hostsync");
+    decomposed_recorded_ = on_stream && solve->stream_ordered();
+  }
 
   /// Replays the step recorded for this buffer parity (recording it first). With an adaptive
   /// dt (next_dt() was called) the recording ends with what the next next_dt() needs, so that
@@ -528,12 +561,55 @@ class FluidModel final : public Model {
     ending_.clock = nullptr;
   }
 
+  /// A batch as one device loop (record_loop): every step up to the clock's horizon in one
+  /// launch. Where CUDA refuses the loop (loop_refused_), this batch and the later ones run as replays.
+  std::int64_t loop_steps(DeviceClock& clock, double cfl) {
+    Recorded& r = recordings_.loop(clock.state(), cfl);  // the loop that starts from this buffer parity
+    const std::int64_t first = clock.host().step;
+    if (!r.valid()) {
+      const int parity = recordings_.parity();
+      try {
+        r = record_loop(ctx_, clock.running(), [this, c = clock.state(), cfl](int odd, const LoopSignal& signal) {
+          if (odd) flip();
+          clocked_step(c, cfl, signal);
+          if (odd) flip();
+        });
+      } catch (const Error& e) {
+        if (recordings_.parity() != parity) flip();
+        kernel_dt_ = dt_input_.device(), ending_ = StepEnding{};
+        loop_refused_ = true, loop_refusal_ = e.what();
+        return replay_steps(clock, cfl);
+      }
+    }
+    r.replay();
+    const std::int64_t ran = clock.read().step - first;
+    if (ran % 2 != 0) flip();
+    return ran;
+  }
+
+  /// A batch as replays of the device-clocked step of each parity, queued by the host one step
+  /// ahead (replay_clocked_steps), for messages a device loop may not hold (NCCL's).
+  std::int64_t replay_steps(DeviceClock& clock, double cfl) {
+    ClockState* c = clock.state();
+    const std::int64_t ran = replay_clocked_steps(clock, [this, c, cfl] {
+      Recorded& r = recordings_.clocked_step(c, cfl);
+      if (!r.valid()) r = record(ctx_, [this, c, cfl] { clocked_step(c, cfl, LoopSignal{}); });
+      r.replay();
+      flip();
+    });
+    clock.read();
+    return ran;
+  }
+
   /// next_dt(cfl)'s formula on the device, from the speeds of the latest reduction.
   CflDt cfl_dt(double cfl) const { return CflDt{speeds_.result(), cfl, hx_, hy_, viscous_rate(), start_speed_}; }
 
-  /// Queues the reduction of max |u|, max |v| (speeds_).
+  /// Queues the reduction of max |u|, max |v| (speeds_), on several ranks then their maximum
+  /// over the ranks in result() (on the device: the host's copy, which next_dt() reads, keeps
+  /// this rank's on GPUs, and next_dt() takes the maximum itself).
   void queue_speeds(const Field<T, 2>& u, const Field<T, 2>& v) {
     speeds_.queue("fluid::face_speeds", box(), FaceSpeeds<T>{u.view(), v.view()}, LargerSpeeds{}, SpeedPair{0.0, 0.0});
+    if (comm_.parallel()) speed_max_(const_cast<double*>(&speeds_.result()->u), 2);
   }
 
   /// The buffers a step writes its output into (swapped in by flip()).
@@ -618,6 +694,14 @@ class FluidModel final : public Model {
     }
     stencil_ = solver_->level().stencil;  // views into the solver's coefficient arrays
     if (solver_->exact()) solver_note_ += " (" + solver_->transform_description() + ")";
+  }
+
+  /// Sizes the halos' buffers before any step is recorded (a resumed run records its first step
+  /// without initialize()'s exchanges): one exchange of each layout, of fields still at 0.
+  void size_exchange_buffers() {
+    for (int dim : {1, 0}) exchange_dimension(u_, dim);
+    solver_->level().exchange(p_);
+    ctx_.synchronize();
   }
 
   /// The state, stage, output and pressure fields at 0, and the reductions' scratch.
@@ -705,6 +789,12 @@ class FluidModel final : public Model {
   bool adaptive_dt_asked_ = false;      // next_dt() has been called: queue its speeds at the end of each step
   StepEnding ending_;                   // how the step being recorded ends
   StepRecordings recordings_;
+  RankMax speed_max_;                   // several ranks: the speeds' maximum over the ranks, in place
+  bool decomposed_recorded_ = false;    // several ranks: the step is recorded (choose_decomposed_steps)
+  std::string decomposed_mode_;         // SIMKIT_DECOMPOSED_STEPS: loop, replays or host
+  std::int64_t device_batches_ = 0;     // batches of device-clocked steps run
+  bool loop_refused_ = false;           // CUDA refused the device loop: batches run as replays
+  std::string loop_refusal_;            // and why
   AsyncReduction<double> rank_sum_;     // a sum over the ranks (the pressure right-hand side's, or the guess's)
   Array<double, 1> rank_sum_slot_;      // where it lands (device memory)
 

@@ -35,16 +35,21 @@
 
 #include "core/array/expr.hpp"
 #include "core/distributed/halo.hpp"
+#include "core/distributed/rank_max.hpp"
 #include "core/kernels/for_each.hpp"
 #include "core/kernels/reduce.hpp"
+#include "core/kernels/reduce_async.hpp"
 #include "core/runtime/graph.hpp"
 #include "core/runtime/step_input.hpp"
+#include "core/runtime/tuning.hpp"
 #include "io/config.hpp"
 #include "models/boundary_config.hpp"
 #include "models/field_ref.hpp"
+#include "models/fluid/clock_dt3.hpp"
 #include "models/fluid/fluid3d_kernels.hpp"
 #include "models/fluid/implicit_viscosity.hpp"
 #include "models/fluid/obstacle_mask.hpp"
+#include "models/fluid/recorded_steps.hpp"
 #include "models/fluid/stage_coefficients.hpp"
 #include "solvers/distributed_obstacle_transform.hpp"
 #include "solvers/distributed_transform.hpp"
@@ -267,6 +272,7 @@ class FluidModel3 final : public Model {
     if (!same_layout(u_[0].view(), u_[1].view(), u_[2].view(), u1_[0].view(), u1_[1].view(), u1_[2].view(), u2_[0].view(),
                      u2_[1].view(), u2_[2].view()))
       throw Error("fluid3d: the velocity fields differ in layout (internal error)");
+    set_up_clocked_steps();
   }
 
   std::vector<FieldRef> fields() override {
@@ -356,19 +362,37 @@ class FluidModel3 final : public Model {
         }
   }
 
-  /// Advances by dt: recorded once per buffer parity and replayed (one launch a step on a GPU).
+  /// Advances by dt: recorded once per buffer parity and replayed (one launch a step on a GPU)
+  /// where the step makes no host round trip (recordable()), else queued as it goes.
   void step(double dt) override {
     last_dt_ = dt;
     dt_.set(dt);
-    if (parallel_ || mg_cg_ || (obstacle_solver_ && !obstacle_transform_) || params_.implicit) {  // halo exchanges, transposes and CG's stopping test go through the host: not recorded
+    if (!recordable()) {
       dt_.upload(), advance();
       flip();
       return;
     }
-    Recorded& r = recorded_[parity_];
+    Recorded& r = recordings_.step(false);
     if (!r.valid()) r = record(ctx_, [this] { dt_.upload(), advance(); });
     r.replay();
     flip();
+  }
+
+  /// Steps whose dt the device chooses (Model::run_device_steps), for the transform solve
+  /// without an obstacle, on one rank or several: the recorded step as a device loop (both
+  /// buffer parities) on clock.running(), each step ending with next_dt()'s formula (CflDt3)
+  /// on the speeds it leaves, their maximum over the ranks taken on the device (RankMax).
+  /// SIMKIT_DECOMPOSED_STEPS=replays, or a device loop that CUDA refuses, runs a batch as
+  /// per-step replays the host queues one ahead (replay_clocked_steps). The same bits as step by step.
+  std::int64_t run_device_steps(DeviceClock& clock, double cfl) override {
+    if (!recordable() || obstacle_solver_ || mg_cg_) return -1;
+    queue_speeds(state());
+    for_each(ctx_, "fluid3d::first_dt", Box<1>{{0}, {1}}, BeginClockStep<CflDt3>{clock.state(), cfl_dt(cfl)});
+    ++device_batches_;
+    const bool replays = loop_refused_ || (parallel_ && decomposed_mode_ == "replays");
+    const std::int64_t ran = replays ? replay_steps(clock, cfl) : loop_steps(clock, cfl);
+    if (ran > 0) last_dt_ = clock.host().dt;
+    return ran;
   }
 
   bool adaptive_dt() const override { return true; }
@@ -460,7 +484,22 @@ class FluidModel3 final : public Model {
 
   std::vector<std::string> plan_notes() const override {
     const char* kind = mg_cg_ ? "mg_cg: " : obstacle_solver_ && !obstacle_transform_ ? "cg: " : "transform: ";
-    return {std::string("pressure solver ") + kind + solver_note_};
+    std::vector<std::string> notes = {std::string("pressure solver ") + kind + solver_note_};
+    if (parallel_) notes.push_back(decomposed_steps_note());
+    return notes;
+  }
+
+  /// How the steps run on several ranks, and the batches of device-clocked steps so far.
+  std::string decomposed_steps_note() const {
+    const std::string ranks = "steps on " + std::to_string(comm_.size()) + " ranks: ";
+    if (!decomposed_recorded_)
+      return ranks + "not recorded (" + (decomposed_mode_ == "host" ? "SIMKIT_DECOMPOSED_STEPS=host" : "messages that wait for the host (host staging)") +
+             "); an adaptive dt is reduced over the ranks on the host";
+    const bool replays = loop_refused_ || decomposed_mode_ == "replays";
+    return ranks + "recorded; an adaptive dt from the speeds' maximum over the ranks (" + speed_max_.transport() +
+           ") on the device, in batches " + (replays ? "of per-step replays queued one ahead" : "each one device loop") +
+           (loop_refused_ ? " (the device loop was refused: " + loop_refusal_ + ")" : "") + " (" + std::to_string(device_batches_) +
+           " batches run)";
   }
 
   void save_state(std::map<std::string, std::uint64_t>&, std::map<std::string, double>& reals) const override {
@@ -479,6 +518,99 @@ class FluidModel3 final : public Model {
     double s = 0;
     for (int d = 0; d < 3; ++d) s += 1 / (grid_.dx[d] * grid_.dx[d]);
     return 2 * std::max(params_.implicit ? 0.0 : params_.nu, params_.kappa) * s;  // (implicit viscosity: no limit of its own)
+  }
+
+  /// True when a step makes no host round trip: the transform solve (the obstacle's too), on
+  /// several ranks with every message on the stream (set_up_clocked_steps); not CG's stopping
+  /// test (mg_cg, cg around an obstacle, the implicit viscous solve).
+  bool recordable() const {
+    if (mg_cg_ || (obstacle_solver_ && !obstacle_transform_) || params_.implicit) return false;
+    return !parallel_ || decomposed_recorded_;
+  }
+
+  /// The speeds' reduction and maximum over the ranks for device-clocked steps, and whether a
+  /// decomposed step is recorded: the distributed transform solve and every message of a step
+  /// (halos, transposes, the speeds' maximum) queued on the stream, NCCL between GPUs or MPI on
+  /// CPU ranks (whose recording is the step itself, run again on each replay); not with host
+  /// staging (GPUs without NCCL, SIMKIT_HALO=host) nor SIMKIT_DECOMPOSED_STEPS=host (nor the
+  /// diagnostic SIMKIT_NCCL_ORDER=hostsync, a host wait in every exchange).
+  void set_up_clocked_steps() {
+    speeds_ = AsyncReduction<SpeedTriple>(ctx_);
+    speed_max_ = RankMax(comm_, ctx_);
+    decomposed_mode_ = tuning::current().decomposed_steps;
+    if (parallel_ && distributed_ && decomposed_mode_ != "host") {
+      const std::string nccl = "NCCL";
+      const bool on_stream = !ctx_.is_cuda() || (halo_.transport() == nccl && speed_max_.stream_ordered() &&
+                                                  tuning::current().nccl_order != "hostsync");
+      decomposed_recorded_ = on_stream && distributed_->stream_ordered();
+    }
+    queue_speeds(state());  // sizes the reduction's scratch now, not while a step is recorded
+    if (decomposed_recorded_) {  // and the halo's buffers (a resumed run records its first step without initialize())
+      for (int d = 0; d < 3; ++d) exchange(state(), d);
+      halo_.exchange(p_);
+    }
+    ctx_.synchronize();
+  }
+
+  /// next_dt(cfl)'s formula on the device (CflDt3), from the speeds of the latest queue_speeds().
+  CflDt3 cfl_dt(double cfl) const {
+    return CflDt3{speeds_.result(), cfl, {grid_.dx[0], grid_.dx[1], grid_.dx[2]}, viscous_rate()};
+  }
+
+  /// Queues the largest face speeds of s along each axis into speeds_.result(), over every rank.
+  void queue_speeds(const State<T>& s) {
+    speeds_.queue("fluid3d::face_speeds", cells(), FaceSpeeds3<T>{s.velocity()}, LargerSpeeds3{}, SpeedTriple{{0.0, 0.0, 0.0}});
+    if (parallel_) speed_max_(const_cast<double*>(speeds_.result()->s), 3);
+  }
+
+  /// The step of a device clock c, while it is recorded: dt from the clock into the step's
+  /// StepInput, the stages, the speeds of the output, and the clock's end of step (the next dt).
+  void clocked_step(ClockState* c, double cfl, const LoopSignal& signal) {
+    for_each(ctx_, "fluid3d::clock_dt", Box<1>{{0}, {1}}, ClockDtInto{c, const_cast<double*>(dt_.device())});
+    advance();
+    State<T> out{{&u1_[0], &u1_[1], &u1_[2]}, nullptr};
+    if (params_.rk2) out = State<T>{{&u2_[0], &u2_[1], &u2_[2]}, nullptr};
+    queue_speeds(out);
+    for_each(ctx_, "fluid3d::end_step", Box<1>{{0}, {1}}, EndClockStep<CflDt3>{c, cfl_dt(cfl), signal});
+  }
+
+  /// A batch as one device loop (record_loop); where CUDA refuses the loop (loop_refused_), the
+  /// batch and the later ones run as replays.
+  std::int64_t loop_steps(DeviceClock& clock, double cfl) {
+    Recorded& r = recordings_.loop(clock.state(), cfl);  // the loop that starts from this buffer parity
+    const std::int64_t first = clock.host().step;
+    if (!r.valid()) {
+      const int parity = recordings_.parity();
+      try {
+        r = record_loop(ctx_, clock.running(), [this, c = clock.state(), cfl](int odd, const LoopSignal& signal) {
+          if (odd) flip();
+          clocked_step(c, cfl, signal);
+          if (odd) flip();
+        });
+      } catch (const Error& e) {
+        if (recordings_.parity() != parity) flip();
+        loop_refused_ = true, loop_refusal_ = e.what();
+        return replay_steps(clock, cfl);
+      }
+    }
+    r.replay();
+    const std::int64_t ran = clock.read().step - first;
+    if (ran % 2 != 0) flip();
+    return ran;
+  }
+
+  /// A batch as replays of the device-clocked step of each parity queued by the host one step
+  /// ahead (replay_clocked_steps), for messages a device loop may not hold (NCCL's).
+  std::int64_t replay_steps(DeviceClock& clock, double cfl) {
+    ClockState* c = clock.state();
+    const std::int64_t ran = fluid::replay_clocked_steps(clock, [this, c, cfl] {
+      Recorded& r = recordings_.clocked_step(c, cfl);
+      if (!r.valid()) r = record(ctx_, [this, c, cfl] { clocked_step(c, cfl, LoopSignal{}); });
+      r.replay();
+      flip();
+    });
+    clock.read();
+    return ran;
   }
 
   /// The stages of one step from u_ into u1_ (Euler) or u2_ (Heun), dt uploaded: the solvers'
@@ -955,7 +1087,7 @@ class FluidModel3 final : public Model {
 
   /// Swaps the step's output in as the state.
   void flip() {
-    parity_ ^= 1;
+    recordings_.flip();
     for (int c = 0; c < 3; ++c) std::swap(u_[c], params_.rk2 ? u2_[c] : u1_[c]);
     std::swap(d_, params_.rk2 ? d2_ : d1_);
   }
@@ -993,8 +1125,14 @@ class FluidModel3 final : public Model {
   std::unique_ptr<solvers::DistributedObstacleTransformPoisson<T, 3>> distributed_obstacle_;  // obstacles on several ranks
   double p_scale_ = 1;     // the physical pressure over the last stage's (the force on the obstacle)
   StepInput dt_;  // the step's dt, read by the kernels from memory
-  Recorded recorded_[2];  // the step per buffer parity (steps swap buffers)
-  int parity_ = 0;
+  fluid::StepRecordings recordings_;  // the step, and the device-clocked ones, per buffer parity (steps swap buffers)
+  AsyncReduction<SpeedTriple> speeds_;  // the largest face speeds of the latest state queued (device-clocked steps)
+  RankMax speed_max_;                   // several ranks: their maximum over the ranks, in place
+  bool decomposed_recorded_ = false;    // several ranks: the step is recorded (set_up_clocked_steps)
+  std::string decomposed_mode_;         // SIMKIT_DECOMPOSED_STEPS: loop, replays or host
+  bool loop_refused_ = false;           // CUDA refused the device loop: batches run as replays
+  std::string loop_refusal_;            // and why
+  std::int64_t device_batches_ = 0;     // batches of device-clocked steps run
   double last_dt_ = 0;
   Field<T, 3> u_[3], u1_[3], u2_[3];  // the state, and the stages' outputs
   Field<T, 3> centred_[3], vorticity_;  // derived, for snapshots

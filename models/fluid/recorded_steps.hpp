@@ -2,6 +2,7 @@
 // The recorded forms of a fluid step. A step writes its output buffers and then swaps them in
 // as the state, so a recording reads and writes the buffers of one parity: each is recorded
 // once per parity and replayed (on a GPU one launch a step, dt read from memory).
+#include <cstdint>
 #include <utility>
 
 #include "core/runtime/device_clock.hpp"
@@ -22,19 +23,48 @@ class StepRecordings {
   /// The recorded device loop from this parity for a clock and cfl (those recorded for
   /// another clock or cfl are dropped).
   Recorded& loop(const void* clock, double cfl) {
-    if (loops_for_ != std::pair<const void*, double>{clock, cfl}) {
-      loops_[0] = loops_[1] = Recorded{};
-      loops_for_ = {clock, cfl};
-    }
+    drop_if_not_for(clock, cfl);
     return loops_[parity_];
+  }
+  /// The recorded device-clocked step from this parity (one step, no loop: replay_clocked_steps).
+  Recorded& clocked_step(const void* clock, double cfl) {
+    drop_if_not_for(clock, cfl);
+    return clocked_[parity_];
   }
 
  private:
+  void drop_if_not_for(const void* clock, double cfl) {
+    if (loops_for_ == std::pair<const void*, double>{clock, cfl}) return;
+    loops_[0] = loops_[1] = clocked_[0] = clocked_[1] = Recorded{};
+    loops_for_ = {clock, cfl};
+  }
+
   Recorded steps_[2][2];
-  Recorded loops_[2];
+  Recorded loops_[2], clocked_[2];
   std::pair<const void*, double> loops_for_{nullptr, 0.0};  // the clock and cfl loops_ were recorded for
   int parity_ = 0;
 };
+
+/// Runs device-clocked steps up to the clock's horizon as replays the host queues one step
+/// ahead, for work that cannot run in a device loop (record_loop): step() queues the next
+/// step (the recording for the current buffer parity, ending with EndClockStep) and swaps the
+/// parity. The host reads the clock as step k starts (a copy queued behind step k - 1) while
+/// step k runs, and queues step k + 1 only when step k leaves the clock running
+/// (runs_after_step: EndClockStep's test), so no step runs past the horizon: one wait a step,
+/// behind the step in flight. The first step's dt must be queued (BeginClockStep). Returns the
+/// steps that ran; the clock's host() is then stale (read() it).
+template <class Step>
+std::int64_t replay_clocked_steps(DeviceClock& clock, const Step& step) {
+  clock.snapshot(0);  // the clock as step 0 starts
+  step();
+  clock.snapshot(1);  // as step 1 would start
+  for (std::int64_t k = 0;; ++k) {
+    const ClockState c = clock.wait_snapshot(int(k % 2));  // as step k starts; step k is queued
+    if (!runs_after_step(c)) return k + 1;
+    step();                       // step k + 1, queued while step k runs
+    clock.snapshot(int(k % 2));  // as step k + 2 would start (slot k % 2 has been read)
+  }
+}
 
 /// How the step being recorded ends: its last projection also reduces the speeds (for the next
 /// dt), and a device-clocked step's clock kernel follows it (or runs in its last block).

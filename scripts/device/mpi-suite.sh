@@ -25,7 +25,12 @@
 #      run: whether a low weak-scaling figure repeats, and whether the clocks explain it.
 #   9. (heat-weak) bench_heat_scaling on 2 and N GPUs, three runs: heat weak scaling (8192^2 and
 #      16384^2 per GPU in 2D, 512^3 in 3D) from the medians of timed samples, with the slowest sample.
-#   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [weak3d] [halo] [orders] [nsys] [diagnose] [fluid] [fluid3d] [fluid-variants] [fluid-scaling] [heat-repeat] [heat-weak]
+#  10. (fluid-steps) the decomposed fluid step's three paths on N GPUs (SIMKIT_DECOMPOSED_STEPS:
+#      loop, the recorded step in device loops; replays, per-step replays queued one ahead; host,
+#      unrecorded with dt reduced on the host): the 2D cavity 512^2 and the 3D Taylor-Green 128^3,
+#      the same bits (digests of the last snapshot and checkpoint) and ms per step, with each run's
+#      line saying how its steps ran.
+#   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [weak3d] [halo] [orders] [nsys] [diagnose] [fluid] [fluid3d] [fluid-variants] [fluid-scaling] [heat-repeat] [heat-weak] [fluid-steps]
 set -u
 n=$1; shift
 parts=("$@"); [ ${#parts[@]} -gt 0 ] || parts=(checks scaling halo)
@@ -40,6 +45,7 @@ export SIMKIT_HALO=${SIMKIT_HALO:-auto}
 mpi() { local np=$1; shift
   local pass=(-x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x SIMKIT_HALO)
   [ -n "${SIMKIT_MG_GATHER_CELLS:-}" ] && pass+=(-x SIMKIT_MG_GATHER_CELLS)
+  [ -n "${SIMKIT_DECOMPOSED_STEPS:-}" ] && pass+=(-x SIMKIT_DECOMPOSED_STEPS)
   mpirun --allow-run-as-root --bind-to none -np "$np" "${pass[@]}" "$@"; }
 digests() { "$sim" info "$1" | grep -o '^  [a-z_]* .*digest [0-9a-f]*' | sed 's/  */ /g'; }
 same() {  # label, file A, file B
@@ -212,6 +218,24 @@ for part in "${parts[@]}"; do
       close "fluid 3D restart: $n GPUs to $(basename "$ck"), then 1 GPU to the end (last row)" "$w/tg_1.last.csv" "$w/r.last.csv"
       mpi "$n" "$bin/bench/bench_fluid_scaling" --backend cuda --cells2 0 --cells3 0 --tg3 512 \
         --json "$out/fluid3d_scaling_np$n.json" 2>&1 | grep -v '^wrote' ;;
+    fluid-steps)  # the decomposed fluid step's paths on N GPUs: the same bits, ms per step
+      w=$out/fluid-steps; mkdir -p "$w"
+      cav="configs/cavity_re1000.toml grid.cells=[512,512] run.end_time=0.1 output.every=20 checkpoint.every=30"
+      tg="configs/taylor_green_3d.toml grid.cells=[128,128,128] run.end_time=0.5 output.every_time=0.25 checkpoint.every=20"
+      for case in cav tg; do
+        for mode in loop replays host; do
+          rm -rf "$w/${case}_$mode"
+          # shellcheck disable=SC2086
+          SIMKIT_DECOMPOSED_STEPS=$mode mpi "$n" "$sim" ${!case} --backend cuda --output "$w/${case}_$mode" \
+            --stats "$w/${case}_$mode.json" > "$w/${case}_$mode.log" 2>&1 || { echo "FAILED ${case}_$mode"; tail -3 "$w/${case}_$mode.log"; }
+          echo "$case $mode np$n: $(grep -o '"ms_per_step": [0-9.]*' "$w/${case}_$mode.json"); $(grep -o 'steps on .*' "$w/${case}_$mode.log")"
+        done
+        for mode in loop replays; do
+          for kind in snapshot checkpoint; do
+            same "$case $kind: $mode vs host, $n GPUs" "$(ls "$w/${case}_$mode"/${kind}_*.h5 | tail -1)" "$(ls "$w/${case}_host"/${kind}_*.h5 | tail -1)"
+          done
+        done
+      done ;;
     fluid-scaling)  # the distributed transform solve: 1 GPU against 2 and N, transposes against the all-to-all
       for np in 2 "$n"; do  # the transposes whole, and in 4 pieces overlapping the transforms
         for chunks in 1 4; do

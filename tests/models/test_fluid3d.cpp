@@ -14,8 +14,10 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "core/runtime/device_clock.hpp"
 #include "io/config.hpp"
 #include "models/model.hpp"
 #include "models/runner.hpp"
@@ -241,6 +243,65 @@ TYPED_TEST(Fluid3d, RestartIsBitForBit) {
     ASSERT_EQ(a.size(), b.size());
     EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(double))) << name;
   }
+}
+
+// Steps whose dt the device chooses (run_device_steps: the run's batches, CflDt3 on the
+// device) give the bits of next_dt() and step() one at a time: the Taylor-Green box (the fused
+// periodic solve) and in a walled box with a lid (the per-axis transforms), Euler and Heun, both
+// precisions, through an odd batch cut at a horizon step, one cut at a horizon time and one
+// that lands on the end time. The obstacle's and mg_cg's steps stay host-clocked.
+TYPED_TEST(Fluid3d, DeviceClockedStepsAreTheHostStepsBitForBit) {
+  const std::string len = std::to_string(2 * M_PI), cube = "[" + len + ", " + len + ", " + len + "]";
+  const std::pair<const char*, const char*> boxes[2] = {{"init = \"taylor_green\"", "default = \"periodic\""},
+                                                        {"init = \"taylor_green\"", "default = \"wall\"\ny_hi_value = 1.0"}};
+  for (const auto& [init, sides] : boxes)
+    for (const char* precision : {"float64", "float32"})
+      for (const char* scheme : {"euler", "rk2"}) {
+        const std::string model = std::string("viscosity = 0.02\ntime_scheme = \"") + scheme + "\"\n" + init;
+        const std::string what = std::string(sides) + " " + precision + " " + scheme;
+        const double end = 2.4, cfl = 0.6;
+        Sim host = make(this->ctx, "[8, 10, 6]", cube, model, sides, precision);
+        double t = 0, dt = 0;
+        int steps = 0;
+        while (!reached(t, end)) {  // the run's TimeStepper
+          dt = host.model->next_dt(cfl);
+          const bool last = reached(t + dt, end);
+          host.model->step(last ? end - t : dt);
+          t = last ? end : t + dt, ++steps;
+        }
+        Sim dev = make(this->ctx, "[8, 10, 6]", cube, model, sides, precision);
+        DeviceClock clock(this->ctx);
+        ClockState s;
+        s.end_time = end, s.horizon_step = 3;  // an odd batch: the next loop starts from the other parity
+        clock.start(s);
+        const std::int64_t first = dev.model->run_device_steps(clock, cfl);
+        ASSERT_EQ(first, 3) << what;
+        ClockState next = clock.host();
+        next.horizon_step = ClockState{}.horizon_step, next.horizon_time = 0.9, next.running = 1;
+        clock.start(next);
+        const std::int64_t second = dev.model->run_device_steps(clock, cfl);
+        ASSERT_GT(second, 0) << what;
+        EXPECT_TRUE(reached(clock.host().time, 0.9) && !reached(clock.host().time - clock.host().dt, 0.9)) << what;
+        ClockState rest = clock.host();
+        rest.horizon_time = ClockState{}.horizon_time, rest.running = 1;
+        clock.start(rest);
+        const std::int64_t third = dev.model->run_device_steps(clock, cfl);
+        EXPECT_GT(steps, 6) << what;
+        EXPECT_EQ(first + second + third, steps) << what;
+        EXPECT_EQ(clock.host().time, end) << what;
+        EXPECT_EQ(clock.host().dt_chosen, dt) << what;
+        dev.model->step(dev.model->next_dt(cfl)), host.model->step(host.model->next_dt(cfl));  // the host steps go on from there
+        for (const char* name : {"u_face", "v_face", "w_face", "p"}) {
+          const std::vector<double> a = field_values(*host.model, name), b = field_values(*dev.model, name);
+          ASSERT_EQ(a.size(), b.size());
+          EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(double))) << what << ": " << name;
+        }
+        EXPECT_EQ(diagnostic(*host.model, "cfl"), diagnostic(*dev.model, "cfl")) << what;
+      }
+  Sim cg = make(this->ctx, "[8, 8, 8]", "[1.0, 1.0, 1.0]", "pressure_solver = \"mg_cg\"", "default = \"wall\"");
+  DeviceClock clock(this->ctx);
+  clock.start(ClockState{});
+  EXPECT_EQ(cg.model->run_device_steps(clock, 0.5), -1);
 }
 
 /// The ConfigError message of building a 3D fluid with these [model] / [boundary] lines, or "" if it builds.

@@ -10,7 +10,9 @@ mpirun, which every rank answers with one shared checkpoint). The fluid model (i
 solvers, multigrid levels and coarsest solve split too) matches the one-process run to the solver
 tolerance, and restarts across rank counts; the 3D fluid (Taylor-Green, walled cavity, a periodic
 dimension split, a channel with inflow, outflow and dye, that channel past a sphere, a box obstacle
-in a periodic box) matches it to rounding on 2, 3 (uneven) and 4 ranks and restarts across rank counts. The Gray-Scott example plugin (random noise keyed by
+in a periodic box) matches it to rounding on 2, 3 (uneven) and 4 ranks and restarts across rank counts. With the transform solve and an adaptive dt, the fluid's
+decomposed steps (2D and 3D) run recorded in device-clocked batches, as a device loop or as per-step
+replays, and give the bytes of the step-by-step and of the unrecorded runs. The Gray-Scott example plugin (random noise keyed by
 the global cell index, face rules of the stencil pass on the global boundary only) gives the same
 bytes on 1, 2 and 3 ranks, split along either dimension. Options that do not run decomposed are refused with
 exit code 2 and a message.
@@ -20,6 +22,7 @@ SIMKIT_MPI_TEST (the test to run, e.g. Heat.test_2d_np4, for one CTest entry per
 """
 import glob
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -776,6 +779,90 @@ class Fluid3D(Case):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("distributed over the ranks by all-to-all transposes", p.stdout, p.stdout + p.stderr)
         self.assertIn("over 2 ranks", p.stdout, p.stdout + p.stderr)
+
+
+# The 2D cavity with the automatic (distributed transform) pressure solve and an adaptive dt.
+FLUID_CAVITY_BATCHES = FLUID_CAVITY.replace('pressure_solver = "mg_cg"  # the iterative solver across ranks (auto: the transform solver, Fluid.test_auto_*)\n', "").replace(
+    "end_time = 0.3", "end_time = 0.12").replace("[output]\nevery = 10", "[output]\nevery = 7\nevery_time = 0.05")
+
+# The 3D Taylor-Green vortex with an adaptive dt over more steps than FLUID3D_TAYLOR_GREEN's.
+FLUID3D_TAYLOR_GREEN_BATCHES = FLUID3D_TAYLOR_GREEN.replace("steps = 6", "end_time = 3.0").replace(
+    "[output]\nevery = 3", "[output]\nevery = 9\nevery_time = 1.3").replace("[checkpoint]\nevery = 3", "[checkpoint]\nevery = 10")
+
+
+class FluidBatches(Case):
+    """On several ranks the fluid's step (explicit viscosity, the distributed transform solve) is
+    recorded and an adaptive dt is chosen on the device from the speeds' maximum over the ranks,
+    in batches of steps up to the next output: a device loop (SIMKIT_DECOMPOSED_STEPS=loop, the
+    default) or per-step replays queued one ahead (replays). Both give the steps, times and bytes
+    of the step-by-step run (SIMKIT_DEVICE_STEPS=0: dt reduced on the host each step) and of the
+    unrecorded steps (SIMKIT_DECOMPOSED_STEPS=host): snapshots, checkpoints, the XDMF series and
+    diagnostics.csv byte for byte. The run's summary must say that batches ran, fewer than the steps."""
+
+    def run_logged(self, ranks, config, out, env, *args):
+        """simulate on `ranks` processes with env added, its summary on (no -q); returns its output."""
+        cmd = [MPIEXEC, "--oversubscribe", "-np", str(ranks), SIMULATE, config, "--output", os.path.join(self.dir, out), *args]
+        p = subprocess.run(cmd, env=dict(ENV, **env), capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, f"{' '.join(cmd)}\n{p.stderr}")
+        return p.stdout + p.stderr
+
+    def assert_same_diagnostics(self, a, b):
+        with open(os.path.join(self.dir, a, "diagnostics.csv")) as fa, open(os.path.join(self.dir, b, "diagnostics.csv")) as fb:
+            self.assertEqual(fa.read(), fb.read(), f"diagnostics.csv differs between {a} and {b}")
+
+    def batched_against_step_by_step(self, text, splits, *args, unrecorded_too=False):
+        c = self.config("fluid", text)
+        for ranks, split in splits:
+            extra = [*args, *(["grid.decomposition=" + split] if split else [])]
+            reference = "steps%d" % ranks
+            log = self.run_logged(ranks, c, reference, {"SIMKIT_DEVICE_STEPS": "0"}, *extra)
+            self.assertIn("steps on %d ranks: recorded" % ranks, log)
+            self.assertIn("(0 batches run)", log)
+            for mode, says in (("loop", "each one device loop"), ("replays", "of per-step replays queued one ahead")):
+                out = "%s%d" % (mode, ranks)
+                log = self.run_logged(ranks, c, out, {"SIMKIT_DECOMPOSED_STEPS": mode}, *extra)
+                found = re.search(r"done: (\d+) steps.*steps on %d ranks: recorded; an adaptive dt from the speeds' maximum "
+                                  r"over the ranks \(MPI\) on the device, in batches %s \((\d+) batches run\)" % (ranks, says),
+                                  log, re.S)
+                self.assertTrue(found, log)
+                steps, batches = int(found.group(1)), int(found.group(2))
+                self.assertGreater(batches, 1, log)
+                self.assertLess(2 * batches, steps, log)  # batches of several steps, not one step each
+                self.assert_same_run(reference, out)
+                self.assert_same_diagnostics(reference, out)
+            if unrecorded_too:
+                out = "host%d" % ranks
+                log = self.run_logged(ranks, c, out, {"SIMKIT_DECOMPOSED_STEPS": "host"}, *extra)
+                self.assertIn("steps on %d ranks: not recorded (SIMKIT_DECOMPOSED_STEPS=host)" % ranks, log)
+                self.assert_same_run(reference, out)
+                self.assert_same_diagnostics(reference, out)
+
+    def test_cavity_slabs_np2(self):
+        self.batched_against_step_by_step(FLUID_CAVITY_BATCHES, ((2, None),), unrecorded_too=True)
+
+    def test_cavity_blocks_np4(self):
+        # blocks: the transposes' box <-> slab moves
+        self.batched_against_step_by_step(FLUID_CAVITY_BATCHES, ((4, "[2, 2]"),), unrecorded_too=True)
+
+    def test_cavity_uneven_np3(self):
+        self.batched_against_step_by_step(FLUID_CAVITY_BATCHES, ((3, "[3, 1]"),), unrecorded_too=True)
+
+    def test_cavity_float32_euler_np3(self):
+        self.batched_against_step_by_step(FLUID_CAVITY_BATCHES, ((3, "[1, 3]"),), "run.precision=\"float32\"",
+                                          "model.time_scheme=\"euler\"", unrecorded_too=True)
+
+    def test_taylor_green_3d_slabs_np2(self):
+        self.batched_against_step_by_step(FLUID3D_TAYLOR_GREEN_BATCHES, ((2, None),), unrecorded_too=True)
+
+    def test_taylor_green_3d_uneven_np3(self):
+        # uneven slabs along z (4 + 3 + 3 cells)
+        self.batched_against_step_by_step(FLUID3D_TAYLOR_GREEN_BATCHES, ((3, "[1, 1, 3]"),), unrecorded_too=True)
+
+    def test_taylor_green_3d_blocks_np4(self):
+        self.batched_against_step_by_step(FLUID3D_TAYLOR_GREEN_BATCHES, ((4, "[1, 2, 2]"),))
+
+    def test_taylor_green_3d_float32_np3(self):
+        self.batched_against_step_by_step(FLUID3D_TAYLOR_GREEN_BATCHES, ((3, "[3, 1, 1]"),), "run.precision=\"float32\"")
 
 
 class Restart(Case):
