@@ -362,6 +362,7 @@ TEST(Fluid3dSchemesBackends, GpuMatchesCpu) {
       a.model->step(dt), b.model->step(dt);
     }
     for (const char* name : {"u_face", "v_face", "w_face", "dye"}) {
+      if (std::string(name) == "dye" && model.find("dye") == std::string::npos) continue;  // (the third run has none)
       const std::vector<double> x = field_values(*a.model, name), y = field_values(*b.model, name);
       double d = 0;
       for (std::size_t q = 0; q < x.size(); ++q) d = std::max(d, std::abs(x[q] - y[q]));
