@@ -26,7 +26,7 @@ struct Values {
   int stencil_block_y = -1;            ///< SIMKIT_STENCIL_BLOCK_Y: 3D block height, 8 or 16
   long long cublas_workspace_mib = -1;  ///< SIMKIT_CUBLAS_WORKSPACE_MIB: cuBLAS workspace, 0: cuBLAS's own
   int device_steps = -1;               ///< SIMKIT_DEVICE_STEPS: adaptive steps as one device loop, 0 or 1
-  std::string decomposed_steps = "loop";  ///< SIMKIT_DECOMPOSED_STEPS: how the fluid's steps run on several ranks
+  std::string decomposed_steps = "auto";  ///< SIMKIT_DECOMPOSED_STEPS: how the fluid's steps run on several ranks
   int mg_pre_smooth = -1;              ///< SIMKIT_MG_SMOOTH (first): sweeps before the coarse correction
   int mg_post_smooth = -1;             ///< SIMKIT_MG_SMOOTH (second): sweeps after it
   long long mg_block_cells = -1;       ///< SIMKIT_MG_BLOCK_CELLS: levels run as one launch from this size
@@ -123,11 +123,13 @@ inline const std::vector<Knob>& knobs() {
        }},
       {"SIMKIT_DEVICE_STEPS", "0 or 1", "1", "adaptive-dt steps up to the next output run as one device loop (0: a host wait a step)",
        [](const std::string& t, Values& v) { v.device_steps = one_of("SIMKIT_DEVICE_STEPS", t, {0, 1}, "0 or 1"); }},
-      {"SIMKIT_DECOMPOSED_STEPS", "loop, replays or host", "loop",
+      {"SIMKIT_DECOMPOSED_STEPS", "auto, loop, replays or host", "auto",
        "the fluid's steps on several ranks: recorded, a batch as one device loop (loop) or as per-step replays the host "
-       "queues one ahead (replays); host: not recorded, dt reduced over the ranks on the host",
+       "queues one ahead (replays; auto: replays between GPUs, whose NCCL calls CUDA did not take into a device loop, "
+       "the loop on CPU ranks); host: not recorded, dt reduced over the ranks on the host",
        [](const std::string& t, Values& v) {
-         v.decomposed_steps = word("SIMKIT_DECOMPOSED_STEPS", t, {"loop", "replays", "host"}, "loop, replays or host");
+         v.decomposed_steps =
+             word("SIMKIT_DECOMPOSED_STEPS", t, {"auto", "loop", "replays", "host"}, "auto, loop, replays or host");
        }},
       {"SIMKIT_MG_SMOOTH", "pre,post (each 1 or more)", "1,1 (float32), 2,2 (float64)",
        "multigrid red-black sweeps before and after the coarse correction (config key: model.pressure_mg_smooth)", parse_mg_smooth},

@@ -146,7 +146,7 @@ class FluidModel final : public Model {
     if (!speeds_on_device_) queue_speeds(u_, v_), speeds_on_device_ = true;
     for_each(ctx_, "fluid::first_dt", Box<1>{{0}, {1}}, BeginClockStep<CflDt>{clock.state(), cfl_dt(cfl)});
     ++device_batches_;
-    const bool replays = loop_refused_ || (comm_.parallel() && decomposed_mode_ == "replays");
+    const bool replays = loop_refused_ || (comm_.parallel() && decomposed_replays());
     const std::int64_t ran = replays ? replay_steps(clock, cfl) : loop_steps(clock, cfl);
     if (ran > 0) last_dt_ = clock.host().dt, speeds_on_host_ = false, speeds_on_device_ = true;
     return ran;
@@ -227,7 +227,7 @@ class FluidModel final : public Model {
                   ? "implicit viscosity, or an iterative or obstacle pressure solve"
                   : "messages that wait for the host (host staging)") +
              "); an adaptive dt is reduced over the ranks on the host";
-    const bool replays = loop_refused_ || decomposed_mode_ == "replays";
+    const bool replays = loop_refused_ || decomposed_replays();
     return "steps on " + std::to_string(comm_.size()) + " ranks: recorded; an adaptive dt from the speeds' maximum over the ranks (" +
            speed_max_.transport() + ") on the device, in batches " +
            (replays ? "of per-step replays queued one ahead" : "each one device loop") +
@@ -510,6 +510,10 @@ class FluidModel final : public Model {
   }
 
   // ---- recorded steps and device clocks ----
+
+  /// Whether a decomposed batch runs as per-step replays (SIMKIT_DECOMPOSED_STEPS=replays, or
+  /// auto between GPUs: CUDA refused NCCL's calls inside a device loop) rather than one device loop.
+  bool decomposed_replays() const { return decomposed_mode_ == "replays" || (decomposed_mode_ == "auto" && ctx_.is_cuda()); }
 
   /// True when a step makes no host round trip (explicit viscosity, the transform solver; on
   /// several ranks see choose_decomposed_steps): it can be recorded.

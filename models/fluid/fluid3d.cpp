@@ -389,7 +389,7 @@ class FluidModel3 final : public Model {
     queue_speeds(state());
     for_each(ctx_, "fluid3d::first_dt", Box<1>{{0}, {1}}, BeginClockStep<CflDt3>{clock.state(), cfl_dt(cfl)});
     ++device_batches_;
-    const bool replays = loop_refused_ || (parallel_ && decomposed_mode_ == "replays");
+    const bool replays = loop_refused_ || (parallel_ && decomposed_replays());
     const std::int64_t ran = replays ? replay_steps(clock, cfl) : loop_steps(clock, cfl);
     if (ran > 0) last_dt_ = clock.host().dt;
     return ran;
@@ -495,7 +495,7 @@ class FluidModel3 final : public Model {
     if (!decomposed_recorded_)
       return ranks + "not recorded (" + (decomposed_mode_ == "host" ? "SIMKIT_DECOMPOSED_STEPS=host" : "messages that wait for the host (host staging)") +
              "); an adaptive dt is reduced over the ranks on the host";
-    const bool replays = loop_refused_ || decomposed_mode_ == "replays";
+    const bool replays = loop_refused_ || decomposed_replays();
     return ranks + "recorded; an adaptive dt from the speeds' maximum over the ranks (" + speed_max_.transport() +
            ") on the device, in batches " + (replays ? "of per-step replays queued one ahead" : "each one device loop") +
            (loop_refused_ ? " (the device loop was refused: " + loop_refusal_ + ")" : "") + " (" + std::to_string(device_batches_) +
@@ -519,6 +519,10 @@ class FluidModel3 final : public Model {
     for (int d = 0; d < 3; ++d) s += 1 / (grid_.dx[d] * grid_.dx[d]);
     return 2 * std::max(params_.implicit ? 0.0 : params_.nu, params_.kappa) * s;  // (implicit viscosity: no limit of its own)
   }
+
+  /// Whether a decomposed batch runs as per-step replays (SIMKIT_DECOMPOSED_STEPS=replays, or
+  /// auto between GPUs: CUDA refused NCCL's calls inside a device loop) rather than one device loop.
+  bool decomposed_replays() const { return decomposed_mode_ == "replays" || (decomposed_mode_ == "auto" && ctx_.is_cuda()); }
 
   /// True when a step makes no host round trip: the transform solve (the obstacle's too), on
   /// several ranks with every message on the stream (set_up_clocked_steps); not CG's stopping

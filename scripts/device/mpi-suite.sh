@@ -25,8 +25,8 @@
 #      run: whether a low weak-scaling figure repeats, and whether the clocks explain it.
 #   9. (heat-weak) bench_heat_scaling on 2 and N GPUs, three runs: heat weak scaling (8192^2 and
 #      16384^2 per GPU in 2D, 512^3 in 3D) from the medians of timed samples, with the slowest sample.
-#  10. (fluid-steps) the decomposed fluid step's three paths on N GPUs (SIMKIT_DECOMPOSED_STEPS:
-#      loop, the recorded step in device loops; replays, per-step replays queued one ahead; host,
+#  10. (fluid-steps) the decomposed fluid step's paths on N GPUs (SIMKIT_DECOMPOSED_STEPS:
+#      auto, the default (replays between GPUs); replays, per-step replays queued one ahead; host,
 #      unrecorded with dt reduced on the host): the 2D cavity 512^2 and the 3D Taylor-Green 128^3,
 #      the same bits (digests of the last snapshot and checkpoint) and ms per step, with each run's
 #      line saying how its steps ran.
@@ -223,14 +223,14 @@ for part in "${parts[@]}"; do
       cav="configs/cavity_re1000.toml grid.cells=[512,512] run.end_time=0.1 output.every=20 checkpoint.every=30"
       tg="configs/taylor_green_3d.toml grid.cells=[128,128,128] run.end_time=0.5 output.every_time=0.25 checkpoint.every=20"
       for case in cav tg; do
-        for mode in loop replays host; do
+        for mode in auto replays host; do
           rm -rf "$w/${case}_$mode"
           # shellcheck disable=SC2086
           SIMKIT_DECOMPOSED_STEPS=$mode mpi "$n" "$sim" ${!case} --backend cuda --output "$w/${case}_$mode" \
             --stats "$w/${case}_$mode.json" > "$w/${case}_$mode.log" 2>&1 || { echo "FAILED ${case}_$mode"; tail -3 "$w/${case}_$mode.log"; }
           echo "$case $mode np$n: $(grep -o '"ms_per_step": [0-9.]*' "$w/${case}_$mode.json"); $(grep -o 'steps on .*' "$w/${case}_$mode.log")"
         done
-        for mode in loop replays; do
+        for mode in auto replays; do
           for kind in snapshot checkpoint; do
             same "$case $kind: $mode vs host, $n GPUs" "$(ls "$w/${case}_$mode"/${kind}_*.h5 | tail -1)" "$(ls "$w/${case}_host"/${kind}_*.h5 | tail -1)"
           done
