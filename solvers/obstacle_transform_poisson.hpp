@@ -38,6 +38,7 @@
 #include "core/kernels/reduce_async.hpp"
 #include "core/kernels/reduce_ops.hpp"
 #include "core/numerics/linalg.hpp"
+#include "solvers/box_transform3.hpp"
 #include "solvers/poisson.hpp"
 #include "solvers/transform_poisson.hpp"
 
@@ -171,9 +172,9 @@ index_t undetermined_fluid_pieces(const TransformBox<Rank>& box, const std::vect
   return box.singular() ? std::max<index_t>(free_pieces - 1, 0) : free_pieces;
 }
 
-/// The box's transform solver for rank 2 (TransformPoisson) or 3 (TransformPoisson3).
+/// The box's transform solver for rank 2 (TransformPoisson) or 3 (BoxTransform3).
 template <class T, int Rank>
-using BoxTransform = std::conditional_t<Rank == 2, TransformPoisson<T>, TransformPoisson3<T>>;
+using BoxTransform = std::conditional_t<Rank == 2, TransformPoisson<T>, BoxTransform3<T>>;
 
 /// A transform solver of box on ctx.
 template <class T, int Rank>
@@ -188,7 +189,7 @@ std::unique_ptr<BoxTransform<T, Rank>> make_box_transform(const Context& ctx, co
     PoissonBox3 b;
     for (int d = 0; d < 3; ++d) b.n[d] = box.n[d], b.inv_h2[d] = box.inv_h2[d];
     for (int k = 0; k < 6; ++k) b.sides[k] = box.sides[k];
-    return std::make_unique<TransformPoisson3<T>>(ctx, b);
+    return std::make_unique<BoxTransform3<T>>(ctx, b);
   }
 }
 

@@ -51,6 +51,7 @@
 #include "models/fluid/obstacle_mask.hpp"
 #include "models/fluid/recorded_steps.hpp"
 #include "models/fluid/stage_coefficients.hpp"
+#include "solvers/box_transform3.hpp"
 #include "solvers/distributed_obstacle_transform.hpp"
 #include "solvers/distributed_transform.hpp"
 #include "solvers/multigrid3.hpp"
@@ -473,7 +474,7 @@ class FluidModel3 final : public Model {
   /// pressure right-hand side 3 reads + 2 writes (the field and the transform's buffer), the
   /// transform solve (periodic box: the r2c, the multiplication and the c2r, 6 passes of real
   /// size; otherwise 3 axes x 2 directions x gather, transform and scatter, 24, and the
-  /// division 2), projection 3 reads + 3 writes + the pressure read and stored, 8.
+  /// division 2; walls on y and z: 13 passes of a read and a write, 26 too), projection 3 reads + 3 writes + the pressure read and stored, 8.
   double bytes_per_step() const override {
     if (mg_cg_ || params_.implicit) return 0;  // not declared: the iterative solves' passes depend on their iterations
     const double solve = obstacle_solver_ ? 26 : solver_.fused() ? 6 : 26;  // (the obstacle CG's iterations: not counted)
@@ -788,6 +789,7 @@ class FluidModel3 final : public Model {
     else if (obstacle_solver_) obstacle_solver_->solve(rhs_.view(), phi_.view());
     else if (parallel_) distributed_->solve(rhs_.view(), phi_.view());
     else if (mg_cg_) solve_mg_cg(phi_);
+    else if (box_solve_) box_solve_->solve(rhs_.view(), phi_.view());
     else solver_.solve(rhs_, phi_);
     phi_ = phi_ - p_;
     const View<T, 3> faces[3] = {s.c[0]->view(), s.c[1]->view(), s.c[2]->view()};
@@ -889,6 +891,7 @@ class FluidModel3 final : public Model {
       return;
     }
     if (mg_cg_) solve_mg_cg(p_);
+    else if (box_solve_) box_solve_->solve(rhs_.view(), p_.view());
     else solver_.solve(rhs_, p_);
     for_each(ctx_, "fluid3d::project", cells(),
              Project3<T>{{faces[0], faces[1], faces[2]}, p_.view(), ops_, h_, dt_.device()});
@@ -969,12 +972,13 @@ class FluidModel3 final : public Model {
                      "; \"transform\" solves this box exactly in one pass";
       return;
     }
-    if (!parallel_) {
-      solver_ = solvers::TransformPoisson3<T>(ctx_, box);
-      ops_ = solver_.stencil();
+    if (!parallel_) {  // walls on y and z: the one-rank distributed solve (BoxTransform3); else TransformPoisson3 (fused when periodic)
+      ops_ = solvers::Poisson7<T>::of(box);
+      if (solvers::BoxTransform3<T>::walls_on_y_and_z(box)) box_solve_ = std::make_unique<solvers::BoxTransform3<T>>(ctx_, box);
+      else solver_ = solvers::TransformPoisson3<T>(ctx_, box);
       solver_note_ = std::string(method == "auto" ? "auto: a 3D box without obstacles on one rank, solved exactly by fast transforms"
                                                   : "exact, by fast transforms") +
-                     " (" + solver_.description() + ")";
+                     " (" + (box_solve_ ? box_solve_->description() : solver_.description()) + ")";
     } else {
       make_distributed_solver(setup, box);
       solver_note_ = std::string(method == "auto" ? "auto: a 3D box without obstacles, solved exactly by fast transforms "
@@ -1109,7 +1113,8 @@ class FluidModel3 final : public Model {
   double gsize_ = 1;                                // cells of the whole grid
   Spacing3<T> h_{};
   Walls3<T> walls_;
-  solvers::TransformPoisson3<T> solver_;  // one rank
+  solvers::TransformPoisson3<T> solver_;  // one rank, periodic all round (fused)
+  std::unique_ptr<solvers::BoxTransform3<T>> box_solve_;  // one rank, the other sides
   solvers::Poisson7<T> ops_;
   std::unique_ptr<solvers::DistributedTransformPoisson<T, 3>> distributed_;  // several ranks
   std::unique_ptr<solvers::PoissonMgCg3<T>> mg_cg_;                          // pressure_solver = "mg_cg" (one rank)
