@@ -22,43 +22,19 @@
 #include "models/model.hpp"
 #include "models/runner.hpp"
 #include "tests/support/backends.hpp"
+#include "tests/support/fluid3d_runs.hpp"
 #include "tests/support/model_values.hpp"
 
 using namespace sim;
 
 namespace fluid3d_test {
 
-struct Sim {
-  std::unique_ptr<io::Config> config;
-  std::unique_ptr<Model> model;
-};
-
-/// The fluid model on the grid `cells` (e.g. "[8, 8, 8]") of size `length`, with [model] lines
-/// `model` and [boundary] lines `boundary`, initialized.
-inline Sim make(const Context& ctx, const std::string& cells, const std::string& length, const std::string& model,
-                const std::string& boundary, const std::string& precision = "float64") {
-  static const ModelRegistry registry = builtin_models();
-  const std::string text = "[run]\nmodel = \"fluid\"\nsteps = 1\nprecision = \"" + precision + "\"\n[grid]\ncells = " + cells +
-                           "\nlength = " + length + "\n[model]\n" + model + "\n[boundary]\n" + boundary + "\n";
-  Sim s{std::make_unique<io::Config>(io::Config::parse(text, "test_fluid3d.toml")), nullptr};
-  s.model = build_model(registry, ctx, *s.config);
-  s.model->initialize();
-  return s;
-}
+using Sim = sim_test::Fluid3dRun;
+using sim_test::make_fluid3d;
+using sim_test::set_field;
 
 using sim_test::diagnostic;
 using sim_test::field_values;
-
-/// Sets field `name` of m from host values (row-major, doubles).
-inline void set_field(Model& m, const std::string& name, const std::vector<double>& values) {
-  for (FieldRef& f : m.fields()) {
-    if (f.name != name) continue;
-    if (f.is_double) return f.from_host(values.data());
-    const std::vector<float> tmp(values.begin(), values.end());
-    return f.from_host(tmp.data());
-  }
-  ADD_FAILURE() << "no field named " << name;
-}
 
 /// The decaying ABC flow with A = B = C = 1, k = 1 on [0, 2 pi)^3: component c at (x, y, z), time t.
 inline double abc(int c, double x, double y, double z, double nu, double t) {
@@ -87,7 +63,7 @@ inline std::vector<double> abc_faces(int c, int n, double nu, double t) {
 /// A periodic n^3 box holding the ABC flow at t = 0 (viscosity nu, time scheme scheme).
 inline Sim abc_box(const Context& ctx, int n, double nu, const std::string& scheme) {
   const std::string len = std::to_string(2 * M_PI);
-  Sim s = make(ctx, "[" + std::to_string(n) + ", " + std::to_string(n) + ", " + std::to_string(n) + "]",
+  Sim s = make_fluid3d(ctx, "[" + std::to_string(n) + ", " + std::to_string(n) + ", " + std::to_string(n) + "]",
                "[" + len + ", " + len + ", " + len + "]",
                "viscosity = " + std::to_string(nu) + "\ntime_scheme = \"" + scheme + "\"", "default = \"periodic\"");
   for (int c = 0; c < 3; ++c) set_field(*s.model, kFaceFields[c], abc_faces(c, n, nu, 0.0));
@@ -167,9 +143,9 @@ TYPED_TEST(Fluid3d, BeltramiFlowHasTheSchemesOrderInTime) {
 TYPED_TEST(Fluid3d, FlowUniformAlongAPeriodicZMatchesThe2dModel) {
   const int n = 16, steps = 20;
   const double dt = 0.01;
-  Sim s3 = make(this->ctx, "[16, 16, 4]", "[1.0, 1.0, 0.25]", "viscosity = 0.01\ntime_scheme = \"rk2\"",
+  Sim s3 = make_fluid3d(this->ctx, "[16, 16, 4]", "[1.0, 1.0, 0.25]", "viscosity = 0.01\ntime_scheme = \"rk2\"",
                 "default = \"wall\"\nz_lo = \"periodic\"\nz_hi = \"periodic\"\ny_hi_value = 1.0");
-  Sim s2 = make(this->ctx, "[16, 16]", "[1.0, 1.0]", "viscosity = 0.01\ntime_scheme = \"rk2\"", "default = \"wall\"\ny_hi_value = 1.0");
+  Sim s2 = make_fluid3d(this->ctx, "[16, 16]", "[1.0, 1.0]", "viscosity = 0.01\ntime_scheme = \"rk2\"", "default = \"wall\"\ny_hi_value = 1.0");
   run_steps(*s3.model, steps, dt);
   run_steps(*s2.model, steps, dt);
   const std::vector<double> u3 = field_values(*s3.model, "u_face"), v3 = field_values(*s3.model, "v_face"),
@@ -195,7 +171,7 @@ TYPED_TEST(Fluid3d, FlowUniformAlongAPeriodicZMatchesThe2dModel) {
 TYPED_TEST(Fluid3d, TaylorGreenStartsWithItsEnergyAndDecays) {
   const std::string len = std::to_string(2 * M_PI);
   for (const std::string precision : {"float64", "float32"}) {
-    Sim s = make(this->ctx, "[16, 16, 16]", "[" + len + ", " + len + ", " + len + "]",
+    Sim s = make_fluid3d(this->ctx, "[16, 16, 16]", "[" + len + ", " + len + ", " + len + "]",
                  "viscosity = 0.01\ninit = \"taylor_green\"", "default = \"periodic\"", precision);
     const double k0 = diagnostic(*s.model, "mean_kinetic_energy");
     EXPECT_NEAR(k0, 0.125, 0.125 * 0.01) << precision;
@@ -217,7 +193,7 @@ TYPED_TEST(Fluid3d, TaylorGreenStartsWithItsEnergyAndDecays) {
 TYPED_TEST(Fluid3d, RestartIsBitForBit) {
   const std::string len = std::to_string(2 * M_PI);
   auto box = [&] {
-    return make(this->ctx, "[8, 12, 10]", "[" + len + ", " + len + ", " + len + "]", "viscosity = 0.02\ninit = \"taylor_green\"",
+    return make_fluid3d(this->ctx, "[8, 12, 10]", "[" + len + ", " + len + ", " + len + "]", "viscosity = 0.02\ninit = \"taylor_green\"",
                 "default = \"periodic\"\ny_lo = \"wall\"\ny_hi = \"wall\"\ny_hi_value = 0.5");
   };
   Sim whole = box(), first = box();
@@ -260,7 +236,7 @@ TYPED_TEST(Fluid3d, DeviceClockedStepsAreTheHostStepsBitForBit) {
         const std::string model = std::string("viscosity = 0.02\ntime_scheme = \"") + scheme + "\"\n" + init;
         const std::string what = std::string(sides) + " " + precision + " " + scheme;
         const double end = 2.4, cfl = 0.6;
-        Sim host = make(this->ctx, "[8, 10, 6]", cube, model, sides, precision);
+        Sim host = make_fluid3d(this->ctx, "[8, 10, 6]", cube, model, sides, precision);
         double t = 0, dt = 0;
         int steps = 0;
         while (!reached(t, end)) {  // the run's TimeStepper
@@ -269,7 +245,7 @@ TYPED_TEST(Fluid3d, DeviceClockedStepsAreTheHostStepsBitForBit) {
           host.model->step(last ? end - t : dt);
           t = last ? end : t + dt, ++steps;
         }
-        Sim dev = make(this->ctx, "[8, 10, 6]", cube, model, sides, precision);
+        Sim dev = make_fluid3d(this->ctx, "[8, 10, 6]", cube, model, sides, precision);
         DeviceClock clock(this->ctx);
         ClockState s;
         s.end_time = end, s.horizon_step = 3;  // an odd batch: the next loop starts from the other parity
@@ -298,7 +274,7 @@ TYPED_TEST(Fluid3d, DeviceClockedStepsAreTheHostStepsBitForBit) {
         }
         EXPECT_EQ(diagnostic(*host.model, "cfl"), diagnostic(*dev.model, "cfl")) << what;
       }
-  Sim cg = make(this->ctx, "[8, 8, 8]", "[1.0, 1.0, 1.0]", "pressure_solver = \"mg_cg\"", "default = \"wall\"");
+  Sim cg = make_fluid3d(this->ctx, "[8, 8, 8]", "[1.0, 1.0, 1.0]", "pressure_solver = \"mg_cg\"", "default = \"wall\"");
   DeviceClock clock(this->ctx);
   clock.start(ClockState{});
   EXPECT_EQ(cg.model->run_device_steps(clock, 0.5), -1);
@@ -307,7 +283,7 @@ TYPED_TEST(Fluid3d, DeviceClockedStepsAreTheHostStepsBitForBit) {
 /// The ConfigError message of building a 3D fluid with these [model] / [boundary] lines, or "" if it builds.
 inline std::string config_error(const Context& ctx, const std::string& model, const std::string& boundary) {
   try {
-    make(ctx, "[8, 8, 8]", "[1.0, 1.0, 1.0]", model, boundary);
+    make_fluid3d(ctx, "[8, 8, 8]", "[1.0, 1.0, 1.0]", model, boundary);
   } catch (const io::ConfigError& e) {
     return e.what();
   }
@@ -325,7 +301,7 @@ TYPED_TEST(Fluid3d, WhatIsNotDoneIn3dIsRefusedAtItsKey) {
     const std::string msg = config_error(this->ctx, c.model, c.boundary);
     EXPECT_NE(msg.find(c.key), std::string::npos) << msg;
     EXPECT_NE(msg.find("not available on 3D grids"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("test_fluid3d.toml:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("fluid3d_test.toml:"), std::string::npos) << msg;
   }
   EXPECT_EQ(config_error(this->ctx, "pressure_solver = \"transform\"", "default = \"wall\""), "");
   EXPECT_EQ(config_error(this->ctx, "viscous_scheme = \"implicit\"\nadvection = \"upwind\"", "default = \"wall\""), "");
@@ -336,7 +312,7 @@ TYPED_TEST(Fluid3d, WhatIsNotDoneIn3dIsRefusedAtItsKey) {
 // near the side walls), and it stays divergence-free.
 TYPED_TEST(Fluid3d, CubicCavityIsSymmetricAboutItsMidPlane) {
   const int n = 12;
-  Sim s = make(this->ctx, "[12, 12, 12]", "[1.0, 1.0, 1.0]", "viscosity = 0.01", "default = \"wall\"\ny_hi_value = 1.0");
+  Sim s = make_fluid3d(this->ctx, "[12, 12, 12]", "[1.0, 1.0, 1.0]", "viscosity = 0.01", "default = \"wall\"\ny_hi_value = 1.0");
   run_steps(*s.model, 30, 0.005);
   const std::vector<double> u = field_values(*s.model, "u_face"), v = field_values(*s.model, "v_face"),
                             w = field_values(*s.model, "w_face");
@@ -364,9 +340,9 @@ TEST(Fluid3dBackends, GpuMatchesCpu) {
   const std::string len = std::to_string(2 * M_PI);
   for (const std::string boundary : {"default = \"periodic\"", "default = \"wall\"\ny_hi_value = 1.0\nz_lo = \"periodic\"\nz_hi = \"periodic\""})
     for (const std::string precision : {"float64", "float32"}) {
-      Sim a = make(cpu, "[16, 12, 10]", "[" + len + ", " + len + ", " + len + "]", "viscosity = 0.02\ninit = \"taylor_green\"",
+      Sim a = make_fluid3d(cpu, "[16, 12, 10]", "[" + len + ", " + len + ", " + len + "]", "viscosity = 0.02\ninit = \"taylor_green\"",
                    boundary, precision);
-      Sim b = make(gpu, "[16, 12, 10]", "[" + len + ", " + len + ", " + len + "]", "viscosity = 0.02\ninit = \"taylor_green\"",
+      Sim b = make_fluid3d(gpu, "[16, 12, 10]", "[" + len + ", " + len + ", " + len + "]", "viscosity = 0.02\ninit = \"taylor_green\"",
                    boundary, precision);
       for (int s = 0; s < 10; ++s) {
         const double dt = a.model->next_dt(0.5);

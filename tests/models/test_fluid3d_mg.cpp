@@ -16,29 +16,16 @@
 #include "models/model.hpp"
 #include "models/runner.hpp"
 #include "tests/support/backends.hpp"
+#include "tests/support/fluid3d_runs.hpp"
 #include "tests/support/model_values.hpp"
 
 using namespace sim;
 
 namespace {
 
-struct Sim {
-  std::unique_ptr<io::Config> config;
-  std::unique_ptr<Model> model;
-};
-
-/// The 3D fluid on `cells` of size `length` with [model] lines `model` and [boundary] lines
-/// `boundary`, in `precision`, initialized.
-Sim make(const Context& ctx, const std::string& cells, const std::string& length, const std::string& model,
-         const std::string& boundary, const std::string& precision) {
-  static const ModelRegistry registry = builtin_models();
-  const std::string text = "[run]\nmodel = \"fluid\"\nsteps = 1\nprecision = \"" + precision + "\"\n[grid]\ncells = " + cells +
-                           "\nlength = " + length + "\n[model]\n" + model + "\n[boundary]\n" + boundary + "\n";
-  Sim s{std::make_unique<io::Config>(io::Config::parse(text, "test_fluid3d_mg.toml")), nullptr};
-  s.model = build_model(registry, ctx, *s.config);
-  s.model->initialize();
-  return s;
-}
+using Sim = sim_test::Fluid3dRun;
+using sim_test::make_fluid3d;
+using sim_test::set_field;
 
 const char* const kFaceFields[3] = {"u_face", "v_face", "w_face"};
 
@@ -49,8 +36,8 @@ void compare_solvers(const Context& ctx, const std::string& cells, const std::st
                      const std::string& boundary, const std::string& precision, const std::string& tol, int steps,
                      double energy_tol, double velocity_tol) {
   const std::string mg_model = model + "\npressure_solver = \"mg_cg\"\npressure_tol = " + tol;
-  Sim t = make(ctx, cells, length, model + "\npressure_solver = \"transform\"", boundary, precision);
-  Sim m = make(ctx, cells, length, mg_model, boundary, precision);
+  Sim t = make_fluid3d(ctx, cells, length, model + "\npressure_solver = \"transform\"", boundary, precision);
+  Sim m = make_fluid3d(ctx, cells, length, mg_model, boundary, precision);
   const std::vector<std::string> notes = m.model->plan_notes();
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find("pressure solver mg_cg"), std::string::npos) << notes[0];
@@ -92,7 +79,7 @@ TYPED_TEST(Fluid3dMgCg, LidDrivenBoxFollowsTheTransformSolver) {
 // an mg_cg run bit for bit.
 TYPED_TEST(Fluid3dMgCg, RestartIsBitForBit) {
   auto box = [&] {
-    return make(this->ctx, "[8, 12, 10]", "[1.0, 1.5, 1.25]", "viscosity = 0.02\npressure_solver = \"mg_cg\"\npressure_tol = 1e-9",
+    return make_fluid3d(this->ctx, "[8, 12, 10]", "[1.0, 1.5, 1.25]", "viscosity = 0.02\npressure_solver = \"mg_cg\"\npressure_tol = 1e-9",
                 "default = \"periodic\"\ny_lo = \"wall\"\ny_hi = \"wall\"\ny_hi_value = 0.5", "float64");
   };
   Sim whole = box(), first = box();
@@ -125,13 +112,13 @@ TYPED_TEST(Fluid3dMgCg, RestartIsBitForBit) {
 
 TYPED_TEST(Fluid3dMgCg, AGridThatDoesNotHalveIsRefusedAtTheKey) {
   try {
-    make(this->ctx, "[22, 22, 22]", "[1.0, 1.0, 1.0]", "pressure_solver = \"mg_cg\"", "default = \"wall\"", "float64");
+    make_fluid3d(this->ctx, "[22, 22, 22]", "[1.0, 1.0, 1.0]", "pressure_solver = \"mg_cg\"", "default = \"wall\"", "float64");
     ADD_FAILURE() << "22^3 (11^3 at the coarsest) was taken";
   } catch (const io::ConfigError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("pressure_solver"), std::string::npos) << msg;
     EXPECT_NE(msg.find("11x11x11"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("test_fluid3d_mg.toml:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("fluid3d_test.toml:"), std::string::npos) << msg;
   }
 }
 

@@ -20,39 +20,19 @@
 #include "models/model.hpp"
 #include "models/runner.hpp"
 #include "tests/support/backends.hpp"
+#include "tests/support/fluid3d_runs.hpp"
 #include "tests/support/model_values.hpp"
 
 using namespace sim;
 
 namespace fluid3d_obstacles_test {
 
-struct Sim {
-  std::unique_ptr<io::Config> config;
-  std::unique_ptr<Model> model;
-};
-
-/// The fluid model on the grid `cells` of size `length`, with [model] lines `model` and
-/// [boundary] lines `boundary`, initialized.
-inline Sim make(const Context& ctx, const std::string& cells, const std::string& length, const std::string& model,
-                const std::string& boundary) {
-  static const ModelRegistry registry = builtin_models();
-  const std::string text = "[run]\nmodel = \"fluid\"\nsteps = 1\nprecision = \"float64\"\n[grid]\ncells = " + cells +
-                           "\nlength = " + length + "\n[model]\n" + model + "\n[boundary]\n" + boundary + "\n";
-  Sim s{std::make_unique<io::Config>(io::Config::parse(text, "test_fluid3d_obstacles.toml")), nullptr};
-  s.model = build_model(registry, ctx, *s.config);
-  s.model->initialize();
-  return s;
-}
+using Sim = sim_test::Fluid3dRun;
+using sim_test::make_fluid3d;
+using sim_test::set_field;
 
 using sim_test::diagnostic;
 using sim_test::field_values;
-
-/// Sets field `name` of m from host values (row-major, doubles).
-inline void set_field(Model& m, const std::string& name, const std::vector<double>& values) {
-  for (FieldRef& f : m.fields())
-    if (f.name == name) return f.from_host(values.data());
-  ADD_FAILURE() << "no field named " << name;
-}
 
 /// Advances by `steps` steps of the adaptive dt at CFL 0.5; returns the time advanced.
 inline double advance(Model& m, int steps) {
@@ -91,7 +71,7 @@ SIM_TYPED_TEST_SUITE(Fluid3dObstacles);
 // continuity rule sets, included) is divergence-free.
 TYPED_TEST(Fluid3dObstacles, WhatFlowsInFlowsOut) {
   for (const std::string profile : {"uniform", "parabolic"}) {
-    Sim s = make(this->ctx, "[16, 8, 4]", "[2.0, 1.0, 0.5]", "viscosity = 0.05\ninflow_profile = \"" + profile + "\"", kChannel);
+    Sim s = make_fluid3d(this->ctx, "[16, 8, 4]", "[2.0, 1.0, 0.5]", "viscosity = 0.05\ninflow_profile = \"" + profile + "\"", kChannel);
     advance(*s.model, 20);
     const std::vector<double> u = field_values(*s.model, "u_face");
     const double area = (1.0 / 8) * (0.5 / 4);
@@ -115,7 +95,7 @@ TYPED_TEST(Fluid3dObstacles, WhatFlowsInFlowsOut) {
 // A uniform inflow at Re = U H / nu = 10 develops into the plane Poiseuille profile
 // u = 6 U y (H - y) / H^2 downstream (steady after a few diffusion times H^2 / nu).
 TYPED_TEST(Fluid3dObstacles, ChannelReachesThePlanePoiseuilleProfile) {
-  Sim s = make(this->ctx, "[32, 8, 2]", "[4.0, 1.0, 0.25]", "viscosity = 0.1", kChannel);
+  Sim s = make_fluid3d(this->ctx, "[32, 8, 2]", "[4.0, 1.0, 0.25]", "viscosity = 0.1", kChannel);
   double t = 0;
   while (t < 8.0) t += advance(*s.model, 50);
   const std::vector<double> u = field_values(*s.model, "u_face"), v = field_values(*s.model, "v_face");
@@ -133,7 +113,7 @@ TYPED_TEST(Fluid3dObstacles, ChannelReachesThePlanePoiseuilleProfile) {
 // A box in the channel: the faces touching its cells carry no flow, the flow stays
 // divergence-free around it, it feels a drag, and --dry-run's note says which solver and why.
 TYPED_TEST(Fluid3dObstacles, FacesTouchingTheObstacleCarryNoFlow) {
-  Sim s = make(this->ctx, "[16, 8, 8]", "[2.0, 1.0, 1.0]",
+  Sim s = make_fluid3d(this->ctx, "[16, 8, 8]", "[2.0, 1.0, 1.0]",
                "viscosity = 0.05\nobstacle = \"box\"\nobstacle_center = [0.8, 0.5, 0.5]\nobstacle_size = [0.3, 0.4, 0.4]\n"
                "pressure_tol = 1e-10",
                kChannel);
@@ -172,8 +152,8 @@ TYPED_TEST(Fluid3dObstacles, FacesTouchingTheObstacleCarryNoFlow) {
 TYPED_TEST(Fluid3dObstacles, TransformAndCgSolvesGiveTheSameFlowPastASphere) {
   const std::string sphere = "viscosity = 0.02\nobstacle = \"sphere\"\nobstacle_center = [0.7, 0.5, 0.5]\n"
                              "obstacle_radius = 0.2\ndye = \"stripes\"\npressure_tol = 1e-12\npressure_solver = ";
-  Sim exact = make(this->ctx, "[24, 12, 12]", "[2.0, 1.0, 1.0]", sphere + "\"transform\"", kChannel);
-  Sim cg = make(this->ctx, "[24, 12, 12]", "[2.0, 1.0, 1.0]", sphere + "\"cg\"", kChannel);
+  Sim exact = make_fluid3d(this->ctx, "[24, 12, 12]", "[2.0, 1.0, 1.0]", sphere + "\"transform\"", kChannel);
+  Sim cg = make_fluid3d(this->ctx, "[24, 12, 12]", "[2.0, 1.0, 1.0]", sphere + "\"cg\"", kChannel);
   EXPECT_NE(exact.model->plan_notes()[0].find("transform: exact"), std::string::npos) << exact.model->plan_notes()[0];
   EXPECT_NE(cg.model->plan_notes()[0].find("cg: cg"), std::string::npos) << cg.model->plan_notes()[0];
   for (int s = 0; s < 20; ++s) {  // the same dt sequence: the exact run's
@@ -201,9 +181,9 @@ TYPED_TEST(Fluid3dObstacles, TransformAndCgSolvesGiveTheSameFlowPastASphere) {
 TYPED_TEST(Fluid3dObstacles, BoxAcrossAPeriodicZMatchesThe2dModel) {
   const std::string common =
       "viscosity = 0.02\npressure_tol = 1e-13\nobstacle = \"box\"\ndye = \"stripes\"\ndye_diffusivity = 0.005\n";
-  Sim s3 = make(this->ctx, "[24, 12, 3]", "[2.0, 1.0, 0.25]",
+  Sim s3 = make_fluid3d(this->ctx, "[24, 12, 3]", "[2.0, 1.0, 0.25]",
                 common + "obstacle_center = [0.6, 0.55, 0.125]\nobstacle_size = [0.25, 0.3, 1.0]", kChannel);
-  Sim s2 = make(this->ctx, "[24, 12]", "[2.0, 1.0]",
+  Sim s2 = make_fluid3d(this->ctx, "[24, 12]", "[2.0, 1.0]",
                 common + "pressure_solver = \"cg\"\nobstacle_center = [0.6, 0.55]\nobstacle_size = [0.25, 0.3]",
                 "x_lo = \"inflow\"\nx_lo_value = 1.0\nx_hi = \"outflow\"\ny_lo = \"wall\"\ny_hi = \"wall\"");
   for (int s = 0; s < 15; ++s) {
@@ -237,7 +217,7 @@ TYPED_TEST(Fluid3dObstacles, BoxAcrossAPeriodicZMatchesThe2dModel) {
 // shear nu U / (L - y_s) times its area Lx Lz, along +x.
 TYPED_TEST(Fluid3dObstacles, ForceOnASlabUnderCouetteFlowIsTheWallShear) {
   const double nu = 0.1, ys = 0.15, height = 1.0 - ys, exact = nu * 1.0 * 1.0 * 0.5 / height;
-  Sim s = make(this->ctx, "[8, 10, 4]", "[1.0, 1.0, 0.5]",
+  Sim s = make_fluid3d(this->ctx, "[8, 10, 4]", "[1.0, 1.0, 0.5]",
                "viscosity = 0.1\ntime_scheme = \"euler\"\nobstacle = \"box\"\nobstacle_center = [0.5, 0.1, 0.25]\n"
                "obstacle_size = [2.0, 0.2, 1.0]",
                "default = \"periodic\"\ny_lo = \"wall\"\ny_hi = \"wall\"\ny_hi_value = 1.0");
@@ -261,7 +241,7 @@ TYPED_TEST(Fluid3dObstacles, ForceOnASlabUnderCouetteFlowIsTheWallShear) {
 // (pressure, viscous and advective parts together; the force is evaluated at the two ends of
 // the step, the balance holds in between: agreement to the step's change).
 TYPED_TEST(Fluid3dObstacles, ForceInAPeriodicBoxIsTheMomentumTheFluidLoses) {
-  Sim s = make(this->ctx, "[12, 12, 12]", "[1.0, 1.0, 1.0]",
+  Sim s = make_fluid3d(this->ctx, "[12, 12, 12]", "[1.0, 1.0, 1.0]",
                "viscosity = 0.02\ntime_scheme = \"euler\"\ninit = \"uniform\"\ninit_velocity = 1.0\nobstacle = \"sphere\"\n"
                "obstacle_center = [0.5, 0.5, 0.5]\nobstacle_radius = 0.2\npressure_tol = 1e-12",
                "default = \"periodic\"");
@@ -290,7 +270,7 @@ TYPED_TEST(Fluid3dObstacles, ForceInAPeriodicBoxIsTheMomentumTheFluidLoses) {
 // no diffusion), it stays within [0, 1], and it moves.
 TYPED_TEST(Fluid3dObstacles, DyeIsConservedAndBounded) {
   const std::string len = std::to_string(2 * M_PI);
-  Sim s = make(this->ctx, "[16, 16, 16]", "[" + len + ", " + len + ", " + len + "]",
+  Sim s = make_fluid3d(this->ctx, "[16, 16, 16]", "[" + len + ", " + len + ", " + len + "]",
                "viscosity = 0.01\ninit = \"taylor_green\"\ndye = \"half\"\nobstacle = \"sphere\"\n"
                "obstacle_center = [1.0, 1.0, 1.0]\nobstacle_radius = 0.6\npressure_tol = 1e-10",
                "default = \"periodic\"");
@@ -313,7 +293,7 @@ TYPED_TEST(Fluid3dObstacles, DyeIsConservedAndBounded) {
 // A checkpoint's fields (the face velocities and p) and state restore a run past a sphere bit for bit.
 TYPED_TEST(Fluid3dObstacles, RestartWithAnObstacleIsBitForBit) {
   auto build = [&] {
-    return make(this->ctx, "[16, 8, 8]", "[2.0, 1.0, 1.0]",
+    return make_fluid3d(this->ctx, "[16, 8, 8]", "[2.0, 1.0, 1.0]",
                 "viscosity = 0.02\ninit = \"uniform\"\nobstacle = \"sphere\"\nobstacle_center = [0.6, 0.5, 0.5]\n"
                 "obstacle_radius = 0.2\npressure_tol = 1e-9\ndye = \"stripes\"",
                 kChannel);
@@ -358,7 +338,7 @@ inline void write_mask(const std::string& path, const std::string& name, const s
 inline std::string config_error(const Context& ctx, const std::string& cells, const std::string& length,
                                 const std::string& model, const std::string& boundary) {
   try {
-    make(ctx, cells, length, model, boundary);
+    make_fluid3d(ctx, cells, length, model, boundary);
   } catch (const io::ConfigError& e) {
     return e.what();
   }
@@ -385,7 +365,7 @@ TYPED_TEST(Fluid3dObstacles, MaskFileIsCheckedAtItsKey) {
   const std::string box = "[8, 8, 8]", len = "[1.0, 1.0, 1.0]";
   const std::string ok = "obstacle = \"mask\"\nobstacle_file = \"" + good + "\"";
   EXPECT_EQ(config_error(this->ctx, box, len, ok, kChannel), "");
-  Sim s = make(this->ctx, box, len, ok + "\ninit = \"uniform\"", kChannel);
+  Sim s = make_fluid3d(this->ctx, box, len, ok + "\ninit = \"uniform\"", kChannel);
   advance(*s.model, 2);
   const std::vector<double> u = field_values(*s.model, "u_face");
   EXPECT_EQ(u[std::size_t((3 * 8 + 4) * 8 + 4)], 0.0);  // faces of the solid cells
@@ -407,7 +387,7 @@ TYPED_TEST(Fluid3dObstacles, MaskFileIsCheckedAtItsKey) {
     const std::string msg = config_error(this->ctx, box, len, b.model, kChannel);
     EXPECT_NE(msg.find("obstacle_file"), std::string::npos) << msg;
     EXPECT_NE(msg.find(b.expect), std::string::npos) << msg;
-    EXPECT_NE(msg.find("test_fluid3d_obstacles.toml:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("fluid3d_test.toml:"), std::string::npos) << msg;
   }
   for (const std::string& f : {good, small, half, flat}) std::remove(f.c_str());
 }
@@ -445,8 +425,8 @@ TEST(Fluid3dObstaclesBackends, GpuMatchesCpu) {
   const Context gpu = Context::create(BackendRequest::cuda, ContextOptions{0, 1});
   const std::string model = "viscosity = 0.02\ninit = \"uniform\"\nobstacle = \"sphere\"\nobstacle_center = [0.6, 0.5, 0.5]\n"
                             "obstacle_radius = 0.2\npressure_tol = 1e-12\ndye = \"stripes\"";
-  Sim a = make(cpu, "[24, 12, 12]", "[2.0, 1.0, 1.0]", model, kChannel);
-  Sim b = make(gpu, "[24, 12, 12]", "[2.0, 1.0, 1.0]", model, kChannel);
+  Sim a = make_fluid3d(cpu, "[24, 12, 12]", "[2.0, 1.0, 1.0]", model, kChannel);
+  Sim b = make_fluid3d(gpu, "[24, 12, 12]", "[2.0, 1.0, 1.0]", model, kChannel);
   for (int s = 0; s < 10; ++s) {
     const double dt = a.model->next_dt(0.5);
     a.model->step(dt), b.model->step(dt);

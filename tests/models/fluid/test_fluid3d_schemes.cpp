@@ -21,39 +21,19 @@
 #include "models/model.hpp"
 #include "models/runner.hpp"
 #include "tests/support/backends.hpp"
+#include "tests/support/fluid3d_runs.hpp"
 #include "tests/support/model_values.hpp"
 
 using namespace sim;
 
 namespace fluid3d_schemes_test {
 
-struct Sim {
-  std::unique_ptr<io::Config> config;
-  std::unique_ptr<Model> model;
-};
-
-/// The fluid model on the grid `cells` of size `length`, with [model] lines `model` and
-/// [boundary] lines `boundary`, initialized.
-inline Sim make(const Context& ctx, const std::string& cells, const std::string& length, const std::string& model,
-                const std::string& boundary) {
-  static const ModelRegistry registry = builtin_models();
-  const std::string text = "[run]\nmodel = \"fluid\"\nsteps = 1\nprecision = \"float64\"\n[grid]\ncells = " + cells +
-                           "\nlength = " + length + "\n[model]\n" + model + "\n[boundary]\n" + boundary + "\n";
-  Sim s{std::make_unique<io::Config>(io::Config::parse(text, "test_fluid3d_schemes.toml")), nullptr};
-  s.model = build_model(registry, ctx, *s.config);
-  s.model->initialize();
-  return s;
-}
+using Sim = sim_test::Fluid3dRun;
+using sim_test::make_fluid3d;
+using sim_test::set_field;
 
 using sim_test::diagnostic;
 using sim_test::field_values;
-
-/// Sets field `name` of m from host values (row-major, doubles).
-inline void set_field(Model& m, const std::string& name, const std::vector<double>& values) {
-  for (FieldRef& f : m.fields())
-    if (f.name == name) return f.from_host(values.data());
-  ADD_FAILURE() << "no field named " << name;
-}
 
 const char* const kFaceFields[3] = {"u_face", "v_face", "w_face"};
 /// 2 pi, to the last digit (the box's spacing enters the exact decay factors).
@@ -117,7 +97,7 @@ TYPED_TEST(Fluid3dSchemes, UpwindAdvectionIsFirstOrderInSpace) {
   std::vector<double> errors;
   std::string table;
   for (int n : {16, 32, 64}) {
-    Sim s = make(this->ctx, "[" + std::to_string(n) + ", " + std::to_string(n) + ", " + std::to_string(n) + "]", kBox,
+    Sim s = make_fluid3d(this->ctx, "[" + std::to_string(n) + ", " + std::to_string(n) + ", " + std::to_string(n) + "]", kBox,
                  "viscosity = 0.1\nadvection = \"upwind\"", "default = \"periodic\"");
     std::vector<std::vector<double>> exact;
     for (int c = 0; c < 3; ++c) {
@@ -149,9 +129,9 @@ TYPED_TEST(Fluid3dSchemes, FlowUniformAlongAPeriodicZMatchesThe2dModel) {
         "viscous_scheme = \"implicit\"\ntime_scheme = \"euler\"\nviscosity = 0.05",
         "viscous_scheme = \"implicit\"\nadvection = \"upwind\"\ndye = \"stripes\"\nviscosity = 0.05"}) {
     const std::string model = scheme + "\nviscous_tol = 1e-14\n";
-    Sim s3 = make(this->ctx, "[16, 16, 4]", "[1.0, 1.0, 0.25]", model,
+    Sim s3 = make_fluid3d(this->ctx, "[16, 16, 4]", "[1.0, 1.0, 0.25]", model,
                   "default = \"wall\"\nz_lo = \"periodic\"\nz_hi = \"periodic\"\ny_hi_value = 1.0");
-    Sim s2 = make(this->ctx, "[16, 16]", "[1.0, 1.0]", model, "default = \"wall\"\ny_hi_value = 1.0");
+    Sim s2 = make_fluid3d(this->ctx, "[16, 16]", "[1.0, 1.0]", model, "default = \"wall\"\ny_hi_value = 1.0");
     run_steps(*s3.model, steps, dt);
     run_steps(*s2.model, steps, dt);
     const bool dye = scheme.find("dye") != std::string::npos;
@@ -197,7 +177,7 @@ TYPED_TEST(Fluid3dSchemes, ImplicitViscosityDecaysAShearWaveByItsSchemesFactor) 
         const int steps = 2 << r;
         const double dt = t_end / steps, a = nu * dt * lambda;
         ASSERT_GT(dt, 4 * explicit_limit);
-        Sim s = make(this->ctx, "[12, 12, 12]", kBox,
+        Sim s = make_fluid3d(this->ctx, "[12, 12, 12]", kBox,
                      "viscosity = 1.0\nviscous_scheme = \"implicit\"\nviscous_tol = 1e-14\ntime_scheme = \"" + scheme + "\"",
                      "default = \"periodic\"");
         auto wave = [&](double x, double y, double z) {
@@ -237,7 +217,7 @@ TYPED_TEST(Fluid3dSchemes, ImplicitViscosityHasTheSchemesOrderInTimeOnTheBeltram
   const int n = 12;
   const double nu = 0.5, t_end = 0.8;
   auto run = [&](const std::string& scheme, int steps) {
-    Sim s = make(this->ctx, "[12, 12, 12]", kBox,
+    Sim s = make_fluid3d(this->ctx, "[12, 12, 12]", kBox,
                  "viscosity = 0.5\nviscous_scheme = \"implicit\"\nviscous_tol = 1e-13\ntime_scheme = \"" + scheme + "\"",
                  "default = \"periodic\"");
     for (int c = 0; c < 3; ++c)
@@ -274,7 +254,7 @@ TYPED_TEST(Fluid3dSchemes, RestartIsBitForBit) {
                 channel}};
   for (const auto& c : cases) {
     const std::string& model = c.model;
-    auto box = [&] { return make(this->ctx, "[8, 12, 10]", kBox, "viscosity = 0.05\n" + model, c.boundary); };
+    auto box = [&] { return make_fluid3d(this->ctx, "[8, 12, 10]", kBox, "viscosity = 0.05\n" + model, c.boundary); };
     Sim whole = box(), first = box();
     auto advance = [](Model& m, int steps) {
       for (int s = 0; s < steps; ++s) m.step(m.next_dt(0.5));
@@ -311,10 +291,10 @@ TYPED_TEST(Fluid3dSchemes, ImplicitChannelPastABoxAcrossAPeriodicZMatchesThe2dMo
     const std::string common = "viscosity = 0.05\npressure_tol = 1e-13\nviscous_tol = 1e-14\nobstacle = \"box\"\ndye = \"stripes\"\n"
                                "viscous_scheme = \"implicit\"\nadvection = \"upwind\"\nupwind_weight = 0.5\ntime_scheme = \"" +
                                scheme + "\"\n";
-    Sim s3 = make(this->ctx, "[24, 12, 3]", "[2.0, 1.0, 0.25]", common + "obstacle_center = [0.6, 0.55, 0.125]\nobstacle_size = [0.25, 0.3, 1.0]",
+    Sim s3 = make_fluid3d(this->ctx, "[24, 12, 3]", "[2.0, 1.0, 0.25]", common + "obstacle_center = [0.6, 0.55, 0.125]\nobstacle_size = [0.25, 0.3, 1.0]",
                   "x_lo = \"inflow\"\nx_lo_value = 1.0\nx_hi = \"outflow\"\ny_lo = \"wall\"\ny_hi = \"wall\"\nz_lo = \"periodic\"\n"
                   "z_hi = \"periodic\"");
-    Sim s2 = make(this->ctx, "[24, 12]", "[2.0, 1.0]",
+    Sim s2 = make_fluid3d(this->ctx, "[24, 12]", "[2.0, 1.0]",
                   common + "pressure_solver = \"cg\"\nobstacle_center = [0.6, 0.55]\nobstacle_size = [0.25, 0.3]",
                   "x_lo = \"inflow\"\nx_lo_value = 1.0\nx_hi = \"outflow\"\ny_lo = \"wall\"\ny_hi = \"wall\"");
     for (int s = 0; s < 12; ++s) {
@@ -355,8 +335,8 @@ TEST(Fluid3dSchemesBackends, GpuMatchesCpu) {
   for (const std::string model : {"advection = \"upwind\"\ndye = \"half\"", "viscous_scheme = \"implicit\"\ndye = \"half\"",
                                   "viscous_scheme = \"implicit\"\ntime_scheme = \"euler\"\nadvection = \"upwind\""}) {
     const std::string boundary = "default = \"wall\"\ny_hi_value = 1.0\nz_lo = \"periodic\"\nz_hi = \"periodic\"";
-    Sim a = make(cpu, "[16, 12, 10]", kBox, "viscosity = 0.02\ninit = \"taylor_green\"\nviscous_tol = 1e-13\n" + model, boundary);
-    Sim b = make(gpu, "[16, 12, 10]", kBox, "viscosity = 0.02\ninit = \"taylor_green\"\nviscous_tol = 1e-13\n" + model, boundary);
+    Sim a = make_fluid3d(cpu, "[16, 12, 10]", kBox, "viscosity = 0.02\ninit = \"taylor_green\"\nviscous_tol = 1e-13\n" + model, boundary);
+    Sim b = make_fluid3d(gpu, "[16, 12, 10]", kBox, "viscosity = 0.02\ninit = \"taylor_green\"\nviscous_tol = 1e-13\n" + model, boundary);
     for (int s = 0; s < 10; ++s) {
       const double dt = a.model->next_dt(0.5);
       a.model->step(dt), b.model->step(dt);
