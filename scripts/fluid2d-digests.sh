@@ -6,27 +6,9 @@
 #   scripts/fluid2d-digests.sh SIMULATE [BACKEND] > digests.txt   (BACKEND: cpu (default) or cuda)
 set -u
 sim=$(realpath "$1"); backend=${2:-cpu}
-root=$(cd "$(dirname "$0")/.." && pwd)
-w=$(mktemp -d); trap 'rm -rf "$w"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-for c in cavity_re100 cavity_re1000 cylinder taylor_green; do  # the shipped configs, run by steps
-  grep -v '^end_time' "$root/configs/$c.toml" > "$w/$c.toml"
-done
+source "$(dirname "$0")/fluid-digests-common.sh"
+copy_configs cavity_re100 cavity_re1000 cylinder taylor_green
 steps="run.steps=24 output.every=12 output.every_time=0 checkpoint.every=12"
-report() {  # name: the digests of every snapshot and checkpoint, then the diagnostics
-  for f in $(ls "$w/$1"/snapshot_*.h5 "$w/$1"/checkpoint_*.h5 2>/dev/null | sort); do
-    echo "## $1 $(basename "$f")"
-    "$sim" info "$f" | grep -o '^  [a-z_0-9]* .*digest [0-9a-f]*' | sed 's/  */ /g'
-  done
-  echo "## $1 diagnostics"; cat "$w/$1/diagnostics.csv" 2>/dev/null
-}
-run() {  # ranks name config overrides...
-  local np=$1 name=$2 cfg=$3; shift 3
-  local cmd=("$sim" --quiet --backend "$backend" --output "$w/$name" "$w/$cfg.toml" $steps "$@")
-  [ "$np" -gt 1 ] && cmd=(mpirun --oversubscribe -np "$np" "${cmd[@]}")
-  "${cmd[@]}" > "$w/$name.log" 2>&1 || { echo "FAILED $name"; tail -3 "$w/$name.log"; }
-  report "$name"
-}
 S="grid.cells=[64,64]" C="grid.cells=[128,32]"
 run 1 cavity_euler_transform cavity_re100 $S
 run 1 cavity_rk2_transform cavity_re100 $S model.time_scheme=\"rk2\"

@@ -7,27 +7,9 @@
 # FLUID3D_DIGESTS_NEW=1 adds the runs of upwind advection and implicit viscosity.
 set -u
 sim=$(realpath "$1"); backend=${2:-cpu}
-root=$(cd "$(dirname "$0")/.." && pwd)
-w=$(mktemp -d); trap 'rm -rf "$w"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-for c in taylor_green_3d cavity3d sphere; do  # the shipped configs, run by steps
-  grep -v '^end_time' "$root/configs/$c.toml" > "$w/$c.toml"
-done
+source "$(dirname "$0")/fluid-digests-common.sh"
+copy_configs taylor_green_3d cavity3d sphere
 steps="run.steps=8 output.every=4 output.every_time=0 output.diagnostics_every_time=0 checkpoint.every=4"
-report() {  # name: the digests of every snapshot and checkpoint, then the diagnostics
-  for f in $(ls "$w/$1"/snapshot_*.h5 "$w/$1"/checkpoint_*.h5 2>/dev/null | sort); do
-    echo "## $1 $(basename "$f")"
-    "$sim" info "$f" | grep -o '^  [a-z_0-9]* .*digest [0-9a-f]*' | sed 's/  */ /g'
-  done
-  echo "## $1 diagnostics"; cat "$w/$1/diagnostics.csv" 2>/dev/null
-}
-run() {  # ranks name config overrides...
-  local np=$1 name=$2 cfg=$3; shift 3
-  local cmd=("$sim" --quiet --backend "$backend" --output "$w/$name" "$w/$cfg.toml" $steps "$@")
-  [ "$np" -gt 1 ] && cmd=(mpirun --oversubscribe -np "$np" "${cmd[@]}")
-  "${cmd[@]}" > "$w/$name.log" 2>&1 || { echo "FAILED $name"; tail -3 "$w/$name.log"; }
-  report "$name"
-}
 all='output.fields=["u","v","w","p","vorticity"]'
 run 1 taylor_green_rk2 taylor_green_3d "grid.cells=[32,32,32]" "$all"
 run 1 taylor_green_euler_float32 taylor_green_3d "grid.cells=[16,16,16]" model.time_scheme=\"euler\" run.precision=\"float32\" "$all"
