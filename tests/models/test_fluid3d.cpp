@@ -36,53 +36,24 @@ using sim_test::set_field;
 using sim_test::diagnostic;
 using sim_test::field_values;
 
-/// The decaying ABC flow with A = B = C = 1, k = 1 on [0, 2 pi)^3: component c at (x, y, z), time t.
-inline double abc(int c, double x, double y, double z, double nu, double t) {
-  const double decay = std::exp(-nu * t);
-  if (c == 0) return decay * (std::sin(z) + std::cos(y));
-  if (c == 1) return decay * (std::sin(x) + std::cos(z));
-  return decay * (std::sin(y) + std::cos(x));
-}
-
-const char* const kFaceFields[3] = {"u_face", "v_face", "w_face"};
+using sim_test::abc;
+using sim_test::kFaceFields;
+using sim_test::max_difference;
+using sim_test::run_steps;
 
 /// The ABC flow at time t on the faces of n^3 cells, per component (row-major).
 inline std::vector<double> abc_faces(int c, int n, double nu, double t) {
-  const double h = 2 * M_PI / n;
-  std::vector<double> v(std::size_t(n) * n * n);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j)
-      for (int k = 0; k < n; ++k) {
-        double x[3] = {(i + 0.5) * h, (j + 0.5) * h, (k + 0.5) * h};
-        x[c] -= 0.5 * h;
-        v[std::size_t((i * n + j) * n + k)] = abc(c, x[0], x[1], x[2], nu, t);
-      }
-  return v;
+  return sim_test::on_faces(c, n, [&](double x, double y, double z) { return abc(c, x, y, z, nu, t); });
 }
 
 /// A periodic n^3 box holding the ABC flow at t = 0 (viscosity nu, time scheme scheme).
 inline Sim abc_box(const Context& ctx, int n, double nu, const std::string& scheme) {
   const std::string len = std::to_string(2 * M_PI);
   Sim s = make_fluid3d(ctx, "[" + std::to_string(n) + ", " + std::to_string(n) + ", " + std::to_string(n) + "]",
-               "[" + len + ", " + len + ", " + len + "]",
-               "viscosity = " + std::to_string(nu) + "\ntime_scheme = \"" + scheme + "\"", "default = \"periodic\"");
+                       "[" + len + ", " + len + ", " + len + "]",
+                       "viscosity = " + std::to_string(nu) + "\ntime_scheme = \"" + scheme + "\"", "default = \"periodic\"");
   for (int c = 0; c < 3; ++c) set_field(*s.model, kFaceFields[c], abc_faces(c, n, nu, 0.0));
   return s;
-}
-
-/// Largest difference between the model's face velocities and `reference` (per component).
-inline double max_difference(Model& m, const std::vector<std::vector<double>>& reference) {
-  double e = 0;
-  for (int c = 0; c < 3; ++c) {
-    const std::vector<double> u = field_values(m, kFaceFields[c]);
-    for (std::size_t q = 0; q < u.size(); ++q) e = std::max(e, std::abs(u[q] - reference[std::size_t(c)][q]));
-  }
-  return e;
-}
-
-/// Runs `steps` steps of dt.
-inline void run_steps(Model& m, int steps, double dt) {
-  for (int s = 0; s < steps; ++s) m.step(dt);
 }
 
 }  // namespace fluid3d_test
@@ -144,7 +115,7 @@ TYPED_TEST(Fluid3d, FlowUniformAlongAPeriodicZMatchesThe2dModel) {
   const int n = 16, steps = 20;
   const double dt = 0.01;
   Sim s3 = make_fluid3d(this->ctx, "[16, 16, 4]", "[1.0, 1.0, 0.25]", "viscosity = 0.01\ntime_scheme = \"rk2\"",
-                "default = \"wall\"\nz_lo = \"periodic\"\nz_hi = \"periodic\"\ny_hi_value = 1.0");
+                        "default = \"wall\"\nz_lo = \"periodic\"\nz_hi = \"periodic\"\ny_hi_value = 1.0");
   Sim s2 = make_fluid3d(this->ctx, "[16, 16]", "[1.0, 1.0]", "viscosity = 0.01\ntime_scheme = \"rk2\"", "default = \"wall\"\ny_hi_value = 1.0");
   run_steps(*s3.model, steps, dt);
   run_steps(*s2.model, steps, dt);
@@ -172,7 +143,7 @@ TYPED_TEST(Fluid3d, TaylorGreenStartsWithItsEnergyAndDecays) {
   const std::string len = std::to_string(2 * M_PI);
   for (const std::string precision : {"float64", "float32"}) {
     Sim s = make_fluid3d(this->ctx, "[16, 16, 16]", "[" + len + ", " + len + ", " + len + "]",
-                 "viscosity = 0.01\ninit = \"taylor_green\"", "default = \"periodic\"", precision);
+                         "viscosity = 0.01\ninit = \"taylor_green\"", "default = \"periodic\"", precision);
     const double k0 = diagnostic(*s.model, "mean_kinetic_energy");
     EXPECT_NEAR(k0, 0.125, 0.125 * 0.01) << precision;
     double t = 0;
@@ -194,7 +165,7 @@ TYPED_TEST(Fluid3d, RestartIsBitForBit) {
   const std::string len = std::to_string(2 * M_PI);
   auto box = [&] {
     return make_fluid3d(this->ctx, "[8, 12, 10]", "[" + len + ", " + len + ", " + len + "]", "viscosity = 0.02\ninit = \"taylor_green\"",
-                "default = \"periodic\"\ny_lo = \"wall\"\ny_hi = \"wall\"\ny_hi_value = 0.5");
+                        "default = \"periodic\"\ny_lo = \"wall\"\ny_hi = \"wall\"\ny_hi_value = 0.5");
   };
   Sim whole = box(), first = box();
   auto advance = [](Model& m, int steps) {
@@ -341,9 +312,9 @@ TEST(Fluid3dBackends, GpuMatchesCpu) {
   for (const std::string boundary : {"default = \"periodic\"", "default = \"wall\"\ny_hi_value = 1.0\nz_lo = \"periodic\"\nz_hi = \"periodic\""})
     for (const std::string precision : {"float64", "float32"}) {
       Sim a = make_fluid3d(cpu, "[16, 12, 10]", "[" + len + ", " + len + ", " + len + "]", "viscosity = 0.02\ninit = \"taylor_green\"",
-                   boundary, precision);
+                           boundary, precision);
       Sim b = make_fluid3d(gpu, "[16, 12, 10]", "[" + len + ", " + len + ", " + len + "]", "viscosity = 0.02\ninit = \"taylor_green\"",
-                   boundary, precision);
+                           boundary, precision);
       for (int s = 0; s < 10; ++s) {
         const double dt = a.model->next_dt(0.5);
         a.model->step(dt), b.model->step(dt);

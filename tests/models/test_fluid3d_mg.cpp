@@ -27,7 +27,7 @@ using Sim = sim_test::Fluid3dRun;
 using sim_test::make_fluid3d;
 using sim_test::set_field;
 
-const char* const kFaceFields[3] = {"u_face", "v_face", "w_face"};
+using sim_test::kFaceFields;
 
 /// Runs the same case with the transform solver and with mg_cg for `steps` steps of the first
 /// run's adaptive dt; expects the kinetic energies within energy_tol (relative) and the face
@@ -80,7 +80,7 @@ TYPED_TEST(Fluid3dMgCg, LidDrivenBoxFollowsTheTransformSolver) {
 TYPED_TEST(Fluid3dMgCg, RestartIsBitForBit) {
   auto box = [&] {
     return make_fluid3d(this->ctx, "[8, 12, 10]", "[1.0, 1.5, 1.25]", "viscosity = 0.02\npressure_solver = \"mg_cg\"\npressure_tol = 1e-9",
-                "default = \"periodic\"\ny_lo = \"wall\"\ny_hi = \"wall\"\ny_hi_value = 0.5", "float64");
+                        "default = \"periodic\"\ny_lo = \"wall\"\ny_hi = \"wall\"\ny_hi_value = 0.5", "float64");
   };
   Sim whole = box(), first = box();
   auto advance = [](Model& m, int steps) {

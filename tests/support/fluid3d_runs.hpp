@@ -1,8 +1,11 @@
 #pragma once
-// A 3D fluid model built from a few config lines and initialized, and a field set from host
-// values: what the 3D fluid's tests share.
+// What the 3D fluid's tests share: a model built from a few config lines and initialized, a
+// field set from host values, the face fields, the decaying ABC (Beltrami) flow on the faces of
+// a periodic box, and the largest difference of the face velocities from a reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +13,7 @@
 #include "io/config.hpp"
 #include "models/model.hpp"
 #include "models/runner.hpp"
+#include "tests/support/model_values.hpp"
 
 namespace sim_test {
 
@@ -41,6 +45,47 @@ inline void set_field(sim::Model& m, const std::string& name, const std::vector<
     return f.from_host(tmp.data());
   }
   ADD_FAILURE() << "no field named " << name;
+}
+
+/// The face velocity fields of the 3D fluid, by component.
+const char* const kFaceFields[3] = {"u_face", "v_face", "w_face"};
+
+/// The n^3 face values of component c of f(x, y, z) (faces of the cells of [0, 2 pi)^3, row-major).
+template <class F>
+std::vector<double> on_faces(int c, int n, const F& f) {
+  const double h = 2 * M_PI / n;
+  std::vector<double> v(std::size_t(n) * n * n);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      for (int k = 0; k < n; ++k) {
+        double x[3] = {(i + 0.5) * h, (j + 0.5) * h, (k + 0.5) * h};
+        x[c] -= 0.5 * h;
+        v[std::size_t((i * n + j) * n + k)] = f(x[0], x[1], x[2]);
+      }
+  return v;
+}
+
+/// The decaying ABC flow (A = B = C = 1, k = 1) on [0, 2 pi)^3: component c at (x, y, z), time t.
+inline double abc(int c, double x, double y, double z, double nu, double t) {
+  const double decay = std::exp(-nu * t);
+  if (c == 0) return decay * (std::sin(z) + std::cos(y));
+  if (c == 1) return decay * (std::sin(x) + std::cos(z));
+  return decay * (std::sin(y) + std::cos(x));
+}
+
+/// Largest difference between the model's face velocities and `reference` (per component).
+inline double max_difference(sim::Model& m, const std::vector<std::vector<double>>& reference) {
+  double e = 0;
+  for (int c = 0; c < 3; ++c) {
+    const std::vector<double> u = field_values(m, kFaceFields[c]);
+    for (std::size_t q = 0; q < u.size(); ++q) e = std::max(e, std::abs(u[q] - reference[std::size_t(c)][q]));
+  }
+  return e;
+}
+
+/// Runs `steps` steps of dt.
+inline void run_steps(sim::Model& m, int steps, double dt) {
+  for (int s = 0; s < steps; ++s) m.step(dt);
 }
 
 }  // namespace sim_test

@@ -45,7 +45,7 @@ inline double advance(Model& m, int steps) {
   return t;
 }
 
-const char* const kFaceFields[3] = {"u_face", "v_face", "w_face"};
+using sim_test::kFaceFields;
 
 /// A channel along x: the inflow on x_lo (mean 1 m/s), the outflow on x_hi, walls on y, periodic z.
 const char* const kChannel =
@@ -114,9 +114,9 @@ TYPED_TEST(Fluid3dObstacles, ChannelReachesThePlanePoiseuilleProfile) {
 // divergence-free around it, it feels a drag, and --dry-run's note says which solver and why.
 TYPED_TEST(Fluid3dObstacles, FacesTouchingTheObstacleCarryNoFlow) {
   Sim s = make_fluid3d(this->ctx, "[16, 8, 8]", "[2.0, 1.0, 1.0]",
-               "viscosity = 0.05\nobstacle = \"box\"\nobstacle_center = [0.8, 0.5, 0.5]\nobstacle_size = [0.3, 0.4, 0.4]\n"
-               "pressure_tol = 1e-10",
-               kChannel);
+                       "viscosity = 0.05\nobstacle = \"box\"\nobstacle_center = [0.8, 0.5, 0.5]\nobstacle_size = [0.3, 0.4, 0.4]\n"
+                       "pressure_tol = 1e-10",
+                       kChannel);
   advance(*s.model, 10);
   const double h[3] = {0.125, 0.125, 0.125}, c[3] = {0.8, 0.5, 0.5}, size[3] = {0.3, 0.4, 0.4};
   int closed = 0;
@@ -182,10 +182,10 @@ TYPED_TEST(Fluid3dObstacles, BoxAcrossAPeriodicZMatchesThe2dModel) {
   const std::string common =
       "viscosity = 0.02\npressure_tol = 1e-13\nobstacle = \"box\"\ndye = \"stripes\"\ndye_diffusivity = 0.005\n";
   Sim s3 = make_fluid3d(this->ctx, "[24, 12, 3]", "[2.0, 1.0, 0.25]",
-                common + "obstacle_center = [0.6, 0.55, 0.125]\nobstacle_size = [0.25, 0.3, 1.0]", kChannel);
+                        common + "obstacle_center = [0.6, 0.55, 0.125]\nobstacle_size = [0.25, 0.3, 1.0]", kChannel);
   Sim s2 = make_fluid3d(this->ctx, "[24, 12]", "[2.0, 1.0]",
-                common + "pressure_solver = \"cg\"\nobstacle_center = [0.6, 0.55]\nobstacle_size = [0.25, 0.3]",
-                "x_lo = \"inflow\"\nx_lo_value = 1.0\nx_hi = \"outflow\"\ny_lo = \"wall\"\ny_hi = \"wall\"");
+                        common + "pressure_solver = \"cg\"\nobstacle_center = [0.6, 0.55]\nobstacle_size = [0.25, 0.3]",
+                        "x_lo = \"inflow\"\nx_lo_value = 1.0\nx_hi = \"outflow\"\ny_lo = \"wall\"\ny_hi = \"wall\"");
   for (int s = 0; s < 15; ++s) {
     const double dt = s3.model->next_dt(0.5);
     s3.model->step(dt), s2.model->step(dt);
@@ -218,9 +218,9 @@ TYPED_TEST(Fluid3dObstacles, BoxAcrossAPeriodicZMatchesThe2dModel) {
 TYPED_TEST(Fluid3dObstacles, ForceOnASlabUnderCouetteFlowIsTheWallShear) {
   const double nu = 0.1, ys = 0.15, height = 1.0 - ys, exact = nu * 1.0 * 1.0 * 0.5 / height;
   Sim s = make_fluid3d(this->ctx, "[8, 10, 4]", "[1.0, 1.0, 0.5]",
-               "viscosity = 0.1\ntime_scheme = \"euler\"\nobstacle = \"box\"\nobstacle_center = [0.5, 0.1, 0.25]\n"
-               "obstacle_size = [2.0, 0.2, 1.0]",
-               "default = \"periodic\"\ny_lo = \"wall\"\ny_hi = \"wall\"\ny_hi_value = 1.0");
+                       "viscosity = 0.1\ntime_scheme = \"euler\"\nobstacle = \"box\"\nobstacle_center = [0.5, 0.1, 0.25]\n"
+                       "obstacle_size = [2.0, 0.2, 1.0]",
+                       "default = \"periodic\"\ny_lo = \"wall\"\ny_hi = \"wall\"\ny_hi_value = 1.0");
   std::vector<double> u(8 * 10 * 4, 0.0);
   for (int i = 0; i < 8; ++i)
     for (int j = 2; j < 10; ++j)
@@ -242,9 +242,9 @@ TYPED_TEST(Fluid3dObstacles, ForceOnASlabUnderCouetteFlowIsTheWallShear) {
 // the step, the balance holds in between: agreement to the step's change).
 TYPED_TEST(Fluid3dObstacles, ForceInAPeriodicBoxIsTheMomentumTheFluidLoses) {
   Sim s = make_fluid3d(this->ctx, "[12, 12, 12]", "[1.0, 1.0, 1.0]",
-               "viscosity = 0.02\ntime_scheme = \"euler\"\ninit = \"uniform\"\ninit_velocity = 1.0\nobstacle = \"sphere\"\n"
-               "obstacle_center = [0.5, 0.5, 0.5]\nobstacle_radius = 0.2\npressure_tol = 1e-12",
-               "default = \"periodic\"");
+                       "viscosity = 0.02\ntime_scheme = \"euler\"\ninit = \"uniform\"\ninit_velocity = 1.0\nobstacle = \"sphere\"\n"
+                       "obstacle_center = [0.5, 0.5, 0.5]\nobstacle_radius = 0.2\npressure_tol = 1e-12",
+                       "default = \"periodic\"");
   const double dt = 0.002, cell = 1.0 / (12 * 12 * 12);
   for (int n = 0; n < 50; ++n) s.model->step(dt);
   auto momentum = [&] {
@@ -271,9 +271,9 @@ TYPED_TEST(Fluid3dObstacles, ForceInAPeriodicBoxIsTheMomentumTheFluidLoses) {
 TYPED_TEST(Fluid3dObstacles, DyeIsConservedAndBounded) {
   const std::string len = std::to_string(2 * M_PI);
   Sim s = make_fluid3d(this->ctx, "[16, 16, 16]", "[" + len + ", " + len + ", " + len + "]",
-               "viscosity = 0.01\ninit = \"taylor_green\"\ndye = \"half\"\nobstacle = \"sphere\"\n"
-               "obstacle_center = [1.0, 1.0, 1.0]\nobstacle_radius = 0.6\npressure_tol = 1e-10",
-               "default = \"periodic\"");
+                       "viscosity = 0.01\ninit = \"taylor_green\"\ndye = \"half\"\nobstacle = \"sphere\"\n"
+                       "obstacle_center = [1.0, 1.0, 1.0]\nobstacle_radius = 0.6\npressure_tol = 1e-10",
+                       "default = \"periodic\"");
   const std::vector<double> d0 = field_values(*s.model, "dye");
   advance(*s.model, 1);  // (the first stage clears the solid cells)
   const std::vector<double> d1 = field_values(*s.model, "dye");
@@ -294,9 +294,9 @@ TYPED_TEST(Fluid3dObstacles, DyeIsConservedAndBounded) {
 TYPED_TEST(Fluid3dObstacles, RestartWithAnObstacleIsBitForBit) {
   auto build = [&] {
     return make_fluid3d(this->ctx, "[16, 8, 8]", "[2.0, 1.0, 1.0]",
-                "viscosity = 0.02\ninit = \"uniform\"\nobstacle = \"sphere\"\nobstacle_center = [0.6, 0.5, 0.5]\n"
-                "obstacle_radius = 0.2\npressure_tol = 1e-9\ndye = \"stripes\"",
-                kChannel);
+                        "viscosity = 0.02\ninit = \"uniform\"\nobstacle = \"sphere\"\nobstacle_center = [0.6, 0.5, 0.5]\n"
+                        "obstacle_radius = 0.2\npressure_tol = 1e-9\ndye = \"stripes\"",
+                        kChannel);
   };
   Sim whole = build(), first = build();
   advance(*whole.model, 7);

@@ -35,7 +35,12 @@ using sim_test::set_field;
 using sim_test::diagnostic;
 using sim_test::field_values;
 
-const char* const kFaceFields[3] = {"u_face", "v_face", "w_face"};
+using sim_test::abc;
+using sim_test::kFaceFields;
+using sim_test::max_difference;
+using sim_test::on_faces;
+using sim_test::run_steps;
+
 /// 2 pi, to the last digit (the box's spacing enters the exact decay factors).
 inline std::string two_pi() {
   char text[32];
@@ -44,43 +49,6 @@ inline std::string two_pi() {
 }
 const std::string kTwoPi = two_pi();
 const std::string kBox = "[" + kTwoPi + ", " + kTwoPi + ", " + kTwoPi + "]";
-
-/// The n^3 face values of component c of f(x, y, z) (faces of [0, 2 pi)^3, row-major).
-template <class F>
-std::vector<double> on_faces(int c, int n, const F& f) {
-  const double h = 2 * M_PI / n;
-  std::vector<double> v(std::size_t(n) * n * n);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j)
-      for (int k = 0; k < n; ++k) {
-        double x[3] = {(i + 0.5) * h, (j + 0.5) * h, (k + 0.5) * h};
-        x[c] -= 0.5 * h;
-        v[std::size_t((i * n + j) * n + k)] = f(x[0], x[1], x[2]);
-      }
-  return v;
-}
-
-/// The decaying ABC flow (A = B = C = 1, k = 1): component c at (x, y, z), time t.
-inline double abc(int c, double x, double y, double z, double nu, double t) {
-  const double decay = std::exp(-nu * t);
-  if (c == 0) return decay * (std::sin(z) + std::cos(y));
-  if (c == 1) return decay * (std::sin(x) + std::cos(z));
-  return decay * (std::sin(y) + std::cos(x));
-}
-
-/// Largest difference between the model's face velocities and `reference` (per component).
-inline double max_difference(Model& m, const std::vector<std::vector<double>>& reference) {
-  double e = 0;
-  for (int c = 0; c < 3; ++c) {
-    const std::vector<double> u = field_values(m, kFaceFields[c]);
-    for (std::size_t q = 0; q < u.size(); ++q) e = std::max(e, std::abs(u[q] - reference[std::size_t(c)][q]));
-  }
-  return e;
-}
-
-inline void run_steps(Model& m, int steps, double dt) {
-  for (int s = 0; s < steps; ++s) m.step(dt);
-}
 
 }  // namespace fluid3d_schemes_test
 
@@ -98,7 +66,7 @@ TYPED_TEST(Fluid3dSchemes, UpwindAdvectionIsFirstOrderInSpace) {
   std::string table;
   for (int n : {16, 32, 64}) {
     Sim s = make_fluid3d(this->ctx, "[" + std::to_string(n) + ", " + std::to_string(n) + ", " + std::to_string(n) + "]", kBox,
-                 "viscosity = 0.1\nadvection = \"upwind\"", "default = \"periodic\"");
+                         "viscosity = 0.1\nadvection = \"upwind\"", "default = \"periodic\"");
     std::vector<std::vector<double>> exact;
     for (int c = 0; c < 3; ++c) {
       set_field(*s.model, kFaceFields[c], on_faces(c, n, [&](double x, double y, double z) { return abc(c, x, y, z, nu, 0); }));
@@ -130,7 +98,7 @@ TYPED_TEST(Fluid3dSchemes, FlowUniformAlongAPeriodicZMatchesThe2dModel) {
         "viscous_scheme = \"implicit\"\nadvection = \"upwind\"\ndye = \"stripes\"\nviscosity = 0.05"}) {
     const std::string model = scheme + "\nviscous_tol = 1e-14\n";
     Sim s3 = make_fluid3d(this->ctx, "[16, 16, 4]", "[1.0, 1.0, 0.25]", model,
-                  "default = \"wall\"\nz_lo = \"periodic\"\nz_hi = \"periodic\"\ny_hi_value = 1.0");
+                          "default = \"wall\"\nz_lo = \"periodic\"\nz_hi = \"periodic\"\ny_hi_value = 1.0");
     Sim s2 = make_fluid3d(this->ctx, "[16, 16]", "[1.0, 1.0]", model, "default = \"wall\"\ny_hi_value = 1.0");
     run_steps(*s3.model, steps, dt);
     run_steps(*s2.model, steps, dt);
@@ -178,8 +146,8 @@ TYPED_TEST(Fluid3dSchemes, ImplicitViscosityDecaysAShearWaveByItsSchemesFactor) 
         const double dt = t_end / steps, a = nu * dt * lambda;
         ASSERT_GT(dt, 4 * explicit_limit);
         Sim s = make_fluid3d(this->ctx, "[12, 12, 12]", kBox,
-                     "viscosity = 1.0\nviscous_scheme = \"implicit\"\nviscous_tol = 1e-14\ntime_scheme = \"" + scheme + "\"",
-                     "default = \"periodic\"");
+                             "viscosity = 1.0\nviscous_scheme = \"implicit\"\nviscous_tol = 1e-14\ntime_scheme = \"" + scheme + "\"",
+                             "default = \"periodic\"");
         auto wave = [&](double x, double y, double z) {
           const double p[3] = {x, y, z};
           return std::sin(p[e]);
@@ -218,8 +186,8 @@ TYPED_TEST(Fluid3dSchemes, ImplicitViscosityHasTheSchemesOrderInTimeOnTheBeltram
   const double nu = 0.5, t_end = 0.8;
   auto run = [&](const std::string& scheme, int steps) {
     Sim s = make_fluid3d(this->ctx, "[12, 12, 12]", kBox,
-                 "viscosity = 0.5\nviscous_scheme = \"implicit\"\nviscous_tol = 1e-13\ntime_scheme = \"" + scheme + "\"",
-                 "default = \"periodic\"");
+                         "viscosity = 0.5\nviscous_scheme = \"implicit\"\nviscous_tol = 1e-13\ntime_scheme = \"" + scheme + "\"",
+                         "default = \"periodic\"");
     for (int c = 0; c < 3; ++c)
       set_field(*s.model, kFaceFields[c], on_faces(c, n, [&](double x, double y, double z) { return abc(c, x, y, z, nu, 0); }));
     run_steps(*s.model, steps, t_end / steps);
@@ -292,11 +260,11 @@ TYPED_TEST(Fluid3dSchemes, ImplicitChannelPastABoxAcrossAPeriodicZMatchesThe2dMo
                                "viscous_scheme = \"implicit\"\nadvection = \"upwind\"\nupwind_weight = 0.5\ntime_scheme = \"" +
                                scheme + "\"\n";
     Sim s3 = make_fluid3d(this->ctx, "[24, 12, 3]", "[2.0, 1.0, 0.25]", common + "obstacle_center = [0.6, 0.55, 0.125]\nobstacle_size = [0.25, 0.3, 1.0]",
-                  "x_lo = \"inflow\"\nx_lo_value = 1.0\nx_hi = \"outflow\"\ny_lo = \"wall\"\ny_hi = \"wall\"\nz_lo = \"periodic\"\n"
-                  "z_hi = \"periodic\"");
+                          "x_lo = \"inflow\"\nx_lo_value = 1.0\nx_hi = \"outflow\"\ny_lo = \"wall\"\ny_hi = \"wall\"\nz_lo = \"periodic\"\n"
+                          "z_hi = \"periodic\"");
     Sim s2 = make_fluid3d(this->ctx, "[24, 12]", "[2.0, 1.0]",
-                  common + "pressure_solver = \"cg\"\nobstacle_center = [0.6, 0.55]\nobstacle_size = [0.25, 0.3]",
-                  "x_lo = \"inflow\"\nx_lo_value = 1.0\nx_hi = \"outflow\"\ny_lo = \"wall\"\ny_hi = \"wall\"");
+                          common + "pressure_solver = \"cg\"\nobstacle_center = [0.6, 0.55]\nobstacle_size = [0.25, 0.3]",
+                          "x_lo = \"inflow\"\nx_lo_value = 1.0\nx_hi = \"outflow\"\ny_lo = \"wall\"\ny_hi = \"wall\"");
     for (int s = 0; s < 12; ++s) {
       const double dt = 0.04;  // twice the explicit viscous limit h^2 / (4 nu) = 0.0174
       s3.model->step(dt), s2.model->step(dt);
