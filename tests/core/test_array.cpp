@@ -7,6 +7,7 @@
 
 #include "core/array/array.hpp"
 #include "core/runtime/host_buffer.hpp"
+#include "core/runtime/tuning.hpp"
 #include "core/kernels/for_each.hpp"
 #include "tests/support/backends.hpp"
 
@@ -26,6 +27,14 @@ void write_linear_index_3d(const Context& ctx, Array<T, 3>& a) {
   const index_t n1 = a.extent(1), n2 = a.extent(2);
   for_each(ctx, "test::linear_3d", a.box(), SIM_LAMBDA(index_t i, index_t j, index_t k) {
     v(i, j, k) = T((i * n1 + j) * n2 + k);
+  });
+}
+/// Adds 1 + a code of (i, j, k) at every cell of box: a cell visited twice, or one outside
+/// the box, shows in the array afterwards.
+inline void mark_box_3d(const Context& ctx, Array<double, 3>& a, const Box<3>& box) {
+  auto v = a.view();
+  for_each(ctx, "test::mark_3d", box, SIM_LAMBDA(index_t i, index_t j, index_t k) {
+    v(i, j, k) += double(1 + (i * 1000 + j) * 1000 + k);
   });
 }
 inline void write_index_1d(const Context& ctx, Array<std::int64_t, 1>& a, const Box<1>& box) {
@@ -220,4 +229,31 @@ TYPED_TEST(ArrayTest, OutOfMemoryNamesTheSizes) {
   Array<double, 1> fine(this->ctx, extents(10));  // the context still works afterwards
   fine.fill(1);
   EXPECT_EQ(fine.to_host()[9], 1.0);
+}
+
+// Every cell of a 3D box once, whatever planes a GPU thread walks (SIMKIT_FOR_EACH_ROWS, unset:
+// the default), boxes offset in their array and not whole blocks in any dimension, narrower
+// than a warp, and more planes than blocks.
+TYPED_TEST(ArrayTest, ForEachVisitsEveryCellOfA3DBoxOnce) {
+  const Extents<3> shape{{70, 21, 75}};
+  const Box<3> boxes[] = {{{1, 2, 3}, {6, 11, 36}}, {{0, 0, 0}, {70, 21, 75}}, {{3, 1, 0}, {67, 9, 32}},
+                          {{0, 4, 2}, {69, 7, 33}}, {{2, 0, 40}, {5, 21, 64}}};
+  for (const char* rows : {"", "0", "1", "2", "4", "8", "16"}) {
+    const tuning::Scoped walk("SIMKIT_FOR_EACH_ROWS", rows);
+    for (const Box<3>& box : boxes) {
+      Array<double, 3> a(this->ctx, shape);
+      a.fill(0.0);
+      sim_test::mark_box_3d(this->ctx, a, box);
+      const std::vector<double> h = a.to_host();
+      for (index_t i = 0; i < shape.n[0]; ++i)
+        for (index_t j = 0; j < shape.n[1]; ++j)
+          for (index_t k = 0; k < shape.n[2]; ++k) {
+            const bool in = i >= box.lo[0] && i < box.hi[0] && j >= box.lo[1] && j < box.hi[1] && k >= box.lo[2] && k < box.hi[2];
+            const double want = in ? double(1 + (i * 1000 + j) * 1000 + k) : 0.0;
+            ASSERT_EQ(h[std::size_t((i * shape.n[1] + j) * shape.n[2] + k)], want)
+                << "SIMKIT_FOR_EACH_ROWS='" << rows << "', box from (" << box.lo[0] << ", " << box.lo[1] << ", " << box.lo[2]
+                << "), cell (" << i << ", " << j << ", " << k << ")";
+          }
+    }
+  }
 }

@@ -10,7 +10,7 @@
 using namespace sim;
 
 TEST(Tuning, EveryKnobIsDocumentedAndAcceptsItsDefaultForm) {
-  ASSERT_EQ(tuning::knobs().size(), 17u);
+  ASSERT_EQ(tuning::knobs().size(), 18u);
   for (const tuning::Knob& k : tuning::knobs()) {
     EXPECT_EQ(std::string(k.name).rfind("SIMKIT_", 0), 0u) << k.name;
     EXPECT_FALSE(std::string(k.accepts).empty()) << k.name;
@@ -34,7 +34,8 @@ TEST(Tuning, ScopedSetsAndRestores) {
 
 TEST(Tuning, ValuesParse) {
   const tuning::Scoped halo("SIMKIT_HALO", "nccl"), rows("SIMKIT_STENCIL_ROWS", "8"), mib("SIMKIT_CUBLAS_WORKSPACE_MIB", "0"),
-      smooth("SIMKIT_MG_SMOOTH", "3,2"), order("SIMKIT_FLUID_GUESS_ORDER", "0"), steps("SIMKIT_DECOMPOSED_STEPS", "replays");
+      smooth("SIMKIT_MG_SMOOTH", "3,2"), order("SIMKIT_FLUID_GUESS_ORDER", "0"), steps("SIMKIT_DECOMPOSED_STEPS", "replays"),
+      walk("SIMKIT_FOR_EACH_ROWS", "0");
   const tuning::Values& v = tuning::current();
   EXPECT_EQ(v.halo, "nccl");
   EXPECT_EQ(v.stencil_rows, 8);
@@ -43,6 +44,7 @@ TEST(Tuning, ValuesParse) {
   EXPECT_EQ(v.mg_post_smooth, 2);
   EXPECT_EQ(v.fluid_guess_order, 0);
   EXPECT_EQ(v.decomposed_steps, "replays");
+  EXPECT_EQ(v.for_each_rows, 0);
 }
 
 TEST(Tuning, BadValuesAreErrorsThatNameTheKnob) {
@@ -51,7 +53,7 @@ TEST(Tuning, BadValuesAreErrorsThatNameTheKnob) {
       {"SIMKIT_STENCIL_BLOCK_Y", "12"}, {"SIMKIT_CUBLAS_WORKSPACE_MIB", "-1"}, {"SIMKIT_MG_SMOOTH", "2"},
       {"SIMKIT_MG_SMOOTH", "0,1"},     {"SIMKIT_MG_BLOCK_CELLS", "1k"},  {"SIMKIT_MG_GATHER_CELLS", "0"},
       {"SIMKIT_FLUID_GUESS_ORDER", "2"}, {"SIMKIT_DEVICE_STEPS", ""},    {"SIMKIT_NCCL_ORDER", "fast"},
-      {"SIMKIT_TRANSPOSE_CHUNKS", "0"}, {"SIMKIT_DECOMPOSED_STEPS", "graph"}};
+      {"SIMKIT_TRANSPOSE_CHUNKS", "0"}, {"SIMKIT_DECOMPOSED_STEPS", "graph"}, {"SIMKIT_FOR_EACH_ROWS", "3"}};
   for (const auto& [name, text] : bad) {
     if (!*text) continue;  // "" unsets a knob
     try {
