@@ -1,15 +1,15 @@
 #pragma once
 // The cuda backend of for_each: the contiguous dimension on threadIdx.x (coalesced), outer
 // dimensions on the grid's y and z, with grid-stride loops where the grid limits bind. 3D
-// boxes a warp wide or more run in blocks of 32 x 8 threads, each thread walking a few planes
-// along dimension 0 (for_each_kernel_3d_rows).
+// boxes a warp wide or more run in blocks 32 threads wide, each thread walking a few planes
+// along dimension 0 (for_each_kernel_3d_rows; the shape's rule in walk_shape.cpp).
 #include <cuda_runtime.h>
 
 #include <algorithm>
 
 #include "core/runtime/context.hpp"
 #include "core/cuda/check.hpp"
-#include "core/runtime/tuning.hpp"
+#include "core/cuda/walk_shape.hpp"
 #include "core/runtime/types.hpp"
 
 namespace sim::gpu {
@@ -37,16 +37,16 @@ __global__ void for_each_kernel_3d(index_t lo0, index_t lo1, index_t lo2, index_
     for (index_t j = index_t(blockIdx.y) * blockDim.y + threadIdx.y; j < n1; j += step1) f(lo0 + i, lo1 + j, lo2 + k);
 }
 
-/// 3D boxes: blocks of 32 x 8 threads over dimensions 2 and 1, each thread walking `rows`
-/// consecutive planes along dimension 0. A stencil's neighbours (the rows beside in the
+/// 3D boxes: blocks of 32 x blockDim.y threads over dimensions 2 and 1, each thread walking
+/// `rows` consecutive planes along dimension 0. A stencil's neighbours (the rows beside in the
 /// block, the plane the thread read last) are then mostly still in the multiprocessor's L1
 /// when read, where one 256-wide row a block had every neighbouring row read again from L2 by
 /// another block: the 3D fluid's kernels, which read several fields around each cell, are
 /// bound by that L2 traffic.
 template <class F>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(512)
     for_each_kernel_3d_rows(index_t lo0, index_t lo1, index_t lo2, index_t n0, index_t n1, index_t n2, index_t rows, F f) {
-  const index_t k = index_t(blockIdx.x) * 32 + threadIdx.x, j = index_t(blockIdx.y) * 8 + threadIdx.y;
+  const index_t k = index_t(blockIdx.x) * 32 + threadIdx.x, j = index_t(blockIdx.y) * blockDim.y + threadIdx.y;
   if (k >= n2 || j >= n1) return;
   const index_t first = index_t(blockIdx.z) * rows, last = first + rows < n0 ? first + rows : n0;
   for (index_t i = first; i < last; ++i) f(lo0 + i, lo1 + j, lo2 + k);
@@ -115,29 +115,15 @@ void launch_for_each(const Context& ctx, const char* name, const Box<2>& b, cons
   SIM_CUDA_CHECK_LAUNCH(name, stream);
 }
 
-/// Planes a thread of for_each_kernel_3d_rows walks for a grid of plane_blocks blocks a plane:
-/// up to 8, fewer where the grid would have under 16 blocks a multiprocessor (two waves of
-/// resident blocks); SIMKIT_FOR_EACH_ROWS overrides it (0: the one-plane launch).
-inline index_t walk_rows(const Context& ctx, index_t plane_blocks, index_t n0) {
-  const int forced = tuning::current().for_each_rows;  // validated: 0, 1, 2, 4, 8 or 16 when set
-  if (forced >= 0) return forced;
-  const index_t enough = 16 * index_t(std::max(1, ctx.multiprocessor_count()));
-  index_t rows = 8;
-  while (rows > 1 && plane_blocks * ((n0 + rows - 1) / rows) < enough) rows /= 2;
-  return rows;
-}
-
 template <class F>
 void launch_for_each(const Context& ctx, const char* name, const Box<3>& b, const F& f) {
   const index_t n0 = b.extent(0), n1 = b.extent(1), n2 = b.extent(2);
   if (n2 < thin_extent) return launch_flat(ctx, name, b, f);
   auto stream = static_cast<cudaStream_t>(ctx.stream());
-  const index_t gx = (n2 + 31) / 32, gy = (n1 + 7) / 8;
-  index_t rows = n2 >= 32 && gy <= 65535 ? walk_rows(ctx, gx * gy, n0) : 0;
-  while (rows > 0 && (n0 + rows - 1) / rows > 65535) rows *= 2;
-  if (rows > 0) {
-    const dim3 grid(unsigned(gx), unsigned(gy), unsigned((n0 + rows - 1) / rows));
-    for_each_kernel_3d_rows<<<grid, dim3(32, 8, 1), 0, stream>>>(b.lo[0], b.lo[1], b.lo[2], n0, n1, n2, rows, f);
+  const WalkShape w = walk_shape(ctx, n0, n1, n2);
+  if (w.rows > 0) {
+    const dim3 grid(unsigned((n2 + 31) / 32), unsigned((n1 + w.block_y - 1) / w.block_y), unsigned((n0 + w.rows - 1) / w.rows));
+    for_each_kernel_3d_rows<<<grid, dim3(32, w.block_y, 1), 0, stream>>>(b.lo[0], b.lo[1], b.lo[2], n0, n1, n2, w.rows, f);
     SIM_CUDA_CHECK_LAUNCH(name, stream);
     return;
   }

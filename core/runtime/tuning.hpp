@@ -25,6 +25,7 @@ struct Values {
   int stencil_pairs = -1;              ///< SIMKIT_STENCIL_PAIRS: paired-column 3D pass, 0 or 1
   int stencil_block_y = -1;            ///< SIMKIT_STENCIL_BLOCK_Y: 3D block height, 8 or 16
   int for_each_rows = -1;              ///< SIMKIT_FOR_EACH_ROWS: planes a thread of a 3D GPU for_each walks, 0: one
+  int for_each_block_y = -1;           ///< SIMKIT_FOR_EACH_BLOCK_Y: rows of dimension 1 a block of that launch covers
   long long cublas_workspace_mib = -1;  ///< SIMKIT_CUBLAS_WORKSPACE_MIB: cuBLAS workspace, 0: cuBLAS's own
   int device_steps = -1;               ///< SIMKIT_DEVICE_STEPS: adaptive steps as one device loop, 0 or 1
   std::string decomposed_steps = "auto";  ///< SIMKIT_DECOMPOSED_STEPS: how the fluid's steps run on several ranks
@@ -117,11 +118,13 @@ inline const std::vector<Knob>& knobs() {
        [](const std::string& t, Values& v) { v.stencil_pairs = one_of("SIMKIT_STENCIL_PAIRS", t, {0, 1}, "0 or 1"); }},
       {"SIMKIT_STENCIL_BLOCK_Y", "8 or 16", "8", "rows of dimension 1 a block of the 3D stencil pass covers (16: where the tile fits)",
        [](const std::string& t, Values& v) { v.stencil_block_y = one_of("SIMKIT_STENCIL_BLOCK_Y", t, {8, 16}, "8 or 16"); }},
-      {"SIMKIT_FOR_EACH_ROWS", "0, 1, 2, 4, 8 or 16", "up to 8, at least 16 blocks a multiprocessor",
-       "planes along dimension 0 a thread of a 3D GPU for_each walks in 32 x 8 blocks (0: 256-wide blocks, one plane each)",
+      {"SIMKIT_FOR_EACH_ROWS", "0, 1, 2, 4, 8 or 16", "up to 4, at least 16 blocks a multiprocessor",
+       "planes along dimension 0 a thread of a 3D GPU for_each walks in 32-wide blocks (0: 256-wide blocks, one plane each)",
        [](const std::string& t, Values& v) {
          v.for_each_rows = one_of("SIMKIT_FOR_EACH_ROWS", t, {0, 1, 2, 4, 8, 16}, "0, 1, 2, 4, 8 or 16");
        }},
+      {"SIMKIT_FOR_EACH_BLOCK_Y", "4, 8 or 16", "8", "rows of dimension 1 a block of the 3D GPU for_each's walking launch covers",
+       [](const std::string& t, Values& v) { v.for_each_block_y = one_of("SIMKIT_FOR_EACH_BLOCK_Y", t, {4, 8, 16}, "4, 8 or 16"); }},
       {"SIMKIT_CUBLAS_WORKSPACE_MIB", "a whole number of MiB, 0 or more", "32 from Hopper on, 4 before",
        "the cuBLAS workspace each context gives its handle (0: cuBLAS's own)",
        [](const std::string& t, Values& v) {

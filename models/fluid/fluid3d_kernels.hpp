@@ -468,8 +468,21 @@ struct FillSides3 {
       if (hi == Side::outflow) ref(c, n, r, s) = ref(c, n - 1, r, s);
     }
   }
+  /// A periodic dimension's ghosts, every value read before the first write: a write may
+  /// alias a later read for all the compiler knows, which would make each copy wait for the
+  /// one before (the copies are scattered single words, bound by their latency).
+  SIM_INLINE void periodic(index_t r, index_t s) const {
+    const index_t n = b.n[d];
+    const T u_lo = ref(0, n - 1, r, s), u_hi = ref(0, 0, r, s), v_lo = ref(1, n - 1, r, s), v_hi = ref(1, 0, r, s);
+    const T w_lo = ref(2, n - 1, r, s), w_hi = ref(2, 0, r, s);
+    const T d_lo = dye.ptr ? dye_ref(n - 1, r, s) : T(0), d_hi = dye.ptr ? dye_ref(0, r, s) : T(0);
+    ref(0, -1, r, s) = u_lo, ref(0, n, r, s) = u_hi, ref(1, -1, r, s) = v_lo, ref(1, n, r, s) = v_hi;
+    ref(2, -1, r, s) = w_lo, ref(2, n, r, s) = w_hi;
+    if (dye.ptr) dye_ref(-1, r, s) = d_lo, dye_ref(n, r, s) = d_hi;
+  }
   /// (r, s) index the other two dimensions; they run from -1 where already filled.
   SIM_INLINE void operator()(index_t r, index_t s) const {
+    if (b.side[2 * d] == Side::periodic) return periodic(r, s);
     component<0>(r, s), component<1>(r, s), component<2>(r, s);
     if (dye.ptr) dye_ghosts(r, s);
   }

@@ -375,7 +375,8 @@ TEST(Simulate, TuningKnobsAreListedShownAndValidated) {
   const std::string cfg = heat_config(dir, "euler");
   const std::string printed = stdout_of("'" + cfg + "' --print-config");
   for (const char* knob : {"SIMKIT_HALO", "SIMKIT_NCCL_ORDER", "SIMKIT_NCCL_PRIORITY", "SIMKIT_STENCIL_ROWS",
-                           "SIMKIT_STENCIL_PAIRS", "SIMKIT_STENCIL_BLOCK_Y", "SIMKIT_FOR_EACH_ROWS", "SIMKIT_CUBLAS_WORKSPACE_MIB",
+                           "SIMKIT_STENCIL_PAIRS", "SIMKIT_STENCIL_BLOCK_Y", "SIMKIT_FOR_EACH_ROWS", "SIMKIT_FOR_EACH_BLOCK_Y",
+                           "SIMKIT_CUBLAS_WORKSPACE_MIB",
                            "SIMKIT_DEVICE_STEPS", "SIMKIT_DECOMPOSED_STEPS", "SIMKIT_MG_SMOOTH", "SIMKIT_MG_BLOCK_CELLS", "SIMKIT_MG_TILES",
                            "SIMKIT_MG_GATHER_CELLS", "SIMKIT_FLUID_GUESS_ORDER", "SIMKIT_FLUID_SCALE_GUESS",
                            "SIMKIT_FLUID_FILL_EVERY_STAGE", "SIMKIT_TRANSPOSE_CHUNKS"})

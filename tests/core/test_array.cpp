@@ -231,29 +231,30 @@ TYPED_TEST(ArrayTest, OutOfMemoryNamesTheSizes) {
   EXPECT_EQ(fine.to_host()[9], 1.0);
 }
 
-// Every cell of a 3D box once, whatever planes a GPU thread walks (SIMKIT_FOR_EACH_ROWS, unset:
-// the default), boxes offset in their array and not whole blocks in any dimension, narrower
-// than a warp, and more planes than blocks.
+// Every cell of a 3D box once, whatever planes a GPU thread walks and however tall its block
+// (SIMKIT_FOR_EACH_ROWS, SIMKIT_FOR_EACH_BLOCK_Y; unset: the defaults), boxes offset in their
+// array and not whole blocks in any dimension, narrower than a warp, and more planes than blocks.
 TYPED_TEST(ArrayTest, ForEachVisitsEveryCellOfA3DBoxOnce) {
   const Extents<3> shape{{70, 21, 75}};
   const Box<3> boxes[] = {{{1, 2, 3}, {6, 11, 36}}, {{0, 0, 0}, {70, 21, 75}}, {{3, 1, 0}, {67, 9, 32}},
                           {{0, 4, 2}, {69, 7, 33}}, {{2, 0, 40}, {5, 21, 64}}};
-  for (const char* rows : {"", "0", "1", "2", "4", "8", "16"}) {
-    const tuning::Scoped walk("SIMKIT_FOR_EACH_ROWS", rows);
-    for (const Box<3>& box : boxes) {
-      Array<double, 3> a(this->ctx, shape);
-      a.fill(0.0);
-      sim_test::mark_box_3d(this->ctx, a, box);
-      const std::vector<double> h = a.to_host();
-      for (index_t i = 0; i < shape.n[0]; ++i)
-        for (index_t j = 0; j < shape.n[1]; ++j)
-          for (index_t k = 0; k < shape.n[2]; ++k) {
-            const bool in = i >= box.lo[0] && i < box.hi[0] && j >= box.lo[1] && j < box.hi[1] && k >= box.lo[2] && k < box.hi[2];
-            const double want = in ? double(1 + (i * 1000 + j) * 1000 + k) : 0.0;
-            ASSERT_EQ(h[std::size_t((i * shape.n[1] + j) * shape.n[2] + k)], want)
-                << "SIMKIT_FOR_EACH_ROWS='" << rows << "', box from (" << box.lo[0] << ", " << box.lo[1] << ", " << box.lo[2]
-                << "), cell (" << i << ", " << j << ", " << k << ")";
-          }
+  for (const char* rows : {"", "0", "1", "2", "4", "8", "16"})
+    for (const char* height : {"", "4", "16"}) {
+      const tuning::Scoped walk("SIMKIT_FOR_EACH_ROWS", rows), tall("SIMKIT_FOR_EACH_BLOCK_Y", height);
+      for (const Box<3>& box : boxes) {
+        Array<double, 3> a(this->ctx, shape);
+        a.fill(0.0);
+        sim_test::mark_box_3d(this->ctx, a, box);
+        const std::vector<double> h = a.to_host();
+        for (index_t i = 0; i < shape.n[0]; ++i)
+          for (index_t j = 0; j < shape.n[1]; ++j)
+            for (index_t k = 0; k < shape.n[2]; ++k) {
+              const bool in = i >= box.lo[0] && i < box.hi[0] && j >= box.lo[1] && j < box.hi[1] && k >= box.lo[2] && k < box.hi[2];
+              const double want = in ? double(1 + (i * 1000 + j) * 1000 + k) : 0.0;
+              ASSERT_EQ(h[std::size_t((i * shape.n[1] + j) * shape.n[2] + k)], want)
+                  << "SIMKIT_FOR_EACH_ROWS='" << rows << "', SIMKIT_FOR_EACH_BLOCK_Y='" << height << "', box from (" << box.lo[0]
+                  << ", " << box.lo[1] << ", " << box.lo[2] << "), cell (" << i << ", " << j << ", " << k << ")";
+            }
+      }
     }
-  }
 }
