@@ -12,8 +12,8 @@
 // columns, so corners match one rank's fill), the pressure solver works on the same boxes
 // (solvers/), and diagnostics reduce over the ranks.
 // The parts: fluid_params (the config), stage_coefficients (the time schemes' stages),
-// pressure_guess (each solve's initial guess), recorded_steps (the recorded step and device
-// loop), implicit_viscosity, mac_operators (the pointwise physics) and the kernels by purpose
+// pressure_guess (each solve's initial guess), recorded_steps (the recorded step, device
+// loop and batches of device-clocked steps), implicit_viscosity, mac_operators (the pointwise physics) and the kernels by purpose
 // (fluid_kernels.hpp lists them).
 #include "models/fluid/fluid.hpp"
 #include "models/fluid/fluid3d.hpp"
