@@ -13,8 +13,8 @@
 // (solvers/), and diagnostics reduce over the ranks.
 // The parts: fluid_params (the config), stage_coefficients (the time schemes' stages),
 // pressure_guess (each solve's initial guess), recorded_steps (the recorded step, device
-// loop and batches of device-clocked steps), implicit_viscosity, mac_operators (the pointwise physics) and the kernels by purpose
-// (fluid_kernels.hpp lists them).
+// loop and batches of device-clocked steps), implicit_viscosity, mac_operators (the
+// pointwise physics) and the kernels by purpose (fluid_kernels.hpp lists them).
 #include "models/fluid/fluid.hpp"
 #include "models/fluid/fluid3d.hpp"
 
