@@ -163,7 +163,7 @@ class TransformPoisson {
     }
     mirror_x_ = {nx_, mirror_of(x_axis_)}, mirror_y_ = {ny_, mirror_of(y_axis_)};
     if (mirror_x_.mirror >= 0 && mirror_y_.mirror >= 0 && nx_ >= 2 && ny_ >= 2) {
-      mirrored_ = make_mirrored(ctx, grid);
+      mirrored_ = make_mirrored(ctx);
       return;
     }
     fx_ = fft::Transform<T, 2>(ctx, x_axis_.forward, shape, 0);
@@ -247,13 +247,13 @@ class TransformPoisson {
   /// The cosine multiplier of the mirrored box: 1 / (lambda_x / hx^2 + lambda_y / hy^2) with the
   /// doubled dimensions' Neumann eigenvalues 2 - 2 cos(pi k / 2n) (0 for the null mode, which an
   /// odd right-hand side does not excite).
-  std::unique_ptr<fft::SpectralMultiplier<T>> make_mirrored(const Context& ctx, const PoissonGrid<T>& grid) const {
+  std::unique_ptr<fft::SpectralMultiplier<T>> make_mirrored(const Context& ctx) const {
     const index_t n1 = mirror_x_.mirror ? 2 * nx_ : nx_, n2 = mirror_y_.mirror ? 2 * ny_ : ny_;
     const TransformAxis ax(PressureSide::neumann, PressureSide::neumann, n1), ay(PressureSide::neumann, PressureSide::neumann, n2);
     std::vector<T> m(std::size_t(n1 * n2));
     for (index_t i = 0; i < n1; ++i)
       for (index_t j = 0; j < n2; ++j) {
-        const double lambda = ax.eigenvalues[std::size_t(i)] * grid.inv_hx2 + ay.eigenvalues[std::size_t(j)] * grid.inv_hy2;
+        const double lambda = ax.eigenvalues[std::size_t(i)] * inv_hx2_ + ay.eigenvalues[std::size_t(j)] * inv_hy2_;
         m[std::size_t(i * n2 + j)] = lambda > 0 ? T(1.0 / lambda) : T(0);
       }
     return std::make_unique<fft::SpectralMultiplier<T>>(ctx, fft::Basis2D::cosine, extents(n1, n2),

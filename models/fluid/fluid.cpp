@@ -12,9 +12,9 @@
 // columns, so corners match one rank's fill), the pressure solver works on the same boxes
 // (solvers/), and diagnostics reduce over the ranks.
 // The parts: fluid_params (the config), stage_coefficients (the time schemes' stages),
-// pressure_guess (each solve's initial guess), recorded_steps (the recorded step and device
-// loop), implicit_viscosity, mac_operators (the pointwise physics) and the kernels by purpose
-// (fluid_kernels.hpp lists them).
+// pressure_guess (each solve's initial guess), recorded_steps (the recorded step, device
+// loop and batches of device-clocked steps), implicit_viscosity, mac_operators (the
+// pointwise physics) and the kernels by purpose (fluid_kernels.hpp lists them).
 #include "models/fluid/fluid.hpp"
 #include "models/fluid/fluid3d.hpp"
 
@@ -145,9 +145,10 @@ class FluidModel final : public Model {
     adaptive_dt_asked_ = true;
     if (!speeds_on_device_) queue_speeds(u_, v_), speeds_on_device_ = true;
     for_each(ctx_, "fluid::first_dt", Box<1>{{0}, {1}}, BeginClockStep<CflDt>{clock.state(), cfl_dt(cfl)});
-    ++device_batches_;
-    const bool replays = loop_refused_ || (comm_.parallel() && decomposed_replays());
-    const std::int64_t ran = replays ? replay_steps(clock, cfl) : loop_steps(clock, cfl);
+    const std::int64_t ran = batches_.run(
+        recordings_, clock, cfl, comm_.parallel(),
+        [this](ClockState* c, double step_cfl, const LoopSignal& signal) { clocked_step(c, step_cfl, signal); },
+        [this] { flip(); }, [this] { kernel_dt_ = dt_input_.device(), ending_ = StepEnding{}; });
     if (ran > 0) last_dt_ = clock.host().dt, speeds_on_host_ = false, speeds_on_device_ = true;
     return ran;
   }
@@ -222,17 +223,13 @@ class FluidModel final : public Model {
   std::string decomposed_steps_note() const {
     if (!decomposed_recorded_)
       return "steps on " + std::to_string(comm_.size()) + " ranks: not recorded (" +
-             (decomposed_mode_ == "host" ? "SIMKIT_DECOMPOSED_STEPS=host"
+             (batches_.mode() == "host" ? "SIMKIT_DECOMPOSED_STEPS=host"
               : params_.implicit_viscosity || !solver_->distributed_transform()
                   ? "implicit viscosity, or an iterative or obstacle pressure solve"
                   : "messages that wait for the host (host staging)") +
              "); an adaptive dt is reduced over the ranks on the host";
-    const bool replays = loop_refused_ || decomposed_replays();
     return "steps on " + std::to_string(comm_.size()) + " ranks: recorded; an adaptive dt from the speeds' maximum over the ranks (" +
-           speed_max_.transport() + ") on the device, in batches " +
-           (replays ? "of per-step replays queued one ahead" : "each one device loop") +
-           (loop_refused_ ? " (the device loop was refused: " + loop_refusal_ + ")" : "") + " (" + std::to_string(device_batches_) +
-           " batches run)";
+           speed_max_.transport() + ") on the device, " + batches_.note();
   }
 
   /// The pressure solver (for benchmarks and tests).
@@ -511,10 +508,6 @@ class FluidModel final : public Model {
 
   // ---- recorded steps and device clocks ----
 
-  /// Whether a decomposed batch runs as per-step replays (SIMKIT_DECOMPOSED_STEPS=replays, or
-  /// auto between GPUs: CUDA refused NCCL's calls inside a device loop) rather than one device loop.
-  bool decomposed_replays() const { return decomposed_mode_ == "replays" || (decomposed_mode_ == "auto" && ctx_.is_cuda()); }
-
   /// True when a step makes no host round trip (explicit viscosity, the transform solver; on
   /// several ranks see choose_decomposed_steps): it can be recorded.
   bool recordable() const { return !params_.implicit_viscosity && (solver_->exact_on_one_rank() || decomposed_recorded_); }
@@ -526,9 +519,9 @@ class FluidModel final : public Model {
   /// (GPUs without NCCL, SIMKIT_HALO=host), nor with SIMKIT_DECOMPOSED_STEPS=host or the
   /// diagnostic SIMKIT_NCCL_ORDER=hostsync (a host wait in every exchange).
   void choose_decomposed_steps() {
-    decomposed_mode_ = tuning::current().decomposed_steps;
+    batches_.set_mode(ctx_, tuning::current().decomposed_steps);
     const solvers::DistributedTransformPoisson<T, 2>* solve = solver_->distributed_transform();
-    if (!comm_.parallel() || params_.implicit_viscosity || !solve || decomposed_mode_ == "host") return;
+    if (!comm_.parallel() || params_.implicit_viscosity || !solve || batches_.mode() == "host") return;
     const std::string nccl = "NCCL";
     const bool on_stream = !ctx_.is_cuda() || (halo_.transport() == nccl && solver_->level().halo.transport() == nccl &&
                                                 speed_max_.stream_ordered() && tuning::current().nccl_order != "hostsync");
@@ -563,46 +556,6 @@ class FluidModel final : public Model {
     if (ending_.clock) for_each(ctx_, "fluid::end_step", Box<1>{{0}, {1}}, EndClockStep<CflDt>{c, cfl_dt(cfl), signal});
     kernel_dt_ = dt_input_.device();
     ending_.clock = nullptr;
-  }
-
-  /// A batch as one device loop (record_loop): every step up to the clock's horizon in one
-  /// launch. Where CUDA refuses the loop (loop_refused_), this batch and the later ones run as replays.
-  std::int64_t loop_steps(DeviceClock& clock, double cfl) {
-    Recorded& r = recordings_.loop(clock.state(), cfl);  // the loop that starts from this buffer parity
-    const std::int64_t first = clock.host().step;
-    if (!r.valid()) {
-      const int parity = recordings_.parity();
-      try {
-        r = record_loop(ctx_, clock.running(), [this, c = clock.state(), cfl](int odd, const LoopSignal& signal) {
-          if (odd) flip();
-          clocked_step(c, cfl, signal);
-          if (odd) flip();
-        });
-      } catch (const Error& e) {
-        if (recordings_.parity() != parity) flip();
-        kernel_dt_ = dt_input_.device(), ending_ = StepEnding{};
-        loop_refused_ = true, loop_refusal_ = e.what();
-        return replay_steps(clock, cfl);
-      }
-    }
-    r.replay();
-    const std::int64_t ran = clock.read().step - first;
-    if (ran % 2 != 0) flip();
-    return ran;
-  }
-
-  /// A batch as replays of the device-clocked step of each parity, queued by the host one step
-  /// ahead (replay_clocked_steps), for messages a device loop may not hold (NCCL's).
-  std::int64_t replay_steps(DeviceClock& clock, double cfl) {
-    ClockState* c = clock.state();
-    const std::int64_t ran = replay_clocked_steps(clock, [this, c, cfl] {
-      Recorded& r = recordings_.clocked_step(c, cfl);
-      if (!r.valid()) r = record(ctx_, [this, c, cfl] { clocked_step(c, cfl, LoopSignal{}); });
-      r.replay();
-      flip();
-    });
-    clock.read();
-    return ran;
   }
 
   /// next_dt(cfl)'s formula on the device, from the speeds of the latest reduction.
@@ -793,12 +746,9 @@ class FluidModel final : public Model {
   bool adaptive_dt_asked_ = false;      // next_dt() has been called: queue its speeds at the end of each step
   StepEnding ending_;                   // how the step being recorded ends
   StepRecordings recordings_;
+  ClockedBatches batches_;              // the batches of device-clocked steps (run_device_steps)
   RankMax speed_max_;                   // several ranks: the speeds' maximum over the ranks, in place
   bool decomposed_recorded_ = false;    // several ranks: the step is recorded (choose_decomposed_steps)
-  std::string decomposed_mode_;         // SIMKIT_DECOMPOSED_STEPS: loop, replays or host
-  std::int64_t device_batches_ = 0;     // batches of device-clocked steps run
-  bool loop_refused_ = false;           // CUDA refused the device loop: batches run as replays
-  std::string loop_refusal_;            // and why
   AsyncReduction<double> rank_sum_;     // a sum over the ranks (the pressure right-hand side's, or the guess's)
   Array<double, 1> rank_sum_slot_;      // where it lands (device memory)
 

@@ -389,9 +389,10 @@ class FluidModel3 final : public Model {
     if (!recordable() || obstacle_solver_ || mg_cg_) return -1;
     queue_speeds(state());
     for_each(ctx_, "fluid3d::first_dt", Box<1>{{0}, {1}}, BeginClockStep<CflDt3>{clock.state(), cfl_dt(cfl)});
-    ++device_batches_;
-    const bool replays = loop_refused_ || (parallel_ && decomposed_replays());
-    const std::int64_t ran = replays ? replay_steps(clock, cfl) : loop_steps(clock, cfl);
+    const std::int64_t ran = batches_.run(
+        recordings_, clock, cfl, parallel_,
+        [this](ClockState* c, double step_cfl, const LoopSignal& signal) { clocked_step(c, step_cfl, signal); },
+        [this] { flip(); }, [] {});
     if (ran > 0) last_dt_ = clock.host().dt;
     return ran;
   }
@@ -494,13 +495,10 @@ class FluidModel3 final : public Model {
   std::string decomposed_steps_note() const {
     const std::string ranks = "steps on " + std::to_string(comm_.size()) + " ranks: ";
     if (!decomposed_recorded_)
-      return ranks + "not recorded (" + (decomposed_mode_ == "host" ? "SIMKIT_DECOMPOSED_STEPS=host" : "messages that wait for the host (host staging)") +
+      return ranks + "not recorded (" + (batches_.mode() == "host" ? "SIMKIT_DECOMPOSED_STEPS=host" : "messages that wait for the host (host staging)") +
              "); an adaptive dt is reduced over the ranks on the host";
-    const bool replays = loop_refused_ || decomposed_replays();
     return ranks + "recorded; an adaptive dt from the speeds' maximum over the ranks (" + speed_max_.transport() +
-           ") on the device, in batches " + (replays ? "of per-step replays queued one ahead" : "each one device loop") +
-           (loop_refused_ ? " (the device loop was refused: " + loop_refusal_ + ")" : "") + " (" + std::to_string(device_batches_) +
-           " batches run)";
+           ") on the device, " + batches_.note();
   }
 
   void save_state(std::map<std::string, std::uint64_t>&, std::map<std::string, double>& reals) const override {
@@ -521,10 +519,6 @@ class FluidModel3 final : public Model {
     return 2 * std::max(params_.implicit ? 0.0 : params_.nu, params_.kappa) * s;  // (implicit viscosity: no limit of its own)
   }
 
-  /// Whether a decomposed batch runs as per-step replays (SIMKIT_DECOMPOSED_STEPS=replays, or
-  /// auto between GPUs: CUDA refused NCCL's calls inside a device loop) rather than one device loop.
-  bool decomposed_replays() const { return decomposed_mode_ == "replays" || (decomposed_mode_ == "auto" && ctx_.is_cuda()); }
-
   /// True when a step makes no host round trip: the transform solve (the obstacle's too), on
   /// several ranks with every message on the stream (set_up_clocked_steps); not CG's stopping
   /// test (mg_cg, cg around an obstacle, the implicit viscous solve).
@@ -542,8 +536,8 @@ class FluidModel3 final : public Model {
   void set_up_clocked_steps() {
     speeds_ = AsyncReduction<SpeedTriple>(ctx_);
     speed_max_ = RankMax(comm_, ctx_);
-    decomposed_mode_ = tuning::current().decomposed_steps;
-    if (parallel_ && distributed_ && decomposed_mode_ != "host") {
+    batches_.set_mode(ctx_, tuning::current().decomposed_steps);
+    if (parallel_ && distributed_ && batches_.mode() != "host") {
       const std::string nccl = "NCCL";
       const bool on_stream = !ctx_.is_cuda() || (halo_.transport() == nccl && speed_max_.stream_ordered() &&
                                                   tuning::current().nccl_order != "hostsync");
@@ -577,45 +571,6 @@ class FluidModel3 final : public Model {
     if (params_.rk2) out = State<T>{{&u2_[0], &u2_[1], &u2_[2]}, nullptr};
     queue_speeds(out);
     for_each(ctx_, "fluid3d::end_step", Box<1>{{0}, {1}}, EndClockStep<CflDt3>{c, cfl_dt(cfl), signal});
-  }
-
-  /// A batch as one device loop (record_loop); where CUDA refuses the loop (loop_refused_), the
-  /// batch and the later ones run as replays.
-  std::int64_t loop_steps(DeviceClock& clock, double cfl) {
-    Recorded& r = recordings_.loop(clock.state(), cfl);  // the loop that starts from this buffer parity
-    const std::int64_t first = clock.host().step;
-    if (!r.valid()) {
-      const int parity = recordings_.parity();
-      try {
-        r = record_loop(ctx_, clock.running(), [this, c = clock.state(), cfl](int odd, const LoopSignal& signal) {
-          if (odd) flip();
-          clocked_step(c, cfl, signal);
-          if (odd) flip();
-        });
-      } catch (const Error& e) {
-        if (recordings_.parity() != parity) flip();
-        loop_refused_ = true, loop_refusal_ = e.what();
-        return replay_steps(clock, cfl);
-      }
-    }
-    r.replay();
-    const std::int64_t ran = clock.read().step - first;
-    if (ran % 2 != 0) flip();
-    return ran;
-  }
-
-  /// A batch as replays of the device-clocked step of each parity queued by the host one step
-  /// ahead (replay_clocked_steps), for messages a device loop may not hold (NCCL's).
-  std::int64_t replay_steps(DeviceClock& clock, double cfl) {
-    ClockState* c = clock.state();
-    const std::int64_t ran = fluid::replay_clocked_steps(clock, [this, c, cfl] {
-      Recorded& r = recordings_.clocked_step(c, cfl);
-      if (!r.valid()) r = record(ctx_, [this, c, cfl] { clocked_step(c, cfl, LoopSignal{}); });
-      r.replay();
-      flip();
-    });
-    clock.read();
-    return ran;
   }
 
   /// The stages of one step from u_ into u1_ (Euler) or u2_ (Heun), dt uploaded: the solvers'
@@ -1135,13 +1090,10 @@ class FluidModel3 final : public Model {
   double p_scale_ = 1;     // the physical pressure over the last stage's (the force on the obstacle)
   StepInput dt_;  // the step's dt, read by the kernels from memory
   fluid::StepRecordings recordings_;  // the step, and the device-clocked ones, per buffer parity (steps swap buffers)
+  fluid::ClockedBatches batches_;     // the batches of device-clocked steps (run_device_steps)
   AsyncReduction<SpeedTriple> speeds_;  // the largest face speeds of the latest state queued (device-clocked steps)
   RankMax speed_max_;                   // several ranks: their maximum over the ranks, in place
   bool decomposed_recorded_ = false;    // several ranks: the step is recorded (set_up_clocked_steps)
-  std::string decomposed_mode_;         // SIMKIT_DECOMPOSED_STEPS: loop, replays or host
-  bool loop_refused_ = false;           // CUDA refused the device loop: batches run as replays
-  std::string loop_refusal_;            // and why
-  std::int64_t device_batches_ = 0;     // batches of device-clocked steps run
   double last_dt_ = 0;
   Field<T, 3> u_[3], u1_[3], u2_[3];  // the state, and the stages' outputs
   Field<T, 3> centred_[3], vorticity_;  // derived, for snapshots

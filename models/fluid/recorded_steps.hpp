@@ -2,10 +2,17 @@
 // The recorded forms of a fluid step. A step writes its output buffers and then swaps them in
 // as the state, so a recording reads and writes the buffers of one parity: each is recorded
 // once per parity and replayed (on a GPU one launch a step, dt read from memory).
+//
+// ClockedBatches runs a model's batches of device-clocked steps (Model::run_device_steps) from
+// its recorded step: one device loop a batch, or per-step replays where a loop cannot hold the
+// step's messages.
 #include <cstdint>
+#include <string>
 #include <utility>
 
+#include "core/runtime/context.hpp"
 #include "core/runtime/device_clock.hpp"
+#include "core/runtime/error.hpp"
 #include "core/runtime/graph.hpp"
 
 namespace sim::fluid {
@@ -65,6 +72,98 @@ std::int64_t replay_clocked_steps(DeviceClock& clock, const Step& step) {
     clock.snapshot(int(k % 2));  // as step k + 2 would start (slot k % 2 has been read)
   }
 }
+
+/// The batches of device-clocked steps of a model whose step swaps its buffers (StepRecordings'
+/// parity), from the model's device-clocked step. A batch is one device loop (record_loop):
+/// every step up to the clock's horizon in one launch. Between GPUs CUDA refuses NCCL's calls
+/// inside a device loop, so a decomposed batch may run as per-step replays instead, queued by
+/// the host one step ahead (replay_clocked_steps): SIMKIT_DECOMPOSED_STEPS=replays, or auto on
+/// GPUs; a loop that CUDA refuses turns this batch and the later ones into replays.
+///
+/// The model's callables: step(ClockState* c, double cfl, const LoopSignal& signal) queues the
+/// step of clock c into the output buffers (ending with EndClockStep, which calls signal);
+/// flip() swaps the output in as the state and flips the recordings' parity; forget_step()
+/// undoes what a step left half-recorded when its recording is refused. A recording keeps
+/// copies of step and flip (on the CPU each replay calls them again): they capture the model
+/// by pointer, never locals by reference.
+class ClockedBatches {
+ public:
+  /// Sets how decomposed batches run (SIMKIT_DECOMPOSED_STEPS: loop, replays, host or auto) on ctx.
+  void set_mode(const Context& ctx, std::string mode) { ctx_ = ctx, mode_ = std::move(mode); }
+  /// SIMKIT_DECOMPOSED_STEPS as set: loop, replays, host or auto.
+  const std::string& mode() const { return mode_; }
+  /// Whether a decomposed batch runs as per-step replays (SIMKIT_DECOMPOSED_STEPS=replays, or
+  /// auto between GPUs: CUDA refused NCCL's calls inside a device loop) rather than one device loop.
+  bool decomposed_replays() const { return mode_ == "replays" || (mode_ == "auto" && ctx_.is_cuda()); }
+
+  /// Runs one batch (the first step's dt already queued: BeginClockStep) of a model split over
+  /// ranks (decomposed) or not; returns the steps that ran, the clock's host() then current.
+  template <class Step, class Flip, class ForgetStep>
+  std::int64_t run(StepRecordings& recordings, DeviceClock& clock, double cfl, bool decomposed, const Step& step,
+                   const Flip& flip, const ForgetStep& forget_step) {
+    ++batches_;
+    if (refused_ || (decomposed && decomposed_replays())) return replays(recordings, clock, cfl, step, flip);
+    return loop(recordings, clock, cfl, step, flip, forget_step);
+  }
+
+  /// How the batches run, for a plan note: "in batches each one device loop (3 batches run)".
+  std::string note() const {
+    const bool replays = refused_ || decomposed_replays();
+    return std::string("in batches ") + (replays ? "of per-step replays queued one ahead" : "each one device loop") +
+           (refused_ ? " (the device loop was refused: " + refusal_ + ")" : "") + " (" + std::to_string(batches_) +
+           " batches run)";
+  }
+
+ private:
+  /// A batch as one device loop (record_loop); where CUDA refuses the loop, this batch and the
+  /// later ones run as replays.
+  template <class Step, class Flip, class ForgetStep>
+  std::int64_t loop(StepRecordings& recordings, DeviceClock& clock, double cfl, const Step& step, const Flip& flip,
+                    const ForgetStep& forget_step) {
+    Recorded& r = recordings.loop(clock.state(), cfl);  // the loop that starts from this buffer parity
+    const std::int64_t first = clock.host().step;
+    if (!r.valid()) {
+      const int parity = recordings.parity();
+      try {
+        r = record_loop(ctx_, clock.running(), [step, flip, c = clock.state(), cfl](int odd, const LoopSignal& signal) {
+          if (odd) flip();
+          step(c, cfl, signal);
+          if (odd) flip();
+        });
+      } catch (const Error& e) {
+        if (recordings.parity() != parity) flip();
+        forget_step();
+        refused_ = true, refusal_ = e.what();
+        return replays(recordings, clock, cfl, step, flip);
+      }
+    }
+    r.replay();
+    const std::int64_t ran = clock.read().step - first;
+    if (ran % 2 != 0) flip();
+    return ran;
+  }
+
+  /// A batch as replays of the device-clocked step of each parity, queued by the host one step
+  /// ahead (replay_clocked_steps), for messages a device loop may not hold (NCCL's).
+  template <class Step, class Flip>
+  std::int64_t replays(StepRecordings& recordings, DeviceClock& clock, double cfl, const Step& step, const Flip& flip) {
+    ClockState* c = clock.state();
+    const std::int64_t ran = replay_clocked_steps(clock, [&recordings, this, &step, &flip, c, cfl] {
+      Recorded& r = recordings.clocked_step(c, cfl);
+      if (!r.valid()) r = record(ctx_, [step, c, cfl] { step(c, cfl, LoopSignal{}); });
+      r.replay();
+      flip();
+    });
+    clock.read();
+    return ran;
+  }
+
+  Context ctx_;
+  std::string mode_;            // SIMKIT_DECOMPOSED_STEPS: loop, replays, host or auto
+  std::int64_t batches_ = 0;    // batches run
+  bool refused_ = false;        // CUDA refused the device loop: batches run as replays
+  std::string refusal_;         // and why
+};
 
 /// How the step being recorded ends: its last projection also reduces the speeds (for the next
 /// dt), and a device-clocked step's clock kernel follows it (or runs in its last block).

@@ -21,6 +21,7 @@
 #include "core/distributed/decomposition.hpp"
 #include "solvers/distributed_obstacle_transform.hpp"
 #include "solvers/obstacle_transform_poisson.hpp"
+#include "tests/mpi/split_solve_check.hpp"
 #include "tests/support/obstacle_cases.hpp"
 
 namespace {
@@ -28,8 +29,9 @@ namespace {
 using namespace sim;
 using solvers::PressureSide;
 using P = PressureSide;
-
-constexpr double kBound = 50;  // eps times max |p_1|
+using sim_test::split_solve_check::arrangements;
+using sim_test::split_solve_check::kBound;
+using sim_test::split_solve_check::Tally;
 
 using namespace sim_test::obstacle_cases;
 
@@ -90,11 +92,6 @@ double residual(const solvers::TransformBox<Rank>& box, const std::vector<double
   return worst;
 }
 
-struct Tally {
-  int cases = 0, failures = 0;
-  double worst = 0, worst_residual = 0;
-};
-
 template <class T, int Rank>
 void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], const int (&procs)[Rank], const SideSet& set,
            Shape shape, Tally& tally) {
@@ -149,13 +146,8 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
   });
   const double ratio = comm.max(diff / (eps * pmax));
   const double owned = comm.sum(double(split.owned_surface_cells()));
-  ++tally.cases;
-  tally.worst = std::max(tally.worst, ratio);
-  tally.worst_residual = std::max(tally.worst_residual, res);
-  const bool bad = ratio > kBound || res > 100 || !(pmax > 0) || owned != double(split.surface_cells()) ||
-                   split.surface_cells() != one.surface_cells();
-  if (bad) {
-    ++tally.failures;
+  const bool wrong_surface = owned != double(split.surface_cells()) || split.surface_cells() != one.surface_cells();
+  if (tally.add(ratio, res, pmax, wrong_surface)) {
     if (comm.rank() == 0) {
       std::string s;
       for (int d = 0; d < Rank; ++d) s += (d ? " x " : "") + std::to_string(cells[d]) + "(" + std::to_string(procs[d]) + ")";
@@ -167,27 +159,10 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
   }
 }
 
-/// Every arrangement of comm's ranks over Rank axes with at least 2 cells per rank.
-template <int Rank>
-std::vector<std::array<int, Rank>> arrangements(int ranks, const index_t (&cells)[Rank]) {
-  std::vector<std::array<int, Rank>> out;
-  for (int p0 = 1; p0 <= ranks; ++p0)
-    for (int p1 = 1; p1 <= ranks; ++p1) {
-      std::array<int, Rank> p{};
-      p[0] = p0, p[1] = p1;
-      if constexpr (Rank == 3) p[2] = ranks % (p0 * p1) ? 0 : ranks / (p0 * p1);
-      int product = 1;
-      bool fits = true;
-      for (int d = 0; d < Rank; ++d) product *= p[d], fits = fits && p[d] >= 1 && cells[d] / std::max(p[d], 1) >= 2;
-      if (product == ranks && fits) out.push_back(p);
-    }
-  return out;
-}
-
 template <class T, int Rank>
 void run_all(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], const std::vector<Shape>& shapes,
              int set_stride, Tally& tally) {
-  for (const auto& p : arrangements<Rank>(comm.size(), cells)) {
+  for (const auto& p : arrangements<Rank>(comm.size(), cells, 2)) {
     int procs[Rank];
     for (int d = 0; d < Rank; ++d) procs[d] = p[std::size_t(d)];
     for (Shape shape : shapes)
@@ -202,28 +177,14 @@ void run_all(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank],
 
 int main(int argc, char** argv) {
   // usage: obstacle_transform_check [cpu|cuda]   (cuda: one GPU per rank, through NCCL when built with it)
-  try {
-    const Comm comm = Comm::world();
-    const std::string backend = argc > 1 ? argv[1] : "cpu";
-    ContextOptions options;
-    if (const int gpus = cuda_device_count(); gpus > 0) options.device = comm.local_rank() % gpus;
-    const Context ctx = Context::create(backend == "cuda" ? BackendRequest::cuda : BackendRequest::cpu, options);
-    Tally t64, t32;
-    const index_t c2[2] = {26, 19}, c3[3] = {11, 9, 8};
-    const std::vector<Shape> every = {Shape::round, Shape::box_at_side, Shape::box_across_edge};
-    run_all<double, 2>(comm, ctx, c2, every, 1, t64);
-    run_all<float, 2>(comm, ctx, c2, every, 1, t32);
-    run_all<double, 3>(comm, ctx, c3, {Shape::round}, 1, t64);
-    run_all<float, 3>(comm, ctx, c3, {Shape::round, Shape::box_across_edge}, 2, t32);
-    const int failures = t64.failures + t32.failures;
-    if (comm.rank() == 0)
-      std::printf("obstacle transform on %d ranks: %d cases, max |p_N - p_1| / (eps max|p_1|) = %.3g float64, %.3g float32 "
-                  "(bound %g); one-rank residual / (eps max|p| |A|) <= %.3g; %s\n",
-                  comm.size(), t64.cases + t32.cases, t64.worst, t32.worst, kBound,
-                  std::max(t64.worst_residual, t32.worst_residual), failures ? "FAILED" : "OK");
-    return failures ? 1 : 0;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "obstacle_transform_check: %s\n", e.what());
-    return 1;
-  }
+  return sim_test::split_solve_check::run<Tally>(
+      argc, argv, "obstacle_transform_check", "obstacle transform", [](const Comm& comm, const Context& ctx, Tally& t64, Tally& t32) {
+        const index_t c2[2] = {26, 19}, c3[3] = {11, 9, 8};
+        const std::vector<Shape> every = {Shape::round, Shape::box_at_side, Shape::box_across_edge};
+        run_all<double, 2>(comm, ctx, c2, every, 1, t64);
+        run_all<float, 2>(comm, ctx, c2, every, 1, t32);
+        run_all<double, 3>(comm, ctx, c3, {Shape::round}, 1, t64);
+        run_all<float, 3>(comm, ctx, c3, {Shape::round, Shape::box_across_edge}, 2, t32);
+        return std::string();
+      });
 }

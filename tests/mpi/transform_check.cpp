@@ -32,13 +32,14 @@
 #include "core/distributed/comm.hpp"
 #include "core/distributed/decomposition.hpp"
 #include "solvers/distributed_transform.hpp"
+#include "tests/mpi/split_solve_check.hpp"
 
 namespace {
 
 using namespace sim;
 using solvers::PressureSide;
-
-constexpr double kBound = 50;  // eps times max |p_1|
+using sim_test::split_solve_check::arrangements;
+using sim_test::split_solve_check::kBound;
 
 /// The five side pairs of an axis.
 const PressureSide kPairs[5][2] = {{PressureSide::periodic, PressureSide::periodic},
@@ -136,12 +137,12 @@ std::vector<double> one_rank(const Context& ctx, const solvers::TransformProblem
   return std::vector<double>(x.begin(), x.end());
 }
 
-struct Tally {
-  int cases = 0, failures = 0, yz_fft = 0;  // yz_fft: cases on the 2D-FFT-over-(y, z) path
-  int x_complex = 0;                        // of those, x periodic: the complex FFT along x
-  int cosine2 = 0;                          // 2D walls all round by real FFTs (Makhoul)
-  int cosine_yz = 0;                        // 3D walls on y and z by 2D real FFTs over (y, z)
-  double worst = 0, worst_residual = 0;
+/// The cases, and how many took each of the solver's special paths.
+struct Tally : sim_test::split_solve_check::Tally {
+  int yz_fft = 0;     // cases on the 2D-FFT-over-(y, z) path
+  int x_complex = 0;  // of those, x periodic: the complex FFT along x
+  int cosine2 = 0;    // 2D walls all round by real FFTs (Makhoul)
+  int cosine_yz = 0;  // 3D walls on y and z by 2D real FFTs over (y, z)
 };
 
 /// One case: the split procs of the grid, sides given per axis by pair indices.
@@ -210,12 +211,9 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
     return 0.0;
   });
   const double ratio = comm.max(diff / (eps * pmax));
-  ++tally.cases;
-  tally.worst = std::max(tally.worst, ratio);
-  tally.worst_residual = std::max(tally.worst_residual, res);
-  if (ratio > kBound || res > 100 || !(pmax > 0) || want_yz != took_yz || want_complex != took_complex ||
-      want_cosine != took_cosine || want_cos_yz != took_cos_yz) {
-    ++tally.failures;
+  const bool wrong_path = want_yz != took_yz || want_complex != took_complex || want_cosine != took_cosine ||
+                          want_cos_yz != took_cos_yz;
+  if (tally.add(ratio, res, pmax, wrong_path)) {
     if (comm.rank() == 0) {
       std::string s;
       for (int d = 0; d < Rank; ++d) s += (d ? " x " : "") + std::to_string(cells[d]) + "(" + std::to_string(procs[d]) + " ranks, sides " + std::to_string(pairs[d]) + ")";
@@ -229,26 +227,9 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
   }
 }
 
-/// Every arrangement procs of comm's ranks over Rank axes with at least one cell per rank.
-template <int Rank>
-std::vector<std::array<int, Rank>> arrangements(int ranks, const index_t (&cells)[Rank]) {
-  std::vector<std::array<int, Rank>> out;
-  for (int p0 = 1; p0 <= ranks; ++p0)
-    for (int p1 = 1; p1 <= ranks; ++p1) {
-      std::array<int, Rank> p{};
-      p[0] = p0, p[1] = p1;
-      if constexpr (Rank == 3) p[2] = ranks % (p0 * p1) ? 0 : ranks / (p0 * p1);
-      int product = 1;
-      bool fits = true;
-      for (int d = 0; d < Rank; ++d) product *= p[d], fits = fits && p[d] >= 1 && cells[d] / std::max(p[d], 1) >= 1;
-      if (product == ranks && fits) out.push_back(p);
-    }
-  return out;
-}
-
 template <class T, int Rank>
 void run_all(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], bool every_side, Tally& tally) {
-  for (const auto& p : arrangements<Rank>(comm.size(), cells)) {
+  for (const auto& p : arrangements<Rank>(comm.size(), cells, 1)) {
     int procs[Rank];
     for (int d = 0; d < Rank; ++d) procs[d] = p[std::size_t(d)];
     int count = 1;
@@ -265,7 +246,7 @@ void run_all(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank],
 /// Every arrangement with y and z periodic and each side pair along x.
 template <class T>
 void run_periodic_yz(const Comm& comm, const Context& ctx, const index_t (&cells)[3], Tally& tally) {
-  for (const auto& p : arrangements<3>(comm.size(), cells)) {
+  for (const auto& p : arrangements<3>(comm.size(), cells, 1)) {
     const int procs[3] = {p[0], p[1], p[2]};
     for (int x = 0; x < 5; ++x) {
       const int pairs[3] = {x, 0, 0};
@@ -278,7 +259,7 @@ void run_periodic_yz(const Comm& comm, const Context& ctx, const index_t (&cells
 /// 2D real FFTs over (y, z) where the boxes are not slabs along y or z.
 template <class T>
 void run_walls_yz(const Comm& comm, const Context& ctx, const index_t (&cells)[3], Tally& tally) {
-  for (const auto& p : arrangements<3>(comm.size(), cells)) {
+  for (const auto& p : arrangements<3>(comm.size(), cells, 1)) {
     const int procs[3] = {p[0], p[1], p[2]};
     for (int x = 0; x < 5; ++x) {
       const int pairs[3] = {x, 1, 1};
@@ -291,7 +272,7 @@ void run_walls_yz(const Comm& comm, const Context& ctx, const index_t (&cells)[3
 /// rows where the boxes are not slabs along y.
 template <class T>
 void run_walls_2d(const Comm& comm, const Context& ctx, const index_t (&cells)[2], Tally& tally) {
-  for (const auto& p : arrangements<2>(comm.size(), cells)) {
+  for (const auto& p : arrangements<2>(comm.size(), cells, 1)) {
     const int procs[2] = {p[0], p[1]}, pairs[2] = {1, 1};
     check<T, 2>(comm, ctx, cells, procs, pairs, 1 + int(cells[0] % 3), tally);
   }
@@ -301,44 +282,33 @@ void run_walls_2d(const Comm& comm, const Context& ctx, const index_t (&cells)[2
 
 int main(int argc, char** argv) {
   // usage: transform_check [cpu|cuda]   (cuda: one GPU per rank, transposes through NCCL when built with it)
-  try {
-    const Comm comm = Comm::world();
-    const std::string backend = argc > 1 ? argv[1] : "cpu";
-    ContextOptions options;
-    if (const int gpus = cuda_device_count(); gpus > 0) options.device = comm.local_rank() % gpus;
-    const Context ctx = Context::create(backend == "cuda" ? BackendRequest::cuda : BackendRequest::cpu, options);
-    Tally t64, t32;
-    const index_t c2[2] = {13, 10}, thin[2] = {3, 11}, c3[3] = {7, 6, 5}, flat[3] = {9, 2, 3};
-    const index_t yz_even[3] = {10, 8, 6}, yz_odd[3] = {5, 7, 9}, yz_thin[3] = {3, 5, 2};
-    run_all<double, 2>(comm, ctx, c2, true, t64);
-    run_all<double, 2>(comm, ctx, thin, true, t64);
-    run_all<float, 2>(comm, ctx, c2, true, t32);
-    run_all<double, 3>(comm, ctx, c3, true, t64);
-    run_all<double, 3>(comm, ctx, flat, false, t64);
-    run_all<float, 3>(comm, ctx, c3, false, t32);
-    const index_t walls[][2] = {{10, 13}, {8, 7}, {2, 5}, {5, 2}, {4, 3}, {9, 16}};
-    for (const auto& cells : walls) {
-      run_walls_2d<double>(comm, ctx, cells, t64);
-      run_walls_2d<float>(comm, ctx, cells, t32);
-    }
-    for (const auto* cells : {&yz_even, &yz_odd, &yz_thin}) {
-      run_periodic_yz<double>(comm, ctx, *cells, t64);
-      run_periodic_yz<float>(comm, ctx, *cells, t32);
-      run_walls_yz<double>(comm, ctx, *cells, t64);
-      run_walls_yz<float>(comm, ctx, *cells, t32);
-    }
-    const int failures = t64.failures + t32.failures;
-    if (comm.rank() == 0)
-      std::printf("distributed transform on %d ranks: %d cases, max |p_N - p_1| / (eps max|p_1|) = %.3g float64, %.3g "
-                  "float32 (bound %g); one-rank residual / (eps max|p| |A|) <= %.3g; %d cases by the 2D FFT over y,z, %d of them "
-                  "with the complex FFT along x; %d 2D cases by real FFTs (walls all round); %d 3D cases by 2D real FFTs over "
-                  "y,z (walls on y and z); %s\n",
-                  comm.size(), t64.cases + t32.cases, t64.worst, t32.worst, kBound,
-                  std::max(t64.worst_residual, t32.worst_residual), t64.yz_fft + t32.yz_fft, t64.x_complex + t32.x_complex,
-                  t64.cosine2 + t32.cosine2, t64.cosine_yz + t32.cosine_yz, failures ? "FAILED" : "OK");
-    return failures ? 1 : 0;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "transform_check: %s\n", e.what());
-    return 1;
-  }
+  return sim_test::split_solve_check::run<Tally>(
+      argc, argv, "transform_check", "distributed transform", [](const Comm& comm, const Context& ctx, Tally& t64, Tally& t32) {
+        const index_t c2[2] = {13, 10}, thin[2] = {3, 11}, c3[3] = {7, 6, 5}, flat[3] = {9, 2, 3};
+        const index_t yz_even[3] = {10, 8, 6}, yz_odd[3] = {5, 7, 9}, yz_thin[3] = {3, 5, 2};
+        run_all<double, 2>(comm, ctx, c2, true, t64);
+        run_all<double, 2>(comm, ctx, thin, true, t64);
+        run_all<float, 2>(comm, ctx, c2, true, t32);
+        run_all<double, 3>(comm, ctx, c3, true, t64);
+        run_all<double, 3>(comm, ctx, flat, false, t64);
+        run_all<float, 3>(comm, ctx, c3, false, t32);
+        const index_t walls[][2] = {{10, 13}, {8, 7}, {2, 5}, {5, 2}, {4, 3}, {9, 16}};
+        for (const auto& cells : walls) {
+          run_walls_2d<double>(comm, ctx, cells, t64);
+          run_walls_2d<float>(comm, ctx, cells, t32);
+        }
+        for (const auto* cells : {&yz_even, &yz_odd, &yz_thin}) {
+          run_periodic_yz<double>(comm, ctx, *cells, t64);
+          run_periodic_yz<float>(comm, ctx, *cells, t32);
+          run_walls_yz<double>(comm, ctx, *cells, t64);
+          run_walls_yz<float>(comm, ctx, *cells, t32);
+        }
+        char paths[400];
+        std::snprintf(paths, sizeof paths,
+                      "%d cases by the 2D FFT over y,z, %d of them with the complex FFT along x; %d 2D cases by real FFTs "
+                      "(walls all round); %d 3D cases by 2D real FFTs over y,z (walls on y and z); ",
+                      t64.yz_fft + t32.yz_fft, t64.x_complex + t32.x_complex, t64.cosine2 + t32.cosine2,
+                      t64.cosine_yz + t32.cosine_yz);
+        return std::string(paths);
+      });
 }
