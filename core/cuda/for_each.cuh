@@ -44,7 +44,7 @@ __global__ void for_each_kernel_3d(index_t lo0, index_t lo1, index_t lo2, index_
 /// another block: the 3D fluid's kernels, which read several fields around each cell, are
 /// bound by that L2 traffic.
 template <class F>
-__global__ void __launch_bounds__(512)
+__global__ void __launch_bounds__(256)
     for_each_kernel_3d_rows(index_t lo0, index_t lo1, index_t lo2, index_t n0, index_t n1, index_t n2, index_t rows, F f) {
   const index_t k = index_t(blockIdx.x) * 32 + threadIdx.x, j = index_t(blockIdx.y) * blockDim.y + threadIdx.y;
   if (k >= n2 || j >= n1) return;

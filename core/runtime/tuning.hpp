@@ -123,8 +123,8 @@ inline const std::vector<Knob>& knobs() {
        [](const std::string& t, Values& v) {
          v.for_each_rows = one_of("SIMKIT_FOR_EACH_ROWS", t, {0, 1, 2, 4, 8, 16}, "0, 1, 2, 4, 8 or 16");
        }},
-      {"SIMKIT_FOR_EACH_BLOCK_Y", "4, 8 or 16", "8", "rows of dimension 1 a block of the 3D GPU for_each's walking launch covers",
-       [](const std::string& t, Values& v) { v.for_each_block_y = one_of("SIMKIT_FOR_EACH_BLOCK_Y", t, {4, 8, 16}, "4, 8 or 16"); }},
+      {"SIMKIT_FOR_EACH_BLOCK_Y", "4 or 8", "8", "rows of dimension 1 a block of the 3D GPU for_each's walking launch covers",
+       [](const std::string& t, Values& v) { v.for_each_block_y = one_of("SIMKIT_FOR_EACH_BLOCK_Y", t, {4, 8}, "4 or 8"); }},
       {"SIMKIT_CUBLAS_WORKSPACE_MIB", "a whole number of MiB, 0 or more", "32 from Hopper on, 4 before",
        "the cuBLAS workspace each context gives its handle (0: cuBLAS's own)",
        [](const std::string& t, Values& v) {

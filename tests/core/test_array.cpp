@@ -239,7 +239,7 @@ TYPED_TEST(ArrayTest, ForEachVisitsEveryCellOfA3DBoxOnce) {
   const Box<3> boxes[] = {{{1, 2, 3}, {6, 11, 36}}, {{0, 0, 0}, {70, 21, 75}}, {{3, 1, 0}, {67, 9, 32}},
                           {{0, 4, 2}, {69, 7, 33}}, {{2, 0, 40}, {5, 21, 64}}};
   for (const char* rows : {"", "0", "1", "2", "4", "8", "16"})
-    for (const char* height : {"", "4", "16"}) {
+    for (const char* height : {"", "4", "8"}) {
       const tuning::Scoped walk("SIMKIT_FOR_EACH_ROWS", rows), tall("SIMKIT_FOR_EACH_BLOCK_Y", height);
       for (const Box<3>& box : boxes) {
         Array<double, 3> a(this->ctx, shape);

@@ -53,7 +53,7 @@ TEST(Tuning, BadValuesAreErrorsThatNameTheKnob) {
       {"SIMKIT_STENCIL_BLOCK_Y", "12"}, {"SIMKIT_CUBLAS_WORKSPACE_MIB", "-1"}, {"SIMKIT_MG_SMOOTH", "2"},
       {"SIMKIT_MG_SMOOTH", "0,1"},     {"SIMKIT_MG_BLOCK_CELLS", "1k"},  {"SIMKIT_MG_GATHER_CELLS", "0"},
       {"SIMKIT_FLUID_GUESS_ORDER", "2"}, {"SIMKIT_DEVICE_STEPS", ""},    {"SIMKIT_NCCL_ORDER", "fast"},
-      {"SIMKIT_TRANSPOSE_CHUNKS", "0"}, {"SIMKIT_DECOMPOSED_STEPS", "graph"}, {"SIMKIT_FOR_EACH_ROWS", "3"}, {"SIMKIT_FOR_EACH_BLOCK_Y", "32"}};
+      {"SIMKIT_TRANSPOSE_CHUNKS", "0"}, {"SIMKIT_DECOMPOSED_STEPS", "graph"}, {"SIMKIT_FOR_EACH_ROWS", "3"}, {"SIMKIT_FOR_EACH_BLOCK_Y", "16"}};
   for (const auto& [name, text] : bad) {
     if (!*text) continue;  // "" unsets a knob
     try {
