@@ -17,13 +17,6 @@ namespace sim::solvers {
 template <class T>
 class BoxTransform3 {
  public:
-  /// True when box has walls (zero-flux sides) on both sides of y and of z, at least 2 cells each.
-  static bool walls_on_y_and_z(const PoissonBox3& box) {
-    for (int s = 2; s < 6; ++s)
-      if (box.sides[s] != PressureSide::neumann) return false;
-    return box.n[1] >= 2 && box.n[2] >= 2;
-  }
-
   /// The solver of box's operator on ctx (box must be transform-solvable).
   BoxTransform3(const Context& ctx, const PoissonBox3& box) {
     if (!walls_on_y_and_z(box)) {
@@ -43,10 +36,20 @@ class BoxTransform3 {
     else per_axis_->solve(b, x);
   }
 
+  /// The fused Fourier solve of a box periodic all round (TransformPoisson3::fused), else null.
+  const fft::FourierMultiplier3<T>* fused() const { return per_axis_ ? per_axis_->fused() : nullptr; }
+
   /// The transforms used.
   std::string description() const { return one_rank_ ? one_rank_->description() : per_axis_->description(); }
 
  private:
+  /// True when box has walls (zero-flux sides) on both sides of y and of z, at least 2 cells each.
+  static bool walls_on_y_and_z(const PoissonBox3& box) {
+    for (int s = 2; s < 6; ++s)
+      if (box.sides[s] != PressureSide::neumann) return false;
+    return box.n[1] >= 2 && box.n[2] >= 2;
+  }
+
   std::unique_ptr<DistributedTransformPoisson<T, 3>> one_rank_;  // walls on y and z
   std::unique_ptr<TransformPoisson3<T>> per_axis_;               // the other sides
 };

@@ -478,7 +478,7 @@ class FluidModel3 final : public Model {
   /// division 2; walls on y and z: 13 passes of a read and a write, 26 too), projection 3 reads + 3 writes + the pressure read and stored, 8.
   double bytes_per_step() const override {
     if (mg_cg_ || params_.implicit) return 0;  // not declared: the iterative solves' passes depend on their iterations
-    const double solve = obstacle_solver_ ? 26 : solver_.fused() ? 6 : 26;  // (the obstacle CG's iterations: not counted)
+    const double solve = obstacle_solver_ ? 26 : transform_ && transform_->fused() ? 6 : 26;  // (the obstacle CG's iterations: not counted)
     const double stage = 6 + 5 + solve + 8;
     const double passes = params_.rk2 ? 2 * stage + 3 : stage;
     return passes * gsize_ * double(sizeof(T));
@@ -744,8 +744,7 @@ class FluidModel3 final : public Model {
     else if (obstacle_solver_) obstacle_solver_->solve(rhs_.view(), phi_.view());
     else if (parallel_) distributed_->solve(rhs_.view(), phi_.view());
     else if (mg_cg_) solve_mg_cg(phi_);
-    else if (box_solve_) box_solve_->solve(rhs_.view(), phi_.view());
-    else solver_.solve(rhs_, phi_);
+    else transform_->solve(rhs_.view(), phi_.view());
     phi_ = phi_ - p_;
     const View<T, 3> faces[3] = {s.c[0]->view(), s.c[1]->view(), s.c[2]->view()};
     if (distributed_obstacle_) {
@@ -829,7 +828,7 @@ class FluidModel3 final : public Model {
                                                                          obstacle_solver_->stencil(), h_, dt_.device()});
       return;
     }
-    if (const fft::FourierMultiplier3<T>* fused = solver_.fused()) {  // gather and scatter inside our own kernels
+    if (const fft::FourierMultiplier3<T>* fused = transform_ ? transform_->fused() : nullptr) {  // gather and scatter inside our own kernels
       const fft::StagedView3<T> staged = fused->staged();
       for_each(ctx_, "fluid3d::pressure_rhs_staged", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device(), staged});
       fused->apply_staged();
@@ -846,8 +845,7 @@ class FluidModel3 final : public Model {
       return;
     }
     if (mg_cg_) solve_mg_cg(p_);
-    else if (box_solve_) box_solve_->solve(rhs_.view(), p_.view());
-    else solver_.solve(rhs_, p_);
+    else transform_->solve(rhs_.view(), p_.view());
     for_each(ctx_, "fluid3d::project", cells(),
              Project3<T>{{faces[0], faces[1], faces[2]}, p_.view(), ops_, h_, dt_.device()});
   }
@@ -927,13 +925,12 @@ class FluidModel3 final : public Model {
                      "; \"transform\" solves this box exactly in one pass";
       return;
     }
-    if (!parallel_) {  // walls on y and z: the one-rank distributed solve (BoxTransform3); else TransformPoisson3 (fused when periodic)
+    if (!parallel_) {  // BoxTransform3 takes the fastest exact path the sides allow (fused when periodic)
       ops_ = solvers::Poisson7<T>::of(box);
-      if (solvers::BoxTransform3<T>::walls_on_y_and_z(box)) box_solve_ = std::make_unique<solvers::BoxTransform3<T>>(ctx_, box);
-      else solver_ = solvers::TransformPoisson3<T>(ctx_, box);
+      transform_ = std::make_unique<solvers::BoxTransform3<T>>(ctx_, box);
       solver_note_ = std::string(method == "auto" ? "auto: a 3D box without obstacles on one rank, solved exactly by fast transforms"
                                                   : "exact, by fast transforms") +
-                     " (" + (box_solve_ ? box_solve_->description() : solver_.description()) + ")";
+                     " (" + transform_->description() + ")";
     } else {
       make_distributed_solver(setup, box);
       solver_note_ = std::string(method == "auto" ? "auto: a 3D box without obstacles, solved exactly by fast transforms "
@@ -1068,8 +1065,7 @@ class FluidModel3 final : public Model {
   double gsize_ = 1;                                // cells of the whole grid
   Spacing3<T> h_{};
   Walls3<T> walls_;
-  solvers::TransformPoisson3<T> solver_;  // one rank, periodic all round (fused)
-  std::unique_ptr<solvers::BoxTransform3<T>> box_solve_;  // one rank, the other sides
+  std::unique_ptr<solvers::BoxTransform3<T>> transform_;  // one rank without obstacles (not mg_cg)
   solvers::Poisson7<T> ops_;
   std::unique_ptr<solvers::DistributedTransformPoisson<T, 3>> distributed_;  // several ranks
   std::unique_ptr<solvers::PoissonMgCg3<T>> mg_cg_;                          // pressure_solver = "mg_cg" (one rank)
