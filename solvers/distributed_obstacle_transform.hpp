@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "core/distributed/comm.hpp"
-#include "core/distributed/rank_sum.hpp"
+#include "core/distributed/rank_reduction.hpp"
 #include "core/kernels/for_each.hpp"
 #include "core/kernels/reduce_async.hpp"
 #include "core/kernels/reduce_ops.hpp"
@@ -78,7 +78,7 @@ class DistributedObstacleTransformPoisson {
     for (int d = 0; d < Rank; ++d) problem.cells[d] = box.n[d], problem.inv_h2[d] = box.inv_h2[d];
     for (int s = 0; s < 2 * Rank; ++s) problem.sides[s] = box.sides[s];
     box_solve_ = std::make_unique<DistributedTransformPoisson<T, Rank>>(comm, ctx, problem, boxes);
-    rank_sum_ = RankSum(comm, ctx);
+    rank_sum_ = RankReduction(comm, ctx);
     const Extents<Rank> shape = mine_.shape();
     std::vector<T> local_mask(std::size_t(mine_.size()));
     for (index_t a = 0; a < mine_.size(); ++a) local_mask[std::size_t(a)] = mask[std::size_t(global_of(a))];
@@ -107,14 +107,14 @@ class DistributedObstacleTransformPoisson {
     if (singular_) {
       sum_.queue_into("poisson::obstacle_fluid_sum", all, FluidPart<T, Rank>{b, mask_.view()}, ops::Plus{}, 0.0,
                       sum_slot_.data());
-      rank_sum_(sum_slot_.data(), 1);
+      rank_sum_.sum(sum_slot_.data(), 1);
       sum = sum_slot_.data();
     }
     for_each(ctx_, "poisson::obstacle_rhs", all, ObstacleRhs<T, Rank>{b, mask_.view(), z_.view(), sum, double(fluid_cells_)});
     box_solve_->solve(View<const T, Rank>(z_.view()), y_.view());
     for_each(ctx_, "poisson::obstacle_gather_owned", Box<1>{{0}, {rows_}},
              GatherOwnedSurface<T>{y_.data(), local_.data(), v_.data()});
-    rank_sum_(v_.data(), std::size_t(rows_));
+    rank_sum_.sum(v_.data(), std::size_t(rows_));
     matvec<T>(ctx_, View<const T, 2>(k_.view()), View<const T, 1>(v_.view()), u_.view());
     for_each(ctx_, "poisson::obstacle_scatter_owned", Box<1>{{0}, {surface_}},
              ScatterOwnedSurface<T>{z_.data(), local_.data(), u_.data()});
@@ -219,7 +219,7 @@ class DistributedObstacleTransformPoisson {
   index_t surface_ = 0, rows_ = 0, fluid_cells_ = 0, owned_ = 0;
   bool singular_ = false;
   std::unique_ptr<DistributedTransformPoisson<T, Rank>> box_solve_;
-  RankSum rank_sum_;
+  RankReduction rank_sum_;
   Array<T, Rank> mask_, z_, y_;
   Array<index_t, 1> local_;
   Array<T, 1> v_, u_;

@@ -1,7 +1,7 @@
 #pragma once
 // The 3D fluid's adaptive dt on the device, for its device-clocked steps (Model::run_device_steps):
 // FluidModel3::next_dt's formula, the same bits, from the largest face speeds along each axis
-// in memory that kernels read (over every rank: RankMax), and the one-point kernel that hands
+// in memory that kernels read (over every rank: RankReduction::max), and the one-point kernel that hands
 // the clock's dt to the step's kernels.
 #include "core/runtime/device_clock.hpp"
 #include "core/runtime/macros.hpp"

@@ -30,7 +30,7 @@
 #include "core/array/expr.hpp"
 #include "core/runtime/graph.hpp"
 #include "core/distributed/halo.hpp"
-#include "core/distributed/rank_max.hpp"
+#include "core/distributed/rank_reduction.hpp"
 #include "core/kernels/reduce.hpp"
 #include "core/kernels/for_each_reduce.hpp"
 #include "core/kernels/reduce_async.hpp"
@@ -85,7 +85,7 @@ class FluidModel final : public Model {
     start_speed_ = start_speed_scale(params_);
     choose_pressure_solver(setup);
     guess_.configure(params_.scale_pressure_guess, params_.rk2, params_.guess_order, solver_->exact());
-    speed_max_ = RankMax(comm_, ctx_);
+    speed_max_ = RankReduction(comm_, ctx_);
     choose_decomposed_steps();
     allocate_fields();
     if (decomposed_recorded_) size_exchange_buffers();
@@ -566,7 +566,7 @@ class FluidModel final : public Model {
   /// this rank's on GPUs, and next_dt() takes the maximum itself).
   void queue_speeds(const Field<T, 2>& u, const Field<T, 2>& v) {
     speeds_.queue("fluid::face_speeds", box(), FaceSpeeds<T>{u.view(), v.view()}, LargerSpeeds{}, SpeedPair{0.0, 0.0});
-    if (comm_.parallel()) speed_max_(const_cast<double*>(&speeds_.result()->u), 2);
+    if (comm_.parallel()) speed_max_.max(const_cast<double*>(&speeds_.result()->u), 2);
   }
 
   /// The buffers a step writes its output into (swapped in by flip()).
@@ -747,7 +747,7 @@ class FluidModel final : public Model {
   StepEnding ending_;                   // how the step being recorded ends
   StepRecordings recordings_;
   ClockedBatches batches_;              // the batches of device-clocked steps (run_device_steps)
-  RankMax speed_max_;                   // several ranks: the speeds' maximum over the ranks, in place
+  RankReduction speed_max_;                   // several ranks: the speeds' maximum over the ranks, in place
   bool decomposed_recorded_ = false;    // several ranks: the step is recorded (choose_decomposed_steps)
   AsyncReduction<double> rank_sum_;     // a sum over the ranks (the pressure right-hand side's, or the guess's)
   Array<double, 1> rank_sum_slot_;      // where it lands (device memory)

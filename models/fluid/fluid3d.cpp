@@ -35,7 +35,7 @@
 
 #include "core/array/expr.hpp"
 #include "core/distributed/halo.hpp"
-#include "core/distributed/rank_max.hpp"
+#include "core/distributed/rank_reduction.hpp"
 #include "core/kernels/for_each.hpp"
 #include "core/kernels/reduce.hpp"
 #include "core/kernels/reduce_async.hpp"
@@ -382,7 +382,7 @@ class FluidModel3 final : public Model {
   /// Steps whose dt the device chooses (Model::run_device_steps), for the transform solve
   /// without an obstacle, on one rank or several: the recorded step as a device loop (both
   /// buffer parities) on clock.running(), each step ending with next_dt()'s formula (CflDt3)
-  /// on the speeds it leaves, their maximum over the ranks taken on the device (RankMax).
+  /// on the speeds it leaves, their maximum over the ranks taken on the device (RankReduction::max).
   /// SIMKIT_DECOMPOSED_STEPS=replays, or a device loop that CUDA refuses, runs a batch as
   /// per-step replays the host queues one ahead (replay_clocked_steps). The same bits as step by step.
   std::int64_t run_device_steps(DeviceClock& clock, double cfl) override {
@@ -535,7 +535,7 @@ class FluidModel3 final : public Model {
   /// diagnostic SIMKIT_NCCL_ORDER=hostsync, a host wait in every exchange).
   void set_up_clocked_steps() {
     speeds_ = AsyncReduction<SpeedTriple>(ctx_);
-    speed_max_ = RankMax(comm_, ctx_);
+    speed_max_ = RankReduction(comm_, ctx_);
     batches_.set_mode(ctx_, tuning::current().decomposed_steps);
     if (parallel_ && distributed_ && batches_.mode() != "host") {
       const std::string nccl = "NCCL";
@@ -559,7 +559,7 @@ class FluidModel3 final : public Model {
   /// Queues the largest face speeds of s along each axis into speeds_.result(), over every rank.
   void queue_speeds(const State<T>& s) {
     speeds_.queue("fluid3d::face_speeds", cells(), FaceSpeeds3<T>{s.velocity()}, LargerSpeeds3{}, SpeedTriple{{0.0, 0.0, 0.0}});
-    if (parallel_) speed_max_(const_cast<double*>(speeds_.result()->s), 3);
+    if (parallel_) speed_max_.max(const_cast<double*>(speeds_.result()->s), 3);
   }
 
   /// The step of a device clock c, while it is recorded: dt from the clock into the step's
@@ -1088,7 +1088,7 @@ class FluidModel3 final : public Model {
   fluid::StepRecordings recordings_;  // the step, and the device-clocked ones, per buffer parity (steps swap buffers)
   fluid::ClockedBatches batches_;     // the batches of device-clocked steps (run_device_steps)
   AsyncReduction<SpeedTriple> speeds_;  // the largest face speeds of the latest state queued (device-clocked steps)
-  RankMax speed_max_;                   // several ranks: their maximum over the ranks, in place
+  RankReduction speed_max_;                   // several ranks: their maximum over the ranks, in place
   bool decomposed_recorded_ = false;    // several ranks: the step is recorded (set_up_clocked_steps)
   double last_dt_ = 0;
   Field<T, 3> u_[3], u1_[3], u2_[3];  // the state, and the stages' outputs
