@@ -425,14 +425,10 @@ struct FillSides3 {
     else if constexpr (d == 1) return dye(r, x, s);
     else return dye(r, s, x);
   }
-  /// The dye's ghosts on both sides.
+  /// The dye's ghosts on both sides of a dimension that is not periodic (periodic() copies those).
   SIM_INLINE void dye_ghosts(index_t r, index_t s) const {
     const index_t n = b.n[d];
     const Side lo = b.side[2 * d], hi = b.side[2 * d + 1];
-    if (lo == Side::periodic) {
-      dye_ref(-1, r, s) = dye_ref(n - 1, r, s), dye_ref(n, r, s) = dye_ref(0, r, s);
-      return;
-    }
     if (lo == Side::inflow) dye_ref(-1, r, s) = b.inflow_dye(r);  // (an inflow is an x side: r indexes y)
     else if (lo != Side::internal) dye_ref(-1, r, s) = dye_ref(0, r, s);
     if (hi != Side::internal) dye_ref(n, r, s) = dye_ref(n - 1, r, s);
@@ -444,14 +440,10 @@ struct FillSides3 {
     else if constexpr (d == 1) return vel[c](r, x, s);
     else return vel[c](r, s, x);
   }
-  /// Component c's ghosts on both sides.
+  /// Component c's ghosts on both sides of a dimension that is not periodic (periodic() copies those).
   template <int c>
   SIM_INLINE void component(index_t r, index_t s) const {
     const index_t n = b.n[d];
-    if (b.side[2 * d] == Side::periodic) {
-      ref(c, -1, r, s) = ref(c, n - 1, r, s), ref(c, n, r, s) = ref(c, 0, r, s);
-      return;
-    }
     const Side lo = b.side[2 * d], hi = b.side[2 * d + 1];  // (internal: the halo's)
     if constexpr (c == d) {
       if (lo == Side::wall) ref(c, 0, r, s) = T(0), ref(c, -1, r, s) = n > 1 ? -ref(c, 1, r, s) : T(0);
