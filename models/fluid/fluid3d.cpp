@@ -284,6 +284,10 @@ class FluidModel3 final : public Model {
                                ref("u", "m/s", centred_[0]),      ref("v", "m/s", centred_[1]),
                                ref("w", "m/s", centred_[2]),      ref("vorticity", "1/s", vorticity_)};
     f[0].snapshot = f[1].snapshot = f[2].snapshot = false;  // the state on faces: checkpoints only
+    // p (fused solve): held in the transform's buffer until a snapshot, checkpoint or check reads it
+    f[3].to_host = [this, read = f[3].to_host](void* host) { gather_pressure(), read(host); };
+    f[3].sum = [this, sum = f[3].sum] { return gather_pressure(), sum(); };
+    f[3].from_host = [this, write = f[3].from_host](const void* host) { pressure_in_transform_ = false, write(host); };
     for (std::size_t k = 4; k < f.size(); ++k) f[k].checkpointed = false;  // derived: snapshots only
     if (has_dye()) f.push_back(ref("dye", "1", d_));
     return f;
@@ -317,6 +321,7 @@ class FluidModel3 final : public Model {
     dt_.set(1.0), dt_.upload();
     project(state());
     p_.fill(T(0));
+    pressure_in_transform_ = false;
     fill_ghosts(state());
     last_dt_ = 0;
   }
@@ -368,6 +373,7 @@ class FluidModel3 final : public Model {
   void step(double dt) override {
     last_dt_ = dt;
     dt_.set(dt);
+    pressure_in_transform_ = fused_projection();
     if (!recordable()) {
       dt_.upload(), advance();
       flip();
@@ -393,7 +399,7 @@ class FluidModel3 final : public Model {
         recordings_, clock, cfl, parallel_,
         [this](ClockState* c, double step_cfl, const LoopSignal& signal) { clocked_step(c, step_cfl, signal); },
         [this] { flip(); }, [] {});
-    if (ran > 0) last_dt_ = clock.host().dt;
+    if (ran > 0) last_dt_ = clock.host().dt, pressure_in_transform_ = fused_projection();
     return ran;
   }
 
@@ -420,6 +426,7 @@ class FluidModel3 final : public Model {
   /// Kinetic energy (the integral, and the mean per unit volume), enstrophy-based dissipation
   /// 2 nu <|omega|^2 / 2>, the largest divergence, the Courant number of the last step.
   std::vector<Diagnostic> diagnostics() override {
+    gather_pressure();
     fill_ghosts(state());
     if (parallel_) halo_.exchange(p_);  // (the projection's exchange, again: a resumed run has not projected yet)
     const Velocity<T> vel = state().velocity();
@@ -471,15 +478,17 @@ class FluidModel3 final : public Model {
   double cell_updates_per_step() const override { return gsize_; }
 
   /// Whole-field passes of a step, each field read or written once (ghost fills counted as
-  /// none: faces only): momentum 3 reads + 3 writes (+3 base reads in Heun's second stage),
-  /// pressure right-hand side 3 reads + 2 writes (the field and the transform's buffer), the
-  /// transform solve (periodic box: the r2c, the multiplication and the c2r, 6 passes of real
-  /// size; otherwise 3 axes x 2 directions x gather, transform and scatter, 24, and the
-  /// division 2; walls on y and z: 13 passes of a read and a write, 26 too), projection 3 reads + 3 writes + the pressure read and stored, 8.
+  /// none: faces only): momentum 3 reads + 3 writes (+3 base reads in Heun's second stage);
+  /// the fused solve of a periodic box: the right-hand side 3 reads + 1 write (the transform's
+  /// buffer), the r2c, the multiplication and the c2r (6 passes of real size), the projection
+  /// 3 reads + 3 writes + the pressure read, 7; otherwise the right-hand side 3 reads + 2
+  /// writes (the field and the transform's buffer), the solve 3 axes x 2 directions x gather,
+  /// transform and scatter, 24, and the division 2 (walls on y and z: 13 passes of a read and
+  /// a write, 26 too), the projection 3 reads + 3 writes + the pressure read and stored, 8.
   double bytes_per_step() const override {
     if (mg_cg_ || params_.implicit) return 0;  // not declared: the iterative solves' passes depend on their iterations
-    const double solve = obstacle_solver_ ? 26 : transform_ && transform_->fused() ? 6 : 26;  // (the obstacle CG's iterations: not counted)
-    const double stage = 6 + 5 + solve + 8;
+    const bool fused = fused_projection();  // (the obstacle CG's iterations: not counted)
+    const double stage = fused ? 6 + 4 + 6 + 7 : 6 + 5 + 26 + 8;
     const double passes = params_.rk2 ? 2 * stage + 3 : stage;
     return passes * gsize_ * double(sizeof(T));
   }
@@ -829,11 +838,11 @@ class FluidModel3 final : public Model {
       return;
     }
     if (const fft::FourierMultiplier3<T>* fused = transform_ ? transform_->fused() : nullptr) {  // gather and scatter inside our own kernels
-      const fft::StagedView3<T> staged = fused->staged();
-      for_each(ctx_, "fluid3d::pressure_rhs_staged", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device(), staged});
+      // p and the right-hand side stay in the transform's buffers (gather_pressure)
+      for_each(ctx_, "fluid3d::pressure_rhs_staged", cells(), PressureRhs3<T>{s.velocity(), View<T, 3>{}, h_, dt_.device(), fused->staged()});
       fused->apply_staged();
       for_each(ctx_, "fluid3d::project_staged", cells(),
-               Project3<T, fft::StagedView3<T>>{{faces[0], faces[1], faces[2]}, staged, ops_, h_, dt_.device(), p_.view()});
+               Project3<T, fft::StagedView3<T>>{{faces[0], faces[1], faces[2]}, fused->result(), ops_, h_, dt_.device()});
       return;
     }
     for_each(ctx_, "fluid3d::pressure_rhs", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device()});
@@ -848,6 +857,22 @@ class FluidModel3 final : public Model {
     else transform_->solve(rhs_.view(), p_.view());
     for_each(ctx_, "fluid3d::project", cells(),
              Project3<T>{{faces[0], faces[1], faces[2]}, p_.view(), ops_, h_, dt_.device()});
+  }
+
+  /// Whether a step's projection is the fused transform solve (a periodic box on one rank, no
+  /// obstacle, explicit viscosity), which leaves p and its right-hand side in the transform's
+  /// buffers rather than in p_ and rhs_.
+  bool fused_projection() const {
+    return !distributed_obstacle_ && !obstacle_solver_ && !params_.implicit && transform_ && transform_->fused();
+  }
+
+  /// p_ and rhs_ from the fused solve's buffers, when steps ran since they were last current:
+  /// two passes when something reads them (snapshots, checkpoints, diagnostics), none a stage.
+  void gather_pressure() {
+    if (!pressure_in_transform_) return;
+    const fft::FourierMultiplier3<T>& fused = *transform_->fused();
+    for_each(ctx_, "fluid3d::gather_pressure", cells(), GatherStaged3<T>{fused.result(), fused.staged(), p_.view(), rhs_.view()});
+    pressure_in_transform_ = false;
   }
 
   /// ||rhs - A p|| / ||rhs|| of the last pressure solve (the right-hand side without its mean
@@ -1095,6 +1120,7 @@ class FluidModel3 final : public Model {
   Field<T, 3> centred_[3], vorticity_;  // derived, for snapshots
   Field<T, 3> d_, d1_, d2_;             // the passive dye: the state and the stages' outputs
   Field<T, 3> p_, rhs_, div_;
+  bool pressure_in_transform_ = false;  // p_ and rhs_ are behind the fused solve's buffers (gather_pressure)
   // implicit viscosity
   fluid::ImplicitViscosity<T, 3> viscosity_;
   Walls3<T> homogeneous_;  // the ghost rules of the viscous solve's correction: no wall velocity, no inflow

@@ -233,12 +233,20 @@ struct PressureRhs3 {
   View<T, 3> b;
   Spacing3<T> h;
   const double* dt;
-  fft::StagedView3<T> staged{};  ///< when set, b is also written here: the fused transform solve's gather
+  fft::StagedView3<T> staged{};  ///< when set, written here: the fused transform solve's gather (b then optional)
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
     const T value = -T(1 / *dt) * divergence(vel, position(vel.c[0], i, j, k), h);
-    b(i, j, k) = value;
+    if (b.ptr) b(i, j, k) = value;
     if (staged.data) staged(i, j, k) = value;
   }
+};
+
+/// p and b from the fused transform solve's result and staged buffers (what its kernels left there).
+template <class T>
+struct GatherStaged3 {
+  fft::StagedView3<T> result, staged;
+  View<T, 3> p, b;
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { p(i, j, k) = result(i, j, k), b(i, j, k) = staged(i, j, k); }
 };
 
 /// The divergence of the face velocities at cell centres.

@@ -87,18 +87,20 @@ struct FourierMultiplier3<T>::Impl {
   Array<T, 3> m;
   std::mutex mutex;  // cpu: the buffers are shared by calls
   // cpu
-  std::vector<T> real;
+  std::vector<T> real, real_out;
   typename Fftw3d<T>::complex* spectrum = nullptr;
   typename Fftw3d<T>::plan forward = nullptr, inverse = nullptr;
   // cuda
   int plan_forward = -1, plan_inverse = -1;
-  T* dreal = nullptr;
+  T* dreal = nullptr;      // the staged input (the r2c transform keeps it)
+  T* dreal_out = nullptr;  // the c2r transform's output
   Cplx<T>* dv = nullptr;
 
   std::size_t points() const { return std::size_t(n0 * n1 * n2); }
   std::size_t modes() const { return std::size_t(n0 * n1 * h2); }
   Box<3> all() const { return Box<3>{{0, 0, 0}, {n0, n1, n2}}; }
   T* buffer() { return ctx.is_cuda() ? dreal : real.data(); }
+  T* output() { return ctx.is_cuda() ? dreal_out : real_out.data(); }
 
   ~Impl() {
     {
@@ -112,22 +114,25 @@ struct FourierMultiplier3<T>::Impl {
     if (plan_inverse >= 0) cufftDestroy(cufftHandle(plan_inverse));
 #endif
     if (dreal) ctx.deallocate(dreal, points() * sizeof(T));
+    if (dreal_out) ctx.deallocate(dreal_out, points() * sizeof(T));
     if (dv) ctx.deallocate(dv, modes() * sizeof(Cplx<T>));
   }
 
   void plan_cpu() {
     real.resize(points());
+    real_out.resize(points());
     std::lock_guard<std::mutex> lock(detail::fftw_planner_mutex());
     spectrum = Fftw3d<T>::alloc(modes());
     if (!spectrum) throw Error("FFTW could not allocate the spectrum of a " + to_string(extents(n0, n1, n2)) + " transform");
     forward = Fftw3d<T>::r2c(int(n0), int(n1), int(n2), real.data(), spectrum);
-    inverse = Fftw3d<T>::c2r(int(n0), int(n1), int(n2), spectrum, real.data());
+    inverse = Fftw3d<T>::c2r(int(n0), int(n1), int(n2), spectrum, real_out.data());
     if (!forward || !inverse) throw Error("FFTW could not plan a 3D transform of " + to_string(extents(n0, n1, n2)));
   }
 
   void plan_cuda() {
 #if SIM_TU_HAS_CUDA
     dreal = static_cast<T*>(ctx.allocate(points() * sizeof(T)));
+    dreal_out = static_cast<T*>(ctx.allocate(points() * sizeof(T)));
     dv = static_cast<Cplx<T>*>(ctx.allocate(modes() * sizeof(Cplx<T>)));
     const bool f64 = sizeof(T) == 8;
     cufftHandle h;
@@ -140,7 +145,8 @@ struct FourierMultiplier3<T>::Impl {
 #endif
   }
 
-  /// The transform, multiplication and inverse on the staged buffer, in place.
+  /// The transform of the staged buffer (kept: r2c keeps its input), the multiplication, and
+  /// the inverse into the output buffer.
   void run_staged() {
     const T scale = T(1.0 / double(points()));
     const Box<1> half{{0}, {index_t(modes())}};
@@ -153,7 +159,7 @@ struct FourierMultiplier3<T>::Impl {
 #if SIM_TU_HAS_CUDA
     detail::exec_r2c(cufftHandle(plan_forward), dreal, dv);
     for_each(ctx, "fft::fourier3_multiply", half, MultiplyFourier3<T>{dv, m.data(), scale});
-    detail::exec_c2r(cufftHandle(plan_inverse), dv, dreal);
+    detail::exec_c2r(cufftHandle(plan_inverse), dv, dreal_out);
 #endif
   }
 };
@@ -184,16 +190,21 @@ void FourierMultiplier3<T>::operator()(View<const T, 3> in, View<T, 3> out) cons
                      " -> " + to_string(out.shape));
   std::unique_lock<std::mutex> lock(im.mutex, std::defer_lock);
   if (!im.ctx.is_cuda()) lock.lock();
-  const StagedView3<T> s{im.buffer(), im.n1, im.n2};
-  for_each(im.ctx, "fft::fourier3_gather", im.all(), Gather3<T>{in, s});
+  for_each(im.ctx, "fft::fourier3_gather", im.all(), Gather3<T>{in, StagedView3<T>{im.buffer(), im.n1, im.n2}});
   im.run_staged();
-  for_each(im.ctx, "fft::fourier3_scatter", im.all(), Scatter3<T>{s, out});
+  for_each(im.ctx, "fft::fourier3_scatter", im.all(), Scatter3<T>{StagedView3<T>{im.output(), im.n1, im.n2}, out});
 }
 
 template <class T>
 StagedView3<T> FourierMultiplier3<T>::staged() const {
   if (!impl_) throw Error("fft::FourierMultiplier3 used before it was planned");
   return StagedView3<T>{impl_->buffer(), impl_->n1, impl_->n2};
+}
+
+template <class T>
+StagedView3<T> FourierMultiplier3<T>::result() const {
+  if (!impl_) throw Error("fft::FourierMultiplier3 used before it was planned");
+  return StagedView3<T>{impl_->output(), impl_->n1, impl_->n2};
 }
 
 template <class T>

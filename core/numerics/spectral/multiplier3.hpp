@@ -5,8 +5,9 @@
 // transform (cuFFT on the GPU, FFTW on the CPU), one multiplying kernel, the c2r transform, one
 // scatter; asynchronous, no host synchronisation. The exact solve of a constant-coefficient
 // Poisson problem in a periodic box is one (solvers/transform_poisson.hpp). A kernel may write
-// the input straight into the staged buffer and read the result from it (StagedView3),
-// fusing the gather and the scatter into its own passes.
+// the input straight into the staged buffer and read the result from the result buffer
+// (StagedView3), fusing the gather and the scatter into its own passes; the staged buffer keeps
+// its input, so both stay readable until the next application.
 #include <memory>
 
 #include "core/array/array.hpp"
@@ -35,9 +36,11 @@ class FourierMultiplier3 {
   FourierMultiplier3(const Context& ctx, const Extents<3>& shape, const Array<T, 3>& m);
   /// out = the operator applied to in (both of the planned shape; out may be in).
   void operator()(View<const T, 3> in, View<T, 3> out) const;
-  /// The staged buffer: fill it, apply_staged(), read the result from it.
+  /// The staged buffer: fill it, apply_staged(), read the result from result().
   StagedView3<T> staged() const;
-  /// The operator applied to the staged buffer in place (asynchronous on the GPU).
+  /// The buffer apply_staged() writes the result into.
+  StagedView3<T> result() const;
+  /// result = the operator applied to the staged buffer, which keeps its input (asynchronous on the GPU).
   void apply_staged() const;
   /// The multiplier's shape for arrays of shape: (n0, n1, n2 / 2 + 1).
   static Extents<3> multiplier_shape(const Extents<3>& shape) { return extents(shape.n[0], shape.n[1], shape.n[2] / 2 + 1); }
