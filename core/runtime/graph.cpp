@@ -135,8 +135,14 @@ cudaGraph_t loop_graph(cudaStream_t stream, const int* flag, const std::function
     cudaGraphNode_t gate_node = nullptr;
     SIM_CUDA_CHECK(cudaGraphAddKernelNode(&gate_node, graph, nullptr, 0, &gate));
     cudaGraph_t loop = add_conditional(graph, gate_node, go, cudaGraphCondTypeWhile);
-    cudaGraph_t odd_body = add_conditional(loop, add_child(loop, nullptr, even), odd_go, cudaGraphCondTypeIf);
-    add_child(odd_body, nullptr, odd);
+    cudaGraphNode_t even_node = nullptr;
+    try {
+      even_node = add_child(loop, nullptr, even);
+    } catch (...) {
+      cudaGraphDestroy(odd);  // (add_child took even)
+      throw;
+    }
+    add_child(add_conditional(loop, even_node, odd_go, cudaGraphCondTypeIf), nullptr, odd);
   } catch (...) {
     cudaGraphDestroy(graph);
     cudaGetLastError();

@@ -134,7 +134,11 @@ class ClockedBatches {
         if (recordings.parity() != parity) flip();
         forget_step();
         refused_ = true, refusal_ = e.what();
-        return replays(recordings, clock, cfl, step, flip);
+        try {
+          return replays(recordings, clock, cfl, step, flip);
+        } catch (const Error& f) {  // (both reasons: the loop's may be what the replays tripped on)
+          throw Error(std::string(f.what()) + "; the device loop tried before it was refused: " + refusal_);
+        }
       }
     }
     r.replay();
