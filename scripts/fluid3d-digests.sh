@@ -21,6 +21,10 @@ run 1 sphere_cg_parabolic sphere "grid.cells=[32,16,16]" "grid.length=[8.0,4.0,4
   model.obstacle_radius=0.75 model.pressure_solver=\"cg\" model.inflow_profile=\"parabolic\" run.precision=\"float64\" "$all"
 run 1 channel_outflow sphere "grid.cells=[24,12,12]" "grid.length=[8.0,4.0,4.0]" model.obstacle=\"none\" "$all"
 run 2 ranks2_cavity cavity3d "grid.cells=[16,16,16]" model.dye=\"stripes\" "$all"
+run 1 taylor_green_dye taylor_green_3d "grid.cells=[16,16,16]" model.dye=\"half\" "$all"
+for split in "[2,1,1]" "[1,2,1]" "[1,1,2]"; do  # z unsplit, then split
+  run 2 "ranks2_taylor_green_${split//[^0-9]/}" taylor_green_3d "grid.cells=[16,16,16]" "grid.decomposition=$split" model.dye=\"half\" "$all"
+done
 if [ "${FLUID3D_DIGESTS_NEW:-0}" = 1 ]; then
   run 1 cavity_upwind cavity3d "grid.cells=[16,16,16]" model.advection=\"upwind\" model.dye=\"half\" "$all"
   run 1 cavity_implicit_euler cavity3d "grid.cells=[16,16,16]" model.viscous_scheme=\"implicit\" model.time_scheme=\"euler\" "$all"

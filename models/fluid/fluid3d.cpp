@@ -217,8 +217,11 @@ class FluidModel3 final : public Model {
     walls_.inflow_velocity = T(params_.inflow_velocity), walls_.parabolic = params_.parabolic;
     walls_.oy = sub_.offset[1], walls_.ny_global = gn_[1], walls_.hy = T(grid_.dx[1]);
     outflow_ = walls_.side[1] == Side::outflow;
-    // z periodic on one rank, explicit steps, no obstacle nor outflow: the stage kernels write z's ghosts
-    if (!parallel_ && !params_.implicit && !params_.obstacle && !outflow_ && walls_.side[4] == Side::periodic) z_wrap_ = n_[2];
+    // z periodic and not split over ranks, explicit steps, no obstacle nor outflow (on any rank:
+    // every rank fills and exchanges in the same order): the stage kernels write z's ghosts
+    if (!params_.implicit && !params_.obstacle && params_.side[1] != Side::outflow && params_.side[4] == Side::periodic &&
+        n_[2] == gn_[2])
+      z_wrap_ = n_[2];
     singular_ = box.singular();
     if (params_.obstacle) {
       const std::vector<double> mask = fluid::obstacle_fluid_mask<3>(c, global_);
@@ -793,8 +796,10 @@ class FluidModel3 final : public Model {
   /// The same by the rules b (the homogeneous ones of the implicit viscous solve); z_kept: z's
   /// ghosts are current (z_wrap_: the stage kernels wrote them), x's and y's are filled over them.
   void fill_ghosts(const State<T>& s, bool predict, const Walls3<T>& b, bool z_kept = false) {
-    if (z_kept) {  // (one rank, no outflow: nothing else to fill)
-      fill_sides<0>(s, b, {false, false, true}), fill_sides<1>(s, b, {true, false, true});
+    if (z_kept) {  // (no outflow: nothing else to fill; the slabs exchanged span z's ghosts)
+      fill_sides<0>(s, b, {false, false, true}), exchange(s, 0);
+      fill_sides<1>(s, b, {true, false, true}), exchange(s, 1);
+      exchange(s, 2);
       return;
     }
     fill_sides<0>(s, b), exchange(s, 0);
@@ -864,8 +869,9 @@ class FluidModel3 final : public Model {
     if (parallel_) {  // the distributed solve, then p's ghosts across the shared sides for the gradient
       distributed_->solve(rhs_.view(), p_.view());
       halo_.exchange(p_);
-      for_each(ctx_, "fluid3d::project_box", cells(),
-               Project3<T, View<const T, 3>, BoxPressure7<T>>{{faces[0], faces[1], faces[2]}, p_.view(), box_ops_, h_, dt_.device()});
+      Project3<T, View<const T, 3>, BoxPressure7<T>> k{{faces[0], faces[1], faces[2]}, p_.view(), box_ops_, h_, dt_.device()};
+      k.z_wrap = z_wrap_;
+      for_each(ctx_, "fluid3d::project_box", cells(), k);
       return;
     }
     if (mg_cg_) solve_mg_cg(p_);
