@@ -217,11 +217,6 @@ class FluidModel3 final : public Model {
     walls_.inflow_velocity = T(params_.inflow_velocity), walls_.parabolic = params_.parabolic;
     walls_.oy = sub_.offset[1], walls_.ny_global = gn_[1], walls_.hy = T(grid_.dx[1]);
     outflow_ = walls_.side[1] == Side::outflow;
-    // z periodic and not split over ranks, explicit steps, no obstacle nor outflow (on any rank:
-    // every rank fills and exchanges in the same order): the stage kernels write z's ghosts
-    if (!params_.implicit && !params_.obstacle && params_.side[1] != Side::outflow && params_.side[4] == Side::periodic &&
-        n_[2] == gn_[2])
-      z_wrap_ = n_[2];
     singular_ = box.singular();
     if (params_.obstacle) {
       const std::vector<double> mask = fluid::obstacle_fluid_mask<3>(c, global_);
@@ -289,8 +284,6 @@ class FluidModel3 final : public Model {
                                ref("u", "m/s", centred_[0]),      ref("v", "m/s", centred_[1]),
                                ref("w", "m/s", centred_[2]),      ref("vorticity", "1/s", vorticity_)};
     f[0].snapshot = f[1].snapshot = f[2].snapshot = false;  // the state on faces: checkpoints only
-    for (int c = 0; c < 3; ++c)  // faces loaded from the host (a restart): the ghosts the stages keep are stale
-      f[std::size_t(c)].from_host = [this, write = f[std::size_t(c)].from_host](const void* host) { ghosts_stale_ = true, write(host); };
     // p (fused solve): held in the transform's buffer until a snapshot, checkpoint or check reads it
     f[3].to_host = [this, read = f[3].to_host](void* host) { gather_pressure(), read(host); };
     f[3].sum = [this, sum = f[3].sum] { return gather_pressure(), sum(); };
@@ -378,7 +371,6 @@ class FluidModel3 final : public Model {
   /// Advances by dt: recorded once per buffer parity and replayed (one launch a step on a GPU)
   /// where the step makes no host round trip (recordable()), else queued as it goes.
   void step(double dt) override {
-    refill_stale_ghosts();
     last_dt_ = dt;
     dt_.set(dt);
     pressure_in_transform_ = fused_projection();
@@ -401,7 +393,6 @@ class FluidModel3 final : public Model {
   /// per-step replays the host queues one ahead (replay_clocked_steps). The same bits as step by step.
   std::int64_t run_device_steps(DeviceClock& clock, double cfl) override {
     if (!recordable() || obstacle_solver_ || mg_cg_) return -1;
-    refill_stale_ghosts();
     queue_speeds(state());
     for_each(ctx_, "fluid3d::first_dt", Box<1>{{0}, {1}}, BeginClockStep<CflDt3>{clock.state(), cfl_dt(cfl)});
     const std::int64_t ran = batches_.run(
@@ -603,7 +594,7 @@ class FluidModel3 final : public Model {
     State<T> s0 = state(), s1{{&u1_[0], &u1_[1], &u1_[2]}, has_dye() ? &d1_ : nullptr},
              s2{{&u2_[0], &u2_[1], &u2_[2]}, has_dye() ? &d2_ : nullptr};
     auto update = [this](State<T>& in, State<T>& out, double, double w, State<T>& base) {
-      fill_ghosts(in, false, walls_, z_wrap_ != 0);  // (z's ghosts: kept by the last stage, or refill_stale_ghosts)
+      fill_ghosts(in);
       momentum(in, out, base, w);
       // a stage's pressure scales with its weight 1 - w (1, then 1/2 in Heun's second stage):
       // an iterative solve starts from the last stage's pressure rescaled to this one's
@@ -630,7 +621,6 @@ class FluidModel3 final : public Model {
     }
     if (in.dye) k.dye = DyeStage3<T>{in.dye->view(), base.dye->view(), out.dye->view(),
                                      params_.obstacle ? fluid_.view() : View<const T, 3>{}, T(params_.kappa)};
-    k.z_wrap = z_wrap_;
     for_each(ctx_, "fluid3d::momentum", cells(), k);
   }
 
@@ -793,15 +783,8 @@ class FluidModel3 final : public Model {
   /// the projection to correct), else set so the last cells are divergence-free; then the y and
   /// z rules run again, for the ghosts that copy it.
   void fill_ghosts(const State<T>& s, bool predict = false) { fill_ghosts(s, predict, walls_); }
-  /// The same by the rules b (the homogeneous ones of the implicit viscous solve); z_kept: z's
-  /// ghosts are current (z_wrap_: the stage kernels wrote them), x's and y's are filled over them.
-  void fill_ghosts(const State<T>& s, bool predict, const Walls3<T>& b, bool z_kept = false) {
-    if (z_kept) {  // (no outflow: nothing else to fill; the slabs exchanged span z's ghosts)
-      fill_sides<0>(s, b, {false, false, true}), exchange(s, 0);
-      fill_sides<1>(s, b, {true, false, true}), exchange(s, 1);
-      exchange(s, 2);
-      return;
-    }
+  /// The same by the rules b (the homogeneous ones of the implicit viscous solve).
+  void fill_ghosts(const State<T>& s, bool predict, const Walls3<T>& b) {
     fill_sides<0>(s, b), exchange(s, 0);
     fill_sides<1>(s, b), exchange(s, 1);
     fill_sides<2>(s, b), exchange(s, 2);
@@ -818,12 +801,11 @@ class FluidModel3 final : public Model {
     for (int c = 0; c < 3; ++c) halo_.start(*s.c[c], d), halo_.finish(*s.c[c], d);  // (one field in flight at a time)
     if (s.dye) halo_.start(*s.dye, d), halo_.finish(*s.dye, d);
   }
-  /// The ghosts of dimension d's sides, over the other two dimensions' cells and their ghosts
-  /// where `over` says those are filled (by default: the dimensions before d).
+  /// The ghosts of dimension d's sides, over the other two dimensions' cells and their ghosts when filled before d.
   template <int d>
-  void fill_sides(const State<T>& s, const Walls3<T>& b, std::array<bool, 3> over = {0 < d, 1 < d, 2 < d}) {
+  void fill_sides(const State<T>& s, const Walls3<T>& b) {
     constexpr int e = FillSides3<T, d>::e, f = FillSides3<T, d>::f;
-    const Box<2> plane{{over[e] ? -1 : 0, over[f] ? -1 : 0}, {n_[e] + (over[e] ? 1 : 0), n_[f] + (over[f] ? 1 : 0)}};
+    const Box<2> plane{{e < d ? -1 : 0, f < d ? -1 : 0}, {n_[e] + (e < d ? 1 : 0), n_[f] + (f < d ? 1 : 0)}};
     for_each(ctx_, "fluid3d::fill_sides", plane,
              FillSides3<T, d>{{s.c[0]->view(), s.c[1]->view(), s.c[2]->view()}, b, s.dye ? s.dye->view() : View<T, 3>{}});
   }
@@ -831,8 +813,7 @@ class FluidModel3 final : public Model {
   /// Makes the state discretely divergence-free: A p = -div(u) / dt, then u -= dt grad p;
   /// guess_scale: what the last pressure is multiplied by as the first guess of an iterative solve.
   void project(const State<T>& s, double guess_scale = 1) {
-    // the high faces (periodic: the low faces' copies; outflow: predicted) for the divergence
-    fill_ghosts(s, true, walls_, z_wrap_ != 0);  // (z's ghosts: the momentum stage's, or initialize's full fill)
+    fill_ghosts(s, true);  // the high faces (periodic: the low faces' copies; outflow: predicted) for the divergence
     const View<T, 3> faces[3] = {s.c[0]->view(), s.c[1]->view(), s.c[2]->view()};
     if (distributed_obstacle_) {  // several ranks: the distributed exact solve, then p's ghosts for the gradient
       for_each(ctx_, "fluid3d::pressure_rhs", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device()});
@@ -860,32 +841,22 @@ class FluidModel3 final : public Model {
       // p and the right-hand side stay in the transform's buffers (gather_pressure)
       for_each(ctx_, "fluid3d::pressure_rhs_staged", cells(), PressureRhs3<T>{s.velocity(), View<T, 3>{}, h_, dt_.device(), fused->staged()});
       fused->apply_staged();
-      Project3<T, fft::StagedView3<T>> k{{faces[0], faces[1], faces[2]}, fused->result(), ops_, h_, dt_.device()};
-      k.z_wrap = z_wrap_;
-      for_each(ctx_, "fluid3d::project_staged", cells(), k);
+      for_each(ctx_, "fluid3d::project_staged", cells(),
+               Project3<T, fft::StagedView3<T>>{{faces[0], faces[1], faces[2]}, fused->result(), ops_, h_, dt_.device()});
       return;
     }
     for_each(ctx_, "fluid3d::pressure_rhs", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device()});
     if (parallel_) {  // the distributed solve, then p's ghosts across the shared sides for the gradient
       distributed_->solve(rhs_.view(), p_.view());
       halo_.exchange(p_);
-      Project3<T, View<const T, 3>, BoxPressure7<T>> k{{faces[0], faces[1], faces[2]}, p_.view(), box_ops_, h_, dt_.device()};
-      k.z_wrap = z_wrap_;
-      for_each(ctx_, "fluid3d::project_box", cells(), k);
+      for_each(ctx_, "fluid3d::project_box", cells(),
+               Project3<T, View<const T, 3>, BoxPressure7<T>>{{faces[0], faces[1], faces[2]}, p_.view(), box_ops_, h_, dt_.device()});
       return;
     }
     if (mg_cg_) solve_mg_cg(p_);
     else transform_->solve(rhs_.view(), p_.view());
-    Project3<T> k{{faces[0], faces[1], faces[2]}, p_.view(), ops_, h_, dt_.device()};
-    k.z_wrap = z_wrap_;
-    for_each(ctx_, "fluid3d::project", cells(), k);
-  }
-
-  /// Every ghost of the state, when its faces were loaded from the host since the last step
-  /// (the stages keep z's current themselves where z_wrap_ is set, and fill only x's and y's).
-  void refill_stale_ghosts() {
-    if (ghosts_stale_) fill_ghosts(state());
-    ghosts_stale_ = false;
+    for_each(ctx_, "fluid3d::project", cells(),
+             Project3<T>{{faces[0], faces[1], faces[2]}, p_.view(), ops_, h_, dt_.device()});
   }
 
   /// Whether a step's projection is the fused transform solve (a periodic box on one rank, no
@@ -1129,8 +1100,6 @@ class FluidModel3 final : public Model {
   MaskedBoxPressure7<T> masked_box_ops_;                                     // several ranks, obstacles: the same, masked
   std::string solver_note_;
   bool outflow_ = false;   // this box has the x_hi outflow
-  index_t z_wrap_ = 0;     // z's cells where the stage kernels write z's periodic ghosts (wrap_z), else 0
-  bool ghosts_stale_ = false;  // faces loaded from the host since the last full ghost fill (refill_stale_ghosts)
   bool singular_ = true;   // no Dirichlet side (no outflow): the pressure is known up to a constant
   std::vector<T> fluid_mask_;                                           // obstacles: the grid's fluid (1) and solid (0) cells
   std::array<std::vector<T>, 3> host_links_;                            // obstacles: the low-face links (host)

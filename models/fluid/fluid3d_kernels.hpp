@@ -91,16 +91,6 @@ struct DyeStage3 {
   }
 };
 
-/// Where z is periodic on one rank (n: its cells), a face written at z index 0 or n - 1 is
-/// also written to the ghost past the other end, as the ghost fill's periodic copy would: the
-/// stage kernels keep z's ghosts current and the fill skips z (its copies are single words
-/// scattered one per row, bound by their latency; these share the row's own writes).
-template <class T>
-SIM_INLINE void wrap_z(const View<T, 3>& f, const Pos& q, index_t n, T value) {
-  if (q.p[2] == 0) ref(f, q.shift<2>(n)) = value;
-  if (q.p[2] == n - 1) ref(f, q.shift<2>(-n)) = value;
-}
-
 /// One explicit stage: out = w base + (1 - w) (in + dt (nu lap(in) - adv(in))) on every face
 /// of the cells, closed faces (a wall's normal face at index 0) 0. Shu-Osher form: w = 0
 /// forward Euler, w = 1/2 Heun's second stage. dt is read from memory (StepInput).
@@ -115,7 +105,6 @@ struct MomentumStage3 {
   View<const T, 3> links[3] = {};  ///< with obstacles: each cell's low-face links (0: closed), in the velocity layout
   DyeStage3<T> dye{};              ///< the dye's update alongside (dye.out.ptr null: none)
   T gamma = 0;                     ///< Flux::blended: advection's donor-cell weight (advection = "upwind")
-  index_t z_wrap = 0;              ///< z's cells where z is periodic on one rank: out's z ghosts written too (wrap_z)
   /// Component c at face q, new value.
   template <int c>
   SIM_INLINE T component(const Pos& q, T a, T step) const {
@@ -133,10 +122,6 @@ struct MomentumStage3 {
     const T d = dye.out.ptr ? dye.value(in, q, h, w, a, step) : T(0);
     ref(out[0], q) = u, ref(out[1], q) = v, ref(out[2], q) = x;
     if (dye.out.ptr) ref(dye.out, q) = d;
-    if (z_wrap) {
-      wrap_z(out[0], q, z_wrap, u), wrap_z(out[1], q, z_wrap, v), wrap_z(out[2], q, z_wrap, x);
-      if (dye.out.ptr) wrap_z(dye.out, q, z_wrap, d);
-    }
   }
 };
 
@@ -391,7 +376,6 @@ struct Project3 {
   Spacing3<T> h;
   const double* dt;
   View<T, 3> store{};
-  index_t z_wrap = 0;  ///< z's cells where z is periodic on one rank: vel's z ghosts written too (wrap_z)
   /// Component c at face q after the projection (unchanged on a closed face: link 0).
   template <int c>
   SIM_INLINE T component(const Pos& q, const T* pc, T centre, T dt_) const {
@@ -406,7 +390,6 @@ struct Project3 {
     const T u = component<0>(q, pc, centre, step), v = component<1>(q, pc, centre, step), w = component<2>(q, pc, centre, step);
     if (store.ptr) store(i, j, k) = centre;
     ref(vel[0], q) = u, ref(vel[1], q) = v, ref(vel[2], q) = w;
-    if (z_wrap) wrap_z(vel[0], q, z_wrap, u), wrap_z(vel[1], q, z_wrap, v), wrap_z(vel[2], q, z_wrap, w);
   }
 };
 
