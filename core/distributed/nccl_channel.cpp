@@ -79,6 +79,11 @@ std::shared_ptr<NcclChannel> NcclChannel::get(const Comm& comm, const Context& c
   if (comm.rank() == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
   const std::string bytes = comm.broadcast(std::string(reinterpret_cast<const char*>(&id), sizeof id));
   std::memcpy(&id, bytes.data(), sizeof id);
+  // A device loop (SIMKIT_DECOMPOSED_STEPS=loop) holds NCCL's kernels in a conditional
+  // node's body, where CUDA refuses the event-wait nodes NCCL adds so that captured and
+  // uncaptured calls may be in flight together (its graph mixing support). The run waits
+  // for each loop before it makes another NCCL call, so the loop's steps go without them.
+  if (tuning::current().decomposed_steps == "loop") setenv("NCCL_GRAPH_MIXING_SUPPORT", "0", 0);
   auto impl = std::make_unique<Impl>();
   check_nccl(ncclCommInitRank(&impl->comm, comm.size(), id, comm.rank()), "ncclCommInitRank");
   // The NCCL stream runs at the highest priority. At the compute stream's priority, the

@@ -78,7 +78,10 @@ cudaGraphExec_t instantiate(cudaGraph_t graph) {
   cudaGraphExec_t exec = nullptr;
   const cudaError_t inst = cudaGraphInstantiate(&exec, graph, 0);
   cudaGraphDestroy(graph);
-  if (inst != cudaSuccess) throw Error(std::string("sim::record: cudaGraphInstantiate failed: ") + cudaGetErrorString(inst));
+  if (inst != cudaSuccess) {
+    cudaGetLastError();  // cleared: left set, the next launch's check would report it as its own
+    throw Error(std::string("sim::record: cudaGraphInstantiate failed: ") + cudaGetErrorString(inst));
+  }
   return exec;
 }
 
