@@ -10,6 +10,7 @@
 
 #include "core/cuda/check.hpp"
 #include "core/runtime/error.hpp"
+#include "core/runtime/graph.hpp"
 #include "core/runtime/tuning.hpp"
 
 namespace sim {
@@ -39,6 +40,21 @@ struct NcclChannel::Impl {
   Order order = Order::overlap;
   std::vector<DeviceTransfer> sends, recvs;  // deferred: the transfers finish() issues
   bool is_double = false;
+  bool mixing_off = false;  // NCCL started without its graph mixing support (NCCL_GRAPH_MIXING_SUPPORT=0)
+
+  /// Before messages are queued behind compute's work: inside a capture, notes that the
+  /// recording holds messages; outside one, without NCCL's graph mixing support, first waits
+  /// for replayed recordings that hold messages (NCCL then promises nothing for a call made
+  /// while a captured one may still run, whatever the stream order).
+  void before_queue(cudaStream_t compute) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    SIM_CUDA_CHECK(cudaStreamIsCapturing(compute, &status));
+    if (status != cudaStreamCaptureStatusNone) return note_recorded_message();
+    if (mixing_off && replayed_messages_in_flight()) {
+      SIM_CUDA_CHECK(cudaStreamSynchronize(compute));
+      clear_replayed_messages();
+    }
+  }
 
   void issue(const std::vector<DeviceTransfer>& out, const std::vector<DeviceTransfer>& in, bool doubles) {
     const ncclDataType_t type = doubles ? ncclFloat64 : ncclFloat32;
@@ -53,6 +69,7 @@ struct NcclChannel::Impl {
   /// work queued on ctx's; ctx's stream waits for the result.
   void all_reduce(const Context& ctx, void* data, std::size_t count, bool doubles, ncclRedOp_t op) {
     auto compute = static_cast<cudaStream_t>(ctx.stream());
+    before_queue(compute);
     SIM_CUDA_CHECK(cudaEventRecord(queued, compute));
     SIM_CUDA_CHECK(cudaStreamWaitEvent(stream, queued, 0));
     check_nccl(ncclAllReduce(data, data, count, doubles ? ncclDouble : ncclFloat, op, comm, stream), "ncclAllReduce");
@@ -79,12 +96,15 @@ std::shared_ptr<NcclChannel> NcclChannel::get(const Comm& comm, const Context& c
   if (comm.rank() == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
   const std::string bytes = comm.broadcast(std::string(reinterpret_cast<const char*>(&id), sizeof id));
   std::memcpy(&id, bytes.data(), sizeof id);
-  // A device loop (SIMKIT_DECOMPOSED_STEPS=loop) holds NCCL's kernels in a conditional
-  // node's body, where CUDA refuses the event-wait nodes NCCL adds so that captured and
-  // uncaptured calls may be in flight together (its graph mixing support). The run waits
-  // for each loop before it makes another NCCL call, so the loop's steps go without them.
-  if (tuning::current().decomposed_steps == "loop") setenv("NCCL_GRAPH_MIXING_SUPPORT", "0", 0);
+  // A device loop (SIMKIT_DECOMPOSED_STEPS=loop, and auto) holds NCCL's kernels in a
+  // conditional node's body, where CUDA refuses the event-wait nodes NCCL adds so that
+  // captured and uncaptured calls may be in flight together (its graph mixing support).
+  // Without it, a call outside a recording first waits for replayed ones (before_queue).
+  const std::string& steps = tuning::current().decomposed_steps;
+  if (steps == "loop" || steps == "auto") setenv("NCCL_GRAPH_MIXING_SUPPORT", "0", 0);
+  const char* mixing = std::getenv("NCCL_GRAPH_MIXING_SUPPORT");
   auto impl = std::make_unique<Impl>();
+  impl->mixing_off = mixing && std::string(mixing) == "0";
   check_nccl(ncclCommInitRank(&impl->comm, comm.size(), id, comm.rank()), "ncclCommInitRank");
   // The NCCL stream runs at the highest priority. At the compute stream's priority, the
   // block scheduler hands the interior update's pending blocks out before the NCCL kernel's,
@@ -106,6 +126,7 @@ std::shared_ptr<NcclChannel> NcclChannel::get(const Comm& comm, const Context& c
 void NcclChannel::start(const Context& ctx, const std::vector<DeviceTransfer>& sends,
                         const std::vector<DeviceTransfer>& recvs, bool is_double) {
   auto compute = static_cast<cudaStream_t>(ctx.stream());
+  impl_->before_queue(compute);
   SIM_CUDA_CHECK(cudaEventRecord(impl_->queued, compute));  // the packed send buffers
   SIM_CUDA_CHECK(cudaStreamWaitEvent(impl_->stream, impl_->queued, 0));
   if (impl_->order == Order::deferred) {  // kept for finish()
@@ -127,6 +148,7 @@ void NcclChannel::all_to_all_v(const Context& ctx, const void* send, const std::
                                 const std::vector<std::size_t>& recv_counts, const std::vector<std::size_t>& recv_offsets,
                                 bool is_double, bool wait) {
   auto compute = static_cast<cudaStream_t>(ctx.stream());
+  impl_->before_queue(compute);
   SIM_CUDA_CHECK(cudaEventRecord(impl_->queued, compute));  // the packed send buffer
   SIM_CUDA_CHECK(cudaStreamWaitEvent(impl_->stream, impl_->queued, 0));
   const ncclDataType_t type = is_double ? ncclFloat64 : ncclFloat32;

@@ -4,6 +4,7 @@
 // the bodies' last kernels set both conditions (LoopSignal).
 #include "core/runtime/graph.hpp"
 
+#include <atomic>
 #include <string>
 
 #include "core/runtime/error.hpp"
@@ -22,8 +23,19 @@ __global__ void graph_gate(const int* flag, cudaGraphConditionalHandle handle) {
 }
 #endif
 
+namespace {
+// (one stream of recordings a process: the model's, on the main thread)
+std::atomic<bool> message_recorded{false};  // a channel queued a message into the capture underway
+std::atomic<bool> messages_in_flight{false};  // a replay holding messages may still run
+}  // namespace
+
+void note_recorded_message() { message_recorded = true; }
+bool replayed_messages_in_flight() { return messages_in_flight; }
+void clear_replayed_messages() { messages_in_flight = false; }
+
 struct Recorded::Impl {
   Context ctx;
+  bool holds_messages = false;                         // a channel's messages were captured (note_recorded_message)
   std::function<void()> fn;                            // cpu: record()
   std::function<void(int, const LoopSignal&)> body;    // cpu: record_loop(), while *flag != 0
   const int* flag = nullptr;
@@ -44,6 +56,7 @@ void Recorded::replay() const {
   }
 #if SIMKIT_HAS_CUDA
   SIM_CUDA_CHECK(cudaGraphLaunch(impl_->exec, static_cast<cudaStream_t>(impl_->ctx.stream())));
+  if (impl_->holds_messages) messages_in_flight = true;
 #endif
 }
 
@@ -170,7 +183,9 @@ Recorded record(const Context& ctx, const std::function<void()>& fn) {
     return r;
   }
 #if SIMKIT_HAS_CUDA
+  message_recorded = false;
   r.impl_->exec = instantiate(capture(static_cast<cudaStream_t>(ctx.stream()), fn));
+  r.impl_->holds_messages = message_recorded;
 #else
   throw Error("sim::record: a cuda context in a build without CUDA");
 #endif
@@ -187,7 +202,9 @@ Recorded record_loop(const Context& ctx, const int* flag, const std::function<vo
     return r;
   }
 #if SIMKIT_HAS_CUDA
+  message_recorded = false;
   r.impl_->exec = instantiate(loop_graph(static_cast<cudaStream_t>(ctx.stream()), flag, body));
+  r.impl_->holds_messages = message_recorded;
 #else
   (void)flag;
   throw Error("sim::record_loop: a cuda context in a build without CUDA");

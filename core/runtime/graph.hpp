@@ -61,6 +61,16 @@ class Recorded {
 /// Error, naming the cause, when fn waits for the device or uses another stream.
 Recorded record(const Context& ctx, const std::function<void()>& fn);
 
+/// Called by a message channel (NCCL) for a message it queues while a recording is being
+/// captured: the recording then holds messages, and each replay of it marks them in flight.
+void note_recorded_message();
+/// True from the replay of a recording that holds messages until clear_replayed_messages():
+/// a channel that may not queue its own messages beside recorded ones still running (NCCL
+/// without its graph mixing support) waits for the stream first, then clears it.
+bool replayed_messages_in_flight();
+/// Marks the replayed messages done (the caller waited for the stream they run on).
+void clear_replayed_messages();
+
 /// Records a loop: each replay runs body(0), body(1), body(0), ... while *flag != 0 (flag in
 /// memory that kernels read), the flag read before the first body and after each. body(k, s)
 /// is recorded once for each k (a model's two buffer parities) and must end with a kernel that

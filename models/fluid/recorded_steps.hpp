@@ -75,10 +75,11 @@ std::int64_t replay_clocked_steps(DeviceClock& clock, const Step& step) {
 
 /// The batches of device-clocked steps of a model whose step swaps its buffers (StepRecordings'
 /// parity), from the model's device-clocked step. A batch is one device loop (record_loop):
-/// every step up to the clock's horizon in one launch. Between GPUs CUDA refuses NCCL's calls
-/// inside a device loop, so a decomposed batch may run as per-step replays instead, queued by
-/// the host one step ahead (replay_clocked_steps): SIMKIT_DECOMPOSED_STEPS=replays, or auto on
-/// GPUs; a loop that CUDA refuses turns this batch and the later ones into replays.
+/// every step up to the clock's horizon in one launch, NCCL's calls inside between GPUs (which
+/// CUDA takes once NCCL runs without its graph mixing support, nccl_channel.cpp). A decomposed
+/// batch may run as per-step replays instead, queued by the host one step ahead
+/// (replay_clocked_steps): SIMKIT_DECOMPOSED_STEPS=replays; a loop that CUDA refuses turns this
+/// batch and the later ones into replays.
 ///
 /// The model's callables: step(ClockState* c, double cfl, const LoopSignal& signal) queues the
 /// step of clock c into the output buffers (ending with EndClockStep, which calls signal);
@@ -92,9 +93,9 @@ class ClockedBatches {
   void set_mode(const Context& ctx, std::string mode) { ctx_ = ctx, mode_ = std::move(mode); }
   /// SIMKIT_DECOMPOSED_STEPS as set: loop, replays, host or auto.
   const std::string& mode() const { return mode_; }
-  /// Whether a decomposed batch runs as per-step replays (SIMKIT_DECOMPOSED_STEPS=replays, or
-  /// auto between GPUs: CUDA refused NCCL's calls inside a device loop) rather than one device loop.
-  bool decomposed_replays() const { return mode_ == "replays" || (mode_ == "auto" && ctx_.is_cuda()); }
+  /// Whether a decomposed batch runs as per-step replays (SIMKIT_DECOMPOSED_STEPS=replays)
+  /// rather than one device loop (loop, and auto: NCCL's calls inside, core/distributed/nccl_channel.cpp).
+  bool decomposed_replays() const { return mode_ == "replays"; }
 
   /// Runs one batch (the first step's dt already queued: BeginClockStep) of a model split over
   /// ranks (decomposed) or not; returns the steps that ran, the clock's host() then current.

@@ -75,3 +75,24 @@ TYPED_TEST(GraphTest, AsyncReductionInsideARecording) {
     EXPECT_EQ(top.wait(), double(r) * 5000.0) << "replay " << r;
   }
 }
+
+// A recording that a message channel queued messages into marks them in flight at each
+// replay, until the channel clears them (NCCL without its graph mixing support waits for the
+// stream first); one without messages marks nothing. On the CPU a replay calls the function
+// again: nothing stays in flight.
+TYPED_TEST(GraphTest, ReplaysOfRecordedMessagesAreMarkedInFlight) {
+  auto x = Array<double, 1>::zeros(this->ctx, extents(100));
+  clear_replayed_messages();
+  Recorded quiet = record(this->ctx, [&] { x += 1.0; });
+  Recorded talking = record(this->ctx, [&] { x += 1.0, note_recorded_message(); });
+  quiet.replay();
+  EXPECT_FALSE(replayed_messages_in_flight());
+  talking.replay();
+  EXPECT_EQ(replayed_messages_in_flight(), this->ctx.is_cuda());
+  this->ctx.synchronize();
+  clear_replayed_messages();
+  EXPECT_FALSE(replayed_messages_in_flight());
+  quiet.replay();
+  EXPECT_FALSE(replayed_messages_in_flight());
+  EXPECT_DOUBLE_EQ(x.to_host()[0], 3.0);
+}
