@@ -221,15 +221,10 @@ class FluidModel final : public Model {
 
   /// How the steps run on several ranks, and the batches of device-clocked steps so far.
   std::string decomposed_steps_note() const {
-    if (!decomposed_recorded_)
-      return "steps on " + std::to_string(comm_.size()) + " ranks: not recorded (" +
-             (batches_.mode() == "host" ? "SIMKIT_DECOMPOSED_STEPS=host"
-              : params_.implicit_viscosity || !solver_->distributed_transform()
-                  ? "implicit viscosity, or an iterative or obstacle pressure solve"
-                  : "messages that wait for the host (host staging)") +
-             "); an adaptive dt is reduced over the ranks on the host";
-    return "steps on " + std::to_string(comm_.size()) + " ranks: recorded; an adaptive dt from the speeds' maximum over the ranks (" +
-           speed_max_.transport() + ") on the device, " + batches_.note();
+    return batches_.decomposed_note(comm_.size(), decomposed_recorded_, speed_max_.transport(),
+                                    params_.implicit_viscosity || !solver_->distributed_transform()
+                                        ? "implicit viscosity, or an iterative or obstacle pressure solve"
+                                        : "messages that wait for the host (host staging)");
   }
 
   /// The pressure solver (for benchmarks and tests).

@@ -502,12 +502,8 @@ class FluidModel3 final : public Model {
 
   /// How the steps run on several ranks, and the batches of device-clocked steps so far.
   std::string decomposed_steps_note() const {
-    const std::string ranks = "steps on " + std::to_string(comm_.size()) + " ranks: ";
-    if (!decomposed_recorded_)
-      return ranks + "not recorded (" + (batches_.mode() == "host" ? "SIMKIT_DECOMPOSED_STEPS=host" : "messages that wait for the host (host staging)") +
-             "); an adaptive dt is reduced over the ranks on the host";
-    return ranks + "recorded; an adaptive dt from the speeds' maximum over the ranks (" + speed_max_.transport() +
-           ") on the device, " + batches_.note();
+    return batches_.decomposed_note(comm_.size(), decomposed_recorded_, speed_max_.transport(),
+                                    "messages that wait for the host (host staging)");
   }
 
   void save_state(std::map<std::string, std::uint64_t>&, std::map<std::string, double>& reals) const override {

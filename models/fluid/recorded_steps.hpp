@@ -107,6 +107,17 @@ class ClockedBatches {
     return loop(recordings, clock, cfl, step, flip, forget_step);
   }
 
+  /// The plan note on a model's steps on `ranks` ranks: recorded, with the transport of the
+  /// speeds' maximum and how the batches run (note()); or not, and why (`unrecorded_because`,
+  /// SIMKIT_DECOMPOSED_STEPS=host when so set).
+  std::string decomposed_note(int ranks, bool recorded, const std::string& transport, const std::string& unrecorded_because) const {
+    const std::string head = "steps on " + std::to_string(ranks) + " ranks: ";
+    if (!recorded)
+      return head + "not recorded (" + (mode_ == "host" ? "SIMKIT_DECOMPOSED_STEPS=host" : unrecorded_because) +
+             "); an adaptive dt is reduced over the ranks on the host";
+    return head + "recorded; an adaptive dt from the speeds' maximum over the ranks (" + transport + ") on the device, " + note();
+  }
+
   /// How the batches run, for a plan note: "in batches each one device loop (3 batches run)".
   std::string note() const {
     const bool replays = refused_ || decomposed_replays();
