@@ -40,17 +40,17 @@ struct NcclChannel::Impl {
   Order order = Order::overlap;
   std::vector<DeviceTransfer> sends, recvs;  // deferred: the transfers finish() issues
   bool is_double = false;
-  bool mixing_off = false;  // NCCL started without its graph mixing support (NCCL_GRAPH_MIXING_SUPPORT=0)
 
   /// Before messages are queued behind compute's work: inside a capture, notes that the
-  /// recording holds messages; outside one, without NCCL's graph mixing support, first waits
-  /// for replayed recordings that hold messages (NCCL then promises nothing for a call made
-  /// while a captured one may still run, whatever the stream order).
+  /// recording holds messages; outside one, first waits for replayed recordings that hold
+  /// messages (without NCCL's graph mixing support, NCCL promises nothing for a call made
+  /// while a captured one may still run, whatever the stream order; with it, the wait is one
+  /// more than needed, at most once an output).
   void before_queue(cudaStream_t compute) {
     cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
     SIM_CUDA_CHECK(cudaStreamIsCapturing(compute, &status));
     if (status != cudaStreamCaptureStatusNone) return note_recorded_message();
-    if (mixing_off && replayed_messages_in_flight()) {
+    if (replayed_messages_in_flight()) {
       SIM_CUDA_CHECK(cudaStreamSynchronize(compute));
       clear_replayed_messages();
     }
@@ -102,9 +102,7 @@ std::shared_ptr<NcclChannel> NcclChannel::get(const Comm& comm, const Context& c
   // Without it, a call outside a recording first waits for replayed ones (before_queue).
   const std::string& steps = tuning::current().decomposed_steps;
   if (steps == "loop" || steps == "auto") setenv("NCCL_GRAPH_MIXING_SUPPORT", "0", 0);
-  const char* mixing = std::getenv("NCCL_GRAPH_MIXING_SUPPORT");
   auto impl = std::make_unique<Impl>();
-  impl->mixing_off = mixing && std::string(mixing) == "0";
   check_nccl(ncclCommInitRank(&impl->comm, comm.size(), id, comm.rank()), "ncclCommInitRank");
   // The NCCL stream runs at the highest priority. At the compute stream's priority, the
   // block scheduler hands the interior update's pending blocks out before the NCCL kernel's,
