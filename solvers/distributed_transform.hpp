@@ -27,7 +27,10 @@
 // the division and its inverse; when x is walled, the real transform along x acts on the real
 // and imaginary columns alike (the complex transform's real-linear action). The division uses
 // the DFT's eigenvalues 2 - 2 cos(2 pi k / n) along y and z, and the way back mirrors the way
-// in, ending in one batched 2D complex-to-real FFT. Its transposes are whole (one piece). On
+// in, ending in one batched 2D complex-to-real FFT. Its transposes are whole (one piece):
+// between the GPUs of one host, one kernel each way that stores (loads) every value straight
+// into (from) its place in slabs B, held in NCCL's symmetric memory (core/distributed/
+// peer_slabs.hpp; SIMKIT_TRANSPOSE_PATH=nccl: the all-to-all with its pack and unpack). On
 // one rank with every axis periodic this is the one-rank 3D Fourier solve's sequence (a real
 // FFT over two axes, a complex FFT over the third, the division, and back).
 //
@@ -55,6 +58,7 @@
 
 #include "core/array/expr.hpp"
 #include "core/distributed/decomposition.hpp"
+#include "core/distributed/peer_slabs.hpp"
 #include "core/distributed/redistribute.hpp"
 #include "core/kernels/for_each.hpp"
 #include "core/numerics/fft.hpp"
@@ -278,8 +282,10 @@ class DistributedTransformPoisson {
     else
       for (int d = 0; d < Rank; ++d) s += (d ? " x " : "") + std::string(axes_[std::size_t(d)].label());
     if (!transposed_) return s;
-    return s + ", slabs along " + names[a_] + " then " + names[b_] + " over " + std::to_string(ranks_) + " ranks (" +
-           (cos2_ ? cos_to_b_.transport() : a_to_b_[0].transport()) + " all-to-all" +
+    std::string moves = peer_ ? std::string("stores into the other GPUs' memory")
+                              : std::string(cos2_ ? cos_to_b_.transport() : a_to_b_[0].transport()) + " all-to-all";
+    if (!peer_why_.empty() && peer_why_ != "-") moves += "; no stores into the other GPUs' memory: " + peer_why_;
+    return s + ", slabs along " + names[a_] + " then " + names[b_] + " over " + std::to_string(ranks_) + " ranks (" + moves +
            (chunks_ > 1 ? ", " + std::to_string(chunks_) + " pieces" : "") + ")";
   }
   /// The passes over memory of one solve on this rank, in order: kernels, library transform
@@ -301,12 +307,14 @@ class DistributedTransformPoisson {
     move("boxes to slabs", &to_a_, false);
     if (cos2_) {
       if (mine_a_.size() > 0) p.insert(p.end(), {"gather rows (reordered)", "real FFT along y"});
+      if (peer_) p.push_back("transpose to slabs along y: stores into the other GPUs' memory (and this rank's own piece)");
       if (transposed_) move("transpose to slabs along y", &cos_to_b_, true);
       if (cos_b_box_.size() > 0) {
         if (transposed_) p.push_back("reorder along x");
         p.insert(p.end(), {"complex FFT along x", "divide (cosine pairs)", "inverse complex FFT along x"});
         if (transposed_) p.push_back("reorder back along x");
       }
+      if (peer_) p.push_back("transpose back: loads from the other GPUs' memory (and this rank's own piece)");
       if (transposed_) move("transpose back", &cos_back_, true);
       if (mine_a_.size() > 0) p.insert(p.end(), {"complex-to-real FFT along y", "scatter rows"});
     } else if (cos_yz_) {
@@ -321,6 +329,7 @@ class DistributedTransformPoisson {
       if (mine_a_.size() > 0) p.insert(p.end(), {"half spectrum of the coefficients", "2D complex-to-real FFT over y,z", "scatter (reordered back)"});
     } else if (yz_fft_) {
       if (mine_a_.size() > 0) p.push_back("2D real FFT over y,z");
+      if (peer_) p.push_back("transpose to slabs along y: stores into the other GPUs' memory (and this rank's own piece)");
       move("transpose to slabs along y", first(a_to_b_), true);
       if (spectrum_b_box_.size() > 0 && x_complex_)
         p.insert(p.end(), {"complex FFT along x", "divide", "inverse complex FFT along x"});
@@ -329,6 +338,7 @@ class DistributedTransformPoisson {
         p.push_back("divide");
         add_transform_passes(p, ctx_, axes_[0].backward, "x", false);
       }
+      if (peer_) p.push_back("transpose back: loads from the other GPUs' memory (and this rank's own piece)");
       move("transpose back", first(b_to_a_), true);
       if (mine_a_.size() > 0) p.push_back("2D complex-to-real FFT over y,z");
     } else {
@@ -356,14 +366,14 @@ class DistributedTransformPoisson {
     if (!transposed_) return;
     if (cos2_) {
       const View<T, 3> sa = cos_spectrum_a(), sb = cos_spectrum_b();
-      cos_to_b_(sa, sb);
-      cos_back_(sb, sa);
+      cos_spectrum_to_b(sa, sb);
+      cos_spectrum_from_b(sb, sa);
       return;
     }
     if (yz_fft_) {
       const View<T, Rank> sa = spectrum_a_view(), sb = spectrum_b_view();
-      a_to_b_[0](sa, sb);
-      b_to_a_[0](sb, sa);
+      to_spectrum_b(sa, sb);
+      from_spectrum_b(sb, sa);
       return;
     }
     View<T, Rank> a = slabs_a_view(), s = slabs_b_view();
@@ -375,6 +385,7 @@ class DistributedTransformPoisson {
     std::size_t bytes = 0;
     for (std::size_t k = 0; k < a_to_b_.size(); ++k) bytes += a_to_b_[k].bytes_sent() + b_to_a_[k].bytes_sent();
     if (cos2_ && transposed_) bytes += cos_to_b_.bytes_sent() + cos_back_.bytes_sent();
+    if (peer_) bytes += 2 * peer_.bytes_sent();
     return bytes;
   }
   /// True when the boxes are not slabs A, so that a solve also moves the data between them (two more transposes).
@@ -447,9 +458,25 @@ class DistributedTransformPoisson {
       rows_ = fft::BatchedRealFft2<T>(ctx, rows), rows_real_ = Array<T, 3>(ctx, rows);
     }
     if (transposed_) {
-      cos_b_ = Array<T, 3>(ctx, nonempty3(cos_b_box_.shape())), cos_v_ = Array<T, 3>(ctx, nonempty3(cos_b_box_.shape()));
-      cos_to_b_ = Redistribution<T, 3>(comm, ctx, spectrum_a, spectrum_b);
-      cos_back_ = Redistribution<T, 3>(comm, ctx, spectrum_b, spectrum_a);
+      cos_v_ = Array<T, 3>(ctx, nonempty3(cos_b_box_.shape()));
+      // the same moves on the spectrum seen as reals (rows, 2 columns)
+      std::vector<Box<Rank>> flat_a, flat_b;
+      for (int r = 0; r < ranks; ++r) {
+        const Box<3>& a = spectrum_a[std::size_t(r)];
+        const Box<3>& b = spectrum_b[std::size_t(r)];
+        Box<Rank> fa, fb;
+        fa.lo[0] = a.lo[0], fa.hi[0] = a.hi[0], fa.lo[Rank - 1] = 2 * a.lo[1], fa.hi[Rank - 1] = 2 * a.hi[1];
+        fb.lo[0] = b.lo[0], fb.hi[0] = b.hi[0], fb.lo[Rank - 1] = 2 * b.lo[1], fb.hi[Rank - 1] = 2 * b.hi[1];
+        flat_a.push_back(fa), flat_b.push_back(fb);
+      }
+      peer_why_ = peer_unavailable(comm, ctx, flat_a, flat_b);
+      if (peer_why_.empty()) {
+        peer_ = PeerSlabs<T, Rank>(comm, ctx, flat_a, flat_b);  // slabs B in memory the other GPUs reach
+      } else {
+        cos_b_ = Array<T, 3>(ctx, nonempty3(cos_b_box_.shape()));
+        cos_to_b_ = Redistribution<T, 3>(comm, ctx, spectrum_a, spectrum_b);
+        cos_back_ = Redistribution<T, 3>(comm, ctx, spectrum_b, spectrum_a);
+      }
     }
     if (cos_b_box_.size() > 0) cos_x_ = fft::BatchedComplexFft<T>(ctx, cos_b_box_.shape());
     std::vector<double> lx(static_cast<std::size_t>(n1)), ly(static_cast<std::size_t>(n2));
@@ -478,8 +505,38 @@ class DistributedTransformPoisson {
   View<T, 3> cos_spectrum_b() {
     if (!transposed_) return cos_spectrum_a();
     if (cos_b_box_.size() == 0) return cos_empty_.view().sub(Box<3>{});
+    if (peer_) {
+      const View<T, Rank> flat = peer_.local();
+      return dense_view(flat.ptr, cos_b_box_.shape());
+    }
     Box<3> whole3{{0, 0, 0}, {cos_b_box_.extent(0), cos_b_box_.extent(1), cos_b_box_.extent(2)}};
     return cos_b_.view().sub(whole3);
+  }
+  /// Why the peer kernels do not move the spectrum between GPUs ("" when they do; nothing said
+  /// where they never could: CPU ranks, or the path turned off).
+  static std::string peer_unavailable(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from,
+                                      const std::vector<Box<Rank>>& to) {
+    const std::string why = PeerSlabs<T, Rank>::unavailable(comm, ctx, from, to);
+    return why == "not on GPUs" || why == "SIMKIT_TRANSPOSE_PATH=nccl" || why == "built without NCCL" ? "-" : why;
+  }
+  /// The half spectrum's transposes between slabs A (sa) and B (sb): the peer kernels on it as
+  /// reals (rows, 2 columns), else the all-to-alls.
+  void cos_spectrum_to_b(View<T, 3> sa, View<T, 3> sb) {
+    if (peer_) peer_.scatter(flat_rows(sa));
+    else cos_to_b_(sa, sb);
+  }
+  void cos_spectrum_from_b(View<T, 3> sb, View<T, 3> sa) {
+    if (peer_) peer_.gather(flat_rows(sa));
+    else cos_back_(sb, sa);
+  }
+  /// A (rows, columns, 2) spectrum view with dense rows as (rows, 2 columns) reals (2D only).
+  static View<T, Rank> flat_rows(View<T, 3> v) {
+    View<T, Rank> f;
+    if constexpr (Rank == 2) {
+      f.ptr = v.ptr, f.shape = extents(v.shape.n[0], 2 * v.shape.n[1]);
+      f.stride[0] = v.stride[0], f.stride[1] = 1;
+    }
+    return f;
   }
   /// solve() on the path of plan_cos2.
   void solve_cos2(View<const T, Rank> b, View<T, Rank> x) {
@@ -496,7 +553,7 @@ class DistributedTransformPoisson {
       }
       const View<T, 3> sa = cos_spectrum_a(), sb = cos_spectrum_b();
       const View<T, 3> v = transposed_ && cos_b_box_.size() > 0 ? cos_v_.view() : sb;
-      if (transposed_) cos_to_b_(sa, sb);
+      if (transposed_) cos_spectrum_to_b(sa, sb);
       if (cos_b_box_.size() > 0) {
         const Box<3> all{{0, 0, 0}, {n1, cos_b_box_.extent(1), 2}};
         if (transposed_) for_each(ctx_, "poisson::cosine_columns_reorder", all, CosineColumnsReorder<T>{sb, v, n1, false});
@@ -508,7 +565,7 @@ class DistributedTransformPoisson {
         cos_x_.inverse(v);
         if (transposed_) for_each(ctx_, "poisson::cosine_columns_reorder_back", all, CosineColumnsReorder<T>{v, sb, n1, true});
       }
-      if (transposed_) cos_back_(sb, sa);
+      if (transposed_) cos_spectrum_from_b(sb, sa);
       const View<T, 2> out = from_a_.identity() ? x : a;
       if (mine_a_.size() > 0) {
         rows_.inverse(real);
@@ -584,7 +641,10 @@ class DistributedTransformPoisson {
     if (!to_a_.identity()) work_a_ = Array<T, Rank>(ctx, nonempty(mine_a_.shape()));  // the boxes moved to slabs A
     empty_ = Array<T, Rank>(ctx, nonempty(Extents<Rank>{}));
     if (mine_a_.size() > 0) yz_ = fft::BatchedRealFft2<T>(ctx, mine_a_.shape());
-    if (transposed_) {
+    if (transposed_) peer_why_ = peer_unavailable(comm, ctx, spectrum_a, spectrum_b);
+    if (transposed_ && peer_why_.empty()) {
+      peer_ = PeerSlabs<T, Rank>(comm, ctx, spectrum_a, spectrum_b);  // slabs B in memory the other GPUs reach
+    } else if (transposed_) {
       spectrum_b_ = Array<T, Rank>(ctx, nonempty(spectrum_b_box_.shape()));
       a_to_b_.emplace_back(comm, ctx, spectrum_a, spectrum_b);
       b_to_a_.emplace_back(comm, ctx, spectrum_b, spectrum_a);
@@ -617,7 +677,17 @@ class DistributedTransformPoisson {
   }
   View<T, Rank> spectrum_b_view() {
     if (!transposed_) return spectrum_a_view();
-    return spectrum_b_box_.size() > 0 ? spectrum_b_.view().sub(whole(spectrum_b_box_)) : empty_.view().sub(Box<Rank>{});
+    if (spectrum_b_box_.size() == 0) return empty_.view().sub(Box<Rank>{});
+    return peer_ ? peer_.local() : spectrum_b_.view().sub(whole(spectrum_b_box_));
+  }
+  /// The spectrum's transposes between slabs A (sa) and B (sb): the peer kernels, else the all-to-alls.
+  void to_spectrum_b(View<T, Rank> sa, View<T, Rank> sb) {
+    if (peer_) peer_.scatter(sa);
+    else a_to_b_[0](sa, sb);
+  }
+  void from_spectrum_b(View<T, Rank> sb, View<T, Rank> sa) {
+    if (peer_) peer_.gather(sa);
+    else b_to_a_[0](sb, sa);
   }
   /// solve() on the path of plan_yz.
   void solve_yz(View<const T, Rank> b, View<T, Rank> x) {
@@ -627,7 +697,7 @@ class DistributedTransformPoisson {
       if (!to_a_.identity()) to_a_(b, a), in = a;
       const View<T, Rank> sa = spectrum_a_view(), sb = spectrum_b_view();
       if (mine_a_.size() > 0) yz_.forward(in);
-      if (transposed_) a_to_b_[0](sa, sb);
+      if (transposed_) to_spectrum_b(sa, sb);
       if (spectrum_b_box_.size() > 0 && x_complex_) {
         x_fft_.forward(sb);
         divide(sb);
@@ -637,7 +707,7 @@ class DistributedTransformPoisson {
         divide(sb);
         backward_b_(sb, sb);
       }
-      if (transposed_) b_to_a_[0](sb, sa);
+      if (transposed_) from_spectrum_b(sb, sa);
       const View<T, Rank> out = from_a_.identity() ? x : a;
       if (mine_a_.size() > 0) yz_.inverse(out);
       if (!from_a_.identity()) from_a_(a, x);
@@ -672,6 +742,8 @@ class DistributedTransformPoisson {
   fft::BatchedComplexFft<T> x_fft_;     // plan_yz: along x in slabs B of the spectrum
   Array<T, Rank> spectrum_b_, empty_;   // plan_yz: the spectrum in slabs B; a stand-in for empty slabs
   Box<Rank> spectrum_b_box_{};          // plan_yz: this rank's part of the spectrum in slabs B
+  PeerSlabs<T, Rank> peer_;             // plan_yz, plan_cos2 between GPUs of one host: slabs B of the spectrum, the kernels moving it
+  std::string peer_why_;                // why peer_ is not planned ("-": the path does not apply)
 };
 
 }  // namespace sim::solvers

@@ -38,6 +38,7 @@ struct Values {
   int fluid_scale_guess = -1;          ///< SIMKIT_FLUID_SCALE_GUESS: rescale a stage's pressure guess, 0 or 1
   int fluid_fill_every_stage = -1;     ///< SIMKIT_FLUID_FILL_EVERY_STAGE: fill ghosts after every stage, 0 or 1
   long long transpose_chunks = -1;     ///< SIMKIT_TRANSPOSE_CHUNKS: pieces of the distributed transform solve's transposes
+  std::string transpose_path = "auto";  ///< SIMKIT_TRANSPOSE_PATH: how the slab transposes move between GPUs
 };
 
 /// One knob: its variable, the values it accepts, its default, what it changes, and its parser.
@@ -133,9 +134,8 @@ inline const std::vector<Knob>& knobs() {
       {"SIMKIT_DEVICE_STEPS", "0 or 1", "1", "adaptive-dt steps up to the next output run as one device loop (0: a host wait a step)",
        [](const std::string& t, Values& v) { v.device_steps = one_of("SIMKIT_DEVICE_STEPS", t, {0, 1}, "0 or 1"); }},
       {"SIMKIT_DECOMPOSED_STEPS", "auto, loop, replays or host", "auto",
-       "the fluid's steps on several ranks: recorded, a batch as one device loop (loop) or as per-step replays the host "
-       "queues one ahead (replays; auto: replays between GPUs, whose NCCL calls CUDA did not take into a device loop, "
-       "the loop on CPU ranks); host: not recorded, dt reduced over the ranks on the host",
+       "the fluid's steps on several ranks: recorded, a batch as one device loop (loop, and auto) or as per-step "
+       "replays the host queues one ahead (replays); host: not recorded, dt reduced over the ranks on the host",
        [](const std::string& t, Values& v) {
          v.decomposed_steps =
              word("SIMKIT_DECOMPOSED_STEPS", t, {"auto", "loop", "replays", "host"}, "auto, loop, replays or host");
@@ -164,6 +164,11 @@ inline const std::vector<Knob>& knobs() {
        "the distributed transform solve cuts its slab transposes into this many pieces, each moved beside the next piece's "
        "transforms (a box periodic in y and z moves its spectrum in one piece)",
        [](const std::string& t, Values& v) { v.transpose_chunks = whole("SIMKIT_TRANSPOSE_CHUNKS", t, 1, "a whole number, 1 or more"); }},
+      {"SIMKIT_TRANSPOSE_PATH", "auto or nccl", "auto",
+       "how the distributed transform solve's whole slab transposes move between GPUs (auto: one kernel storing straight "
+       "into the other GPUs' memory, opened by CUDA IPC, where every rank runs on one host with peer access; nccl: "
+       "NCCL's grouped sends and receives, with a pack and an unpack)",
+       [](const std::string& t, Values& v) { v.transpose_path = word("SIMKIT_TRANSPOSE_PATH", t, {"auto", "nccl"}, "auto or nccl"); }},
   };
   return all;
 }

@@ -2,7 +2,8 @@
 # Runs on a multi-GPU machine (H200 x2 or x4) from the repository root, over binaries built
 # here with CUDA + MPI (+ NCCL) and carried in SIMKIT_DEV_DIR (scripts/device/prepare.sh):
 #   1. halo_check on the GPU backend (every ghost, edge and corner against the one-rank fill),
-#      through NCCL and through host buffers (SIMKIT_HALO=host);
+#      through NCCL and through host buffers (SIMKIT_HALO=host); peer_slabs_check (the peer
+#      transposes there and back); transform_check on the peer transposes and on NCCL's all-to-all;
 #   2. heat 2D/3D and Monte Carlo on N GPUs against 1 GPU, compared by `simulate info`'s
 #      field digests (equal digests: bit-identical fields); restarts from N ranks on 1 and from 1 on N;
 #   3. weak scaling of heat 2D (8192^2 and 16384^2 per GPU) and 3D (512^3 per GPU), float32 and float64,
@@ -26,10 +27,14 @@
 #   9. (heat-weak) bench_heat_scaling on 2 and N GPUs, three runs: heat weak scaling (8192^2 and
 #      16384^2 per GPU in 2D, 512^3 in 3D) from the medians of timed samples, with the slowest sample.
 #  10. (fluid-steps) the decomposed fluid step's paths on N GPUs (SIMKIT_DECOMPOSED_STEPS:
-#      auto, the default (replays between GPUs); replays, per-step replays queued one ahead; host,
+#      auto, the default (one device loop a batch); replays, per-step replays queued one ahead; host,
 #      unrecorded with dt reduced on the host): the 2D cavity 512^2 and the 3D Taylor-Green 128^3,
 #      the same bits (digests of the last snapshot and checkpoint) and ms per step, with each run's
 #      line saying how its steps ran.
+#  11. (transpose-paths) the periodic box's slab transposes stored straight into the other GPUs'
+#      memory (SIMKIT_TRANSPOSE_PATH=auto) against NCCL's all-to-all (nccl): the Taylor-Green
+#      vortex 128^3 on N GPUs, the same bits; the solves alone (3D 512^3, 2D 4096^2), the cavity
+#      4096^2 step and the Taylor-Green step at 512^3 (strong, and weak per GPU) under each path.
 #   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [weak3d] [halo] [orders] [nsys] [diagnose] [fluid] [fluid3d] [fluid-variants] [fluid-scaling] [heat-repeat] [heat-weak] [fluid-steps]
 set -u
 n=$1; shift
@@ -46,7 +51,8 @@ mpi() { local np=$1; shift
   local pass=(-x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x SIMKIT_HALO)
   [ -n "${SIMKIT_MG_GATHER_CELLS:-}" ] && pass+=(-x SIMKIT_MG_GATHER_CELLS)
   [ -n "${SIMKIT_DECOMPOSED_STEPS:-}" ] && pass+=(-x SIMKIT_DECOMPOSED_STEPS)
-  mpirun --allow-run-as-root --bind-to none -np "$np" "${pass[@]}" "$@"; }
+  [ -n "${SIMKIT_TRANSPOSE_PATH:-}" ] && pass+=(-x SIMKIT_TRANSPOSE_PATH)
+  timeout "${MPI_TIMEOUT:-900}" mpirun --allow-run-as-root --bind-to none -np "$np" "${pass[@]}" "$@"; }  # MPI_TIMEOUT: seconds a run may take
 digests() { "$sim" info "$1" | grep -o '^  [a-z_]* .*digest [0-9a-f]*' | sed 's/  */ /g'; }
 same() {  # label, file A, file B
   if [ "$(digests "$2")" = "$(digests "$3")" ] && [ -n "$(digests "$2")" ]; then echo "SAME   $1"; else echo "DIFFER $1"; digests "$2"; digests "$3"; fi
@@ -79,8 +85,11 @@ for part in "${parts[@]}"; do
       for halo in nccl host; do
         SIMKIT_HALO=$halo mpi "$n" "$bin/tests/mpi/halo_check" cuda 2>&1 | tail -2 | sed "s/^/[$halo] /"
       done
-      # the distributed transform solve against the one-rank solve (every side combination, every split)
+      # the peer transposes (CUDA IPC) there and back, every value; the distributed transform solve against
+      # the one-rank solve (every side combination, every split), on the peer transposes and on NCCL's all-to-all
+      mpi "$n" "$bin/tests/mpi/peer_slabs_check" cuda 2>&1 | tail -2
       mpi "$n" "$bin/tests/mpi/transform_check" cuda 2>&1 | tail -3
+      SIMKIT_TRANSPOSE_PATH=nccl mpi "$n" "$bin/tests/mpi/transform_check" cuda 2>&1 | tail -3 | sed "s/^/[nccl] /"
       w=$out/runs; mkdir -p "$w"
       run() { local np=$1 name=$2; shift 2; rm -rf "$w/$name"
         mpi "$np" "$sim" --quiet --backend cuda --output "$w/$name" "$@" > "$w/$name.log" 2>&1 || { echo "FAILED $name"; tail -3 "$w/$name.log"; }; }
@@ -235,6 +244,29 @@ for part in "${parts[@]}"; do
             same "$case $kind: $mode vs host, $n GPUs" "$(ls "$w/${case}_$mode"/${kind}_*.h5 | tail -1)" "$(ls "$w/${case}_host"/${kind}_*.h5 | tail -1)"
           done
         done
+      done ;;
+    transpose-paths)  # peer stores against NCCL's all-to-all: the same bits, then the solve and the step timed
+      w=$out/transpose-paths; mkdir -p "$w"
+      tg="configs/taylor_green_3d.toml grid.cells=[128,128,128] run.end_time=0.5 output.every_time=0.25 checkpoint.every=20"
+      for path in auto nccl; do
+        rm -rf "$w/tg_$path"
+        # shellcheck disable=SC2086
+        SIMKIT_TRANSPOSE_PATH=$path mpi "$n" "$sim" $tg --backend cuda --output "$w/tg_$path" --stats "$w/tg_$path.json" \
+          > "$w/tg_$path.log" 2>&1 || { echo "FAILED tg_$path"; tail -3 "$w/tg_$path.log"; }
+        echo "tg $path np$n: $(grep -o '"ms_per_step": [0-9.]*' "$w/tg_$path.json"); $(grep -o 'slabs along.*' "$w/tg_$path.log" | head -1)"
+      done
+      for kind in snapshot checkpoint; do
+        same "Taylor-Green 128^3 $kind: peer stores vs NCCL all-to-all, $n GPUs" "$(ls "$w/tg_auto"/${kind}_*.h5 | tail -1)" "$(ls "$w/tg_nccl"/${kind}_*.h5 | tail -1)"
+      done
+      for path in nccl auto; do
+        echo "== SIMKIT_TRANSPOSE_PATH=$path, the solves alone"
+        SIMKIT_TRANSPOSE_PATH=$path mpi "$n" "$bin/bench/bench_fluid_scaling" --backend cuda --solves-only --cells2 4096 --cells3 512 \
+          --json "$out/solve_${path}_np$n.json" 2>&1 | grep -v '^wrote'
+      done
+      for path in nccl auto; do
+        echo "== SIMKIT_TRANSPOSE_PATH=$path, the cavity 4096^2 and Taylor-Green 512^3 steps"
+        SIMKIT_TRANSPOSE_PATH=$path mpi "$n" "$bin/bench/bench_fluid_scaling" --backend cuda --cells2 4096 --cells3 0 --tg3 512 --no-mg \
+          --json "$out/steps_${path}_np$n.json" 2>&1 | grep -v '^wrote'
       done ;;
     fluid-scaling)  # the distributed transform solve: 1 GPU against 2 and N, transposes against the all-to-all
       for np in 2 "$n"; do  # the transposes whole, and in 4 pieces overlapping the transforms

@@ -10,7 +10,7 @@
 using namespace sim;
 
 TEST(Tuning, EveryKnobIsDocumentedAndAcceptsItsDefaultForm) {
-  ASSERT_EQ(tuning::knobs().size(), 19u);
+  ASSERT_EQ(tuning::knobs().size(), 20u);
   for (const tuning::Knob& k : tuning::knobs()) {
     EXPECT_EQ(std::string(k.name).rfind("SIMKIT_", 0), 0u) << k.name;
     EXPECT_FALSE(std::string(k.accepts).empty()) << k.name;
@@ -53,7 +53,7 @@ TEST(Tuning, BadValuesAreErrorsThatNameTheKnob) {
       {"SIMKIT_STENCIL_BLOCK_Y", "12"}, {"SIMKIT_CUBLAS_WORKSPACE_MIB", "-1"}, {"SIMKIT_MG_SMOOTH", "2"},
       {"SIMKIT_MG_SMOOTH", "0,1"},     {"SIMKIT_MG_BLOCK_CELLS", "1k"},  {"SIMKIT_MG_GATHER_CELLS", "0"},
       {"SIMKIT_FLUID_GUESS_ORDER", "2"}, {"SIMKIT_DEVICE_STEPS", ""},    {"SIMKIT_NCCL_ORDER", "fast"},
-      {"SIMKIT_TRANSPOSE_CHUNKS", "0"}, {"SIMKIT_DECOMPOSED_STEPS", "graph"}, {"SIMKIT_FOR_EACH_ROWS", "3"}, {"SIMKIT_FOR_EACH_BLOCK_Y", "16"}};
+      {"SIMKIT_TRANSPOSE_CHUNKS", "0"}, {"SIMKIT_TRANSPOSE_PATH", "peer"}, {"SIMKIT_DECOMPOSED_STEPS", "graph"}, {"SIMKIT_FOR_EACH_ROWS", "3"}, {"SIMKIT_FOR_EACH_BLOCK_Y", "16"}};
   for (const auto& [name, text] : bad) {
     if (!*text) continue;  // "" unsets a knob
     try {

@@ -143,6 +143,7 @@ struct Tally : sim_test::split_solve_check::Tally {
   int x_complex = 0;  // of those, x periodic: the complex FFT along x
   int cosine2 = 0;    // 2D walls all round by real FFTs (Makhoul)
   int cosine_yz = 0;  // 3D walls on y and z by 2D real FFTs over (y, z)
+  int peer = 0;       // transposes stored straight into the other GPUs' memory (PeerSlabs)
 };
 
 /// One case: the split procs of the grid, sides given per axis by pair indices.
@@ -193,6 +194,7 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
                            cells[1] >= 2 && cells[Rank - 1] >= 2;
   const bool took_cos_yz = solver.description().find("DCT-II/III over y,z by a 2D real FFT") != std::string::npos;
   tally.cosine_yz += took_cos_yz ? 1 : 0;
+  tally.peer += solver.description().find("stores into the other GPUs' memory") != std::string::npos ? 1 : 0;
   tally.yz_fft += took_yz ? 1 : 0;
   tally.x_complex += took_complex ? 1 : 0;
   tally.cosine2 += took_cosine ? 1 : 0;
@@ -306,9 +308,10 @@ int main(int argc, char** argv) {
         char paths[400];
         std::snprintf(paths, sizeof paths,
                       "%d cases by the 2D FFT over y,z, %d of them with the complex FFT along x; %d 2D cases by real FFTs "
-                      "(walls all round); %d 3D cases by 2D real FFTs over y,z (walls on y and z); ",
+                      "(walls all round); %d 3D cases by 2D real FFTs over y,z (walls on y and z); %d cases with "
+                      "transposes stored into the other GPUs' memory; ",
                       t64.yz_fft + t32.yz_fft, t64.x_complex + t32.x_complex, t64.cosine2 + t32.cosine2,
-                      t64.cosine_yz + t32.cosine_yz);
+                      t64.cosine_yz + t32.cosine_yz, t64.peer + t32.peer);
         return std::string(paths);
       });
 }

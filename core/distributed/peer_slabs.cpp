@@ -1,0 +1,311 @@
+// PeerSlabs (peer_slabs.hpp): CUDA IPC between the GPUs of one host; elsewhere unavailable.
+#include "core/distributed/peer_slabs.hpp"
+
+#include <string>
+
+#include "core/detail/dispatch.hpp"
+#include "core/distributed/redistribute.hpp"
+#include "core/runtime/error.hpp"
+#include "core/runtime/tuning.hpp"
+
+#if SIM_TU_HAS_CUDA
+#define SIMKIT_PEER_SLABS 1
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <cuda/atomic>
+
+#include "core/cuda/check.hpp"
+#else
+#define SIMKIT_PEER_SLABS 0
+#endif
+
+namespace sim {
+
+#if SIMKIT_PEER_SLABS
+
+namespace {
+constexpr int kMaxRanks = 16;  // ranks a kernel carries as its argument
+constexpr int kBlocks = 132;   // blocks of every peer kernel, the same on every rank: a barrier each
+constexpr int kThreads = 512;
+
+/// The boxes of every rank, as a kernel argument.
+template <int Rank>
+struct RankBoxes {
+  Box<Rank> box[kMaxRanks];
+  int count = 0;
+};
+
+/// Every rank's buffer as this process sees it (its own, and the others' opened by CUDA IPC):
+/// the values, then the barrier flags (flags[block * kMaxRanks + r]: the last barrier of that
+/// block rank r has arrived at), and this rank's own count of each block's barriers.
+struct PeerBuffers {
+  char* base[kMaxRanks] = {};
+  unsigned* flags[kMaxRanks] = {};
+  unsigned* epochs = nullptr;
+  int me = 0, count = 0;
+};
+
+/// Every block of every rank's kernel waits here until the same block of every other rank
+/// has arrived: the block's writes are made visible to the whole system first, then each
+/// other rank's flag for this block is raised to this barrier's number (release), then this
+/// rank's flags are awaited (acquire). Barriers are numbered by a count a block keeps.
+__device__ void cross_rank_barrier(const PeerBuffers& peers) {
+  __shared__ unsigned epoch;
+  __threadfence_system();
+  __syncthreads();
+  if (threadIdx.x == 0) epoch = ++peers.epochs[blockIdx.x];
+  __syncthreads();
+  const int r = int(threadIdx.x);
+  if (r < peers.count && r != peers.me) {
+    cuda::atomic_ref<unsigned, cuda::thread_scope_system> theirs(peers.flags[r][blockIdx.x * kMaxRanks + peers.me]);
+    theirs.store(epoch, cuda::memory_order_release);
+    cuda::atomic_ref<unsigned, cuda::thread_scope_system> mine(peers.flags[peers.me][blockIdx.x * kMaxRanks + r]);
+    while (mine.load(cuda::memory_order_acquire) < epoch) {
+    }
+  }
+  __syncthreads();
+}
+
+/// The row-major offset of global row g (its indices but the last) in box b's rows.
+template <int Rank>
+SIM_INLINE index_t row_in(const Box<Rank>& b, const index_t (&g)[Rank]) {
+  index_t row = 0;
+  for (int d = 0; d < Rank - 1; ++d) row = row * (b.hi[d] - b.lo[d]) + (g[d] - b.lo[d]);
+  return row;
+}
+
+/// Vectors of W elements moved as one (W = 2: 8- or 16-byte loads and stores).
+template <class T, int W>
+struct alignas(sizeof(T) * W) Packet {
+  T v[W];
+};
+
+/// Moves every element of this rank's from-box (a) to or from its place in its owner's
+/// to-box: a warp a row (every index but the last), each run of the row that one rank's
+/// to-box holds moved by the warp's lanes in vectors of W; a barrier with the other ranks'
+/// same block before (and, for a scatter, after).
+template <class T, int Rank, int W>
+__global__ void __launch_bounds__(kThreads) peer_slabs_move(View<T, Rank> a, Box<Rank> from, RankBoxes<Rank> to,
+                                                            PeerBuffers peers, bool scatter) {
+  cross_rank_barrier(peers);
+  constexpr int L = Rank - 1;  // the last dimension
+  const index_t last = a.shape.n[L], rows = last > 0 ? a.size() / last : 0;
+  const index_t warps = index_t(gridDim.x) * (blockDim.x / 32);
+  const int lane = int(threadIdx.x % 32);
+  for (index_t row = index_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; row < rows; row += warps) {
+    index_t local[Rank] = {}, g[Rank] = {};
+    index_t rest = row;
+    for (int d = L - 1; d >= 0; --d) local[d] = rest % a.shape.n[d], rest /= a.shape.n[d];
+    for (int d = 0; d < L; ++d) g[d] = from.lo[d] + local[d];
+    T* here = a.ptr;
+    for (int d = 0; d < L; ++d) here += local[d] * a.stride[d];
+    for (int r = 0; r < to.count; ++r) {
+      const Box<Rank>& b = to.box[r];
+      bool in = true;
+      for (int d = 0; d < L; ++d) in = in && g[d] >= b.lo[d] && g[d] < b.hi[d];
+      const index_t k0 = from.lo[L] > b.lo[L] ? from.lo[L] : b.lo[L], k1 = from.hi[L] < b.hi[L] ? from.hi[L] : b.hi[L];
+      if (!in || k1 <= k0) continue;
+      T* there = reinterpret_cast<T*>(peers.base[r]) + row_in(b, g) * (b.hi[L] - b.lo[L]) + (k0 - b.lo[L]);
+      auto* h = reinterpret_cast<Packet<T, W>*>(here + (k0 - from.lo[L]));
+      auto* t = reinterpret_cast<Packet<T, W>*>(there);
+      const index_t packets = (k1 - k0) / W;
+      if (scatter)
+        for (index_t p = lane; p < packets; p += 32) t[p] = h[p];
+      else
+        for (index_t p = lane; p < packets; p += 32) h[p] = t[p];
+    }
+  }
+  if (scatter) cross_rank_barrier(peers);
+}
+
+void check_cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw Error(std::string("peer transposes: ") + what + " failed: " + cudaGetErrorString(e));
+}
+
+/// 64 bytes (a CUDA IPC handle) as 8 doubles for Comm::allgather, and back.
+std::vector<double> as_doubles(const cudaIpcMemHandle_t& h) {
+  static_assert(sizeof(cudaIpcMemHandle_t) == 64, "a CUDA IPC handle is 64 bytes");
+  std::vector<double> v(8);
+  std::memcpy(v.data(), &h, 64);
+  return v;
+}
+
+/// Why this process's GPU cannot load from and store to every other rank's ("" when it can):
+/// every rank on one host, each pair of GPUs peers (or the same GPU). Collective.
+std::string peer_access(const Comm& comm) {
+  static std::string why = "unset";
+  if (why != "unset") return why;
+  std::string mine;
+  if (comm.max(std::int64_t(comm.local_rank())) != comm.size() - 1) mine = "the ranks run on several hosts";
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  const std::vector<double> devices = comm.allgather(double(device));
+  for (std::size_t r = 0; r < devices.size() && mine.empty(); ++r) {
+    const int other = int(devices[r]);
+    int can = 1;
+    if (other != device) check_cuda(cudaDeviceCanAccessPeer(&can, device, other), "cudaDeviceCanAccessPeer");
+    if (!can) mine = "GPU " + std::to_string(device) + " cannot reach GPU " + std::to_string(other) + " by peer access";
+  }
+  why = comm.max(std::int64_t(mine.empty() ? 0 : 1)) == 0 ? "" : mine.empty() ? "another rank's GPU lacks peer access" : mine;
+  return why;
+}
+
+}  // namespace
+
+template <class T, int Rank>
+struct PeerSlabs<T, Rank>::Impl {
+  Context ctx;
+  Comm comm;
+  Box<Rank> from{};
+  RankBoxes<Rank> to;
+  PeerBuffers peers;
+  char* own = nullptr;
+  ~Impl() {
+    // kernels queued on the buffers may still run; the others must have closed this rank's
+    // buffer before it is freed (collective, as planning was); errors cannot be reported here
+    if (own) cudaStreamSynchronize(static_cast<cudaStream_t>(ctx.stream()));
+    for (int r = 0; r < peers.count; ++r)
+      if (r != peers.me && peers.base[r]) cudaIpcCloseMemHandle(peers.base[r]);
+    try {
+      comm.barrier();
+    } catch (...) {
+    }
+    if (own) cudaFree(own);
+    if (peers.epochs) cudaFree(peers.epochs);
+  }
+  void move(View<T, Rank> a, bool scatter) const {
+    auto stream = static_cast<cudaStream_t>(ctx.stream());
+    // pairs where every run starts and ends on an even element, here and there
+    bool pairs = reinterpret_cast<std::uintptr_t>(a.ptr) % (2 * sizeof(T)) == 0 && from.lo[Rank - 1] % 2 == 0 &&
+                 from.hi[Rank - 1] % 2 == 0;
+    for (int d = 0; d < Rank - 1; ++d) pairs = pairs && a.stride[d] % 2 == 0;
+    for (int r = 0; r < to.count; ++r) pairs = pairs && to.box[r].lo[Rank - 1] % 2 == 0 && to.box[r].hi[Rank - 1] % 2 == 0;
+    if (pairs) peer_slabs_move<T, Rank, 2><<<kBlocks, kThreads, 0, stream>>>(a, from, to, peers, scatter);
+    else peer_slabs_move<T, Rank, 1><<<kBlocks, kThreads, 0, stream>>>(a, from, to, peers, scatter);
+    SIM_CUDA_CHECK_LAUNCH(scatter ? "distributed::peer_slabs_scatter" : "distributed::peer_slabs_gather", stream);
+  }
+};
+
+template <class T, int Rank>
+std::string PeerSlabs<T, Rank>::unavailable(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from,
+                                            const std::vector<Box<Rank>>& to) {
+  if (!comm.parallel()) return "one rank";
+  if (!ctx.is_cuda()) return "not on GPUs";
+  if (tuning::current().transpose_path == "nccl") return "SIMKIT_TRANSPOSE_PATH=nccl";
+  if (from.size() > std::size_t(kMaxRanks) || to.size() > std::size_t(kMaxRanks))
+    return "more than " + std::to_string(kMaxRanks) + " ranks";
+  return peer_access(comm);
+}
+
+template <class T, int Rank>
+PeerSlabs<T, Rank>::PeerSlabs(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from,
+                              const std::vector<Box<Rank>>& to)
+    : impl_(std::make_shared<Impl>()) {
+  const std::string why = unavailable(comm, ctx, from, to);
+  if (!why.empty()) throw Error("peer transposes: " + why);
+  Impl& im = *impl_;
+  im.ctx = ctx, im.comm = comm;
+  const std::size_t me = std::size_t(comm.rank());
+  from_ = im.from = from[me], to_ = to[me];
+  im.to.count = int(to.size());
+  std::size_t largest = 1;
+  for (std::size_t r = 0; r < to.size(); ++r) {
+    im.to.box[r] = to[r];
+    largest = std::size_t(to[r].size()) > largest ? std::size_t(to[r].size()) : largest;
+    if (r != me) sent_ += std::size_t(intersect(from_, to[r]).size()) * sizeof(T);
+  }
+  // this rank's to-box, then the flags; the same size on every rank
+  const std::size_t values = (largest * sizeof(T) + 255) / 256 * 256;
+  const std::size_t flags = std::size_t(kBlocks) * kMaxRanks * sizeof(unsigned);
+  check_cuda(cudaMalloc(&im.own, values + flags), "cudaMalloc");
+  check_cuda(cudaMemset(im.own + values, 0, flags), "cudaMemset");
+  check_cuda(cudaMalloc(&im.peers.epochs, kBlocks * sizeof(unsigned)), "cudaMalloc");
+  check_cuda(cudaMemset(im.peers.epochs, 0, kBlocks * sizeof(unsigned)), "cudaMemset");
+  cudaIpcMemHandle_t handle;
+  check_cuda(cudaIpcGetMemHandle(&handle, im.own), "cudaIpcGetMemHandle");
+  const std::vector<double> handles = comm.allgather(as_doubles(handle));
+  im.peers.me = comm.rank(), im.peers.count = comm.size();
+  for (int r = 0; r < comm.size(); ++r) {
+    if (r == comm.rank()) {
+      im.peers.base[r] = im.own;
+    } else {
+      cudaIpcMemHandle_t theirs;
+      std::memcpy(&theirs, handles.data() + 8 * r, 64);
+      void* p = nullptr;
+      check_cuda(cudaIpcOpenMemHandle(&p, theirs, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle");
+      im.peers.base[r] = static_cast<char*>(p);
+    }
+    im.peers.flags[r] = reinterpret_cast<unsigned*>(im.peers.base[r] + values);
+  }
+  comm.barrier();  // every buffer open (and its flags zero) before any kernel
+}
+
+template <class T, int Rank>
+View<T, Rank> PeerSlabs<T, Rank>::local() const {
+  if (!impl_) throw Error("peer transposes: not planned");
+  return dense_view(reinterpret_cast<T*>(impl_->own), to_.shape());
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::scatter(View<const T, Rank> a) const {
+  if (!impl_) throw Error("peer transposes: not planned");
+  if (a.shape != from_.shape() && a.size() + from_.size() > 0)
+    throw ShapeError("peer transposes: an array of shape " + to_string(a.shape) + " for a box of " + to_string(from_.shape()));
+  if (a.size() > 0 && a.stride[Rank - 1] != 1) throw ShapeError("peer transposes: the last dimension must be contiguous");
+  View<T, Rank> w{const_cast<T*>(a.ptr), a.shape};
+  for (int d = 0; d < Rank; ++d) w.stride[d] = a.stride[d];
+  impl_->move(w, true);
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::gather(View<T, Rank> a) const {
+  if (!impl_) throw Error("peer transposes: not planned");
+  if (a.shape != from_.shape() && a.size() + from_.size() > 0)
+    throw ShapeError("peer transposes: an array of shape " + to_string(a.shape) + " for a box of " + to_string(from_.shape()));
+  if (a.size() > 0 && a.stride[Rank - 1] != 1) throw ShapeError("peer transposes: the last dimension must be contiguous");
+  impl_->move(a, false);
+}
+
+#else  // compiled without nvcc: never available
+
+template <class T, int Rank>
+struct PeerSlabs<T, Rank>::Impl {};
+
+template <class T, int Rank>
+std::string PeerSlabs<T, Rank>::unavailable(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>&,
+                                            const std::vector<Box<Rank>>&) {
+  if (!comm.parallel()) return "one rank";
+  if (!ctx.is_cuda()) return "not on GPUs";
+  return "built without CUDA";
+}
+
+template <class T, int Rank>
+PeerSlabs<T, Rank>::PeerSlabs(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from,
+                              const std::vector<Box<Rank>>& to) {
+  throw Error("peer transposes: " + unavailable(comm, ctx, from, to));
+}
+
+template <class T, int Rank>
+View<T, Rank> PeerSlabs<T, Rank>::local() const {
+  throw Error("peer transposes: not available in this build");
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::scatter(View<const T, Rank>) const {
+  throw Error("peer transposes: not available in this build");
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::gather(View<T, Rank>) const {
+  throw Error("peer transposes: not available in this build");
+}
+
+#endif
+
+template class PeerSlabs<float, 2>;
+template class PeerSlabs<float, 3>;
+template class PeerSlabs<double, 2>;
+template class PeerSlabs<double, 3>;
+
+}  // namespace sim

@@ -1,0 +1,61 @@
+#pragma once
+// A slab transpose between the GPUs of one host as one kernel, with no pack, no unpack and no
+// separate transfer: every rank's part of the "to" layout (its to-box, row-major) lives in a
+// buffer the other ranks' GPUs open by CUDA IPC and reach by load and store over NVLink, and a
+// kernel on each rank stores its from-box's values straight into the other ranks' to-boxes
+// (scatter) or loads them back from there (gather), each element at its place. A barrier
+// between the ranks' kernels, block by block (flags in those buffers: each block raises its
+// number in the others' after a system-wide fence, then waits for theirs in its own), orders
+// the stores against the reads that follow and precede them: a scatter waits for every rank
+// to arrive (their earlier reads of their to-boxes are done) and again at its end (every store
+// into this rank's to-box has landed); a gather waits for every rank to arrive (their writes
+// to their to-boxes are done). Stream ordered, no host wait, recordable in a CUDA graph.
+//
+// Available where every rank (at most 16) runs on one host and its GPU has peer access to
+// every other rank's. Any boxes: a warp moves a row (every index but the last) of the
+// from-box, each run of it that one rank's to-box holds at once. The moves are copies: the
+// same values as the all-to-all's (Redistribution). Planning and destruction are collective.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/array/array.hpp"
+#include "core/distributed/comm.hpp"
+
+namespace sim {
+
+/// This rank's part of a split grid in GPU memory the other ranks' kernels reach, and the
+/// kernels that move another split's values into it and back.
+template <class T, int Rank>
+class PeerSlabs {
+ public:
+  PeerSlabs() = default;
+  /// Why the peer path cannot move between the splits from and to on comm's GPUs ("" when it
+  /// can; collective on GPUs: every rank asks at the same point).
+  static std::string unavailable(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from,
+                                 const std::vector<Box<Rank>>& to);
+  /// The buffer for this rank's to-box, opened by every other rank (collective; unavailable() must be "").
+  PeerSlabs(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from, const std::vector<Box<Rank>>& to);
+  /// This rank's to-box values, row-major, in the buffer the other ranks reach.
+  View<T, Rank> local() const;
+  /// Every rank's to-box (in the shared buffers) = the values of every rank's from-box
+  /// (a: this rank's, of its shape, the last dimension contiguous). Collective, stream ordered.
+  void scatter(View<const T, Rank> a) const;
+  /// a (this rank's from-box) = its values from the ranks' to-boxes. Collective, stream ordered.
+  void gather(View<T, Rank> a) const;
+  /// Bytes this rank stores into other ranks' memory in one scatter (and loads in one gather).
+  std::size_t bytes_sent() const { return sent_; }
+  /// This rank's from-box and to-box.
+  const Box<Rank>& from_box() const { return from_; }
+  const Box<Rank>& to_box() const { return to_; }
+  explicit operator bool() const { return bool(impl_); }
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<Impl> impl_;
+  Box<Rank> from_{}, to_{};
+  std::size_t sent_ = 0;
+};
+
+}  // namespace sim

@@ -1,0 +1,107 @@
+// Checks the peer transposes (core/distributed/peer_slabs.hpp) between the GPUs of one host:
+// PeerSlabs moving small 2D and 3D grids between slabs (even and uneven splits, float64 and
+// float32) there and back, every value checked against its global index. Elsewhere (CPU
+// ranks, GPUs without peer access) it prints why the path is unavailable and checks nothing.
+//   mpirun -np N peer_slabs_check [cpu|cuda]
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/array/array.hpp"
+#include "core/distributed/comm.hpp"
+#include "core/distributed/peer_slabs.hpp"
+#include "core/runtime/context.hpp"
+#include "solvers/distributed_transform.hpp"
+
+using namespace sim;
+
+namespace {
+
+/// The value every element of the global grid holds: its global row-major index.
+template <class T, int Rank>
+T value_at(const index_t (&g)[Rank], const index_t (&n)[Rank]) {
+  index_t q = 0;
+  for (int d = 0; d < Rank; ++d) q = q * n[d] + g[d];
+  return T(q % 1000003);
+}
+
+/// A box's values, row-major.
+template <class T, int Rank>
+std::vector<T> values_of(const Box<Rank>& b, const index_t (&n)[Rank]) {
+  std::vector<T> v;
+  index_t g[Rank];
+  if (b.size() == 0) return v;
+  for (int d = 0; d < Rank; ++d) g[d] = b.lo[d];
+  while (true) {
+    v.push_back(value_at<T, Rank>(g, n));
+    int d = Rank - 1;
+    while (d >= 0 && ++g[d] == b.hi[d]) g[d] = b.lo[d], --d;
+    if (d < 0) break;
+  }
+  return v;
+}
+
+/// One grid of cells split along axis 0 (from) and axis 1 (to): scatter, check the to-box,
+/// gather into a cleared array, check the from-box. Returns the wrong values on this rank.
+template <class T, int Rank>
+long check_grid(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank]) {
+  std::vector<Box<Rank>> from, to;
+  for (int r = 0; r < comm.size(); ++r)
+    from.push_back(solvers::slab_box<Rank>(cells, 0, comm.size(), r)), to.push_back(solvers::slab_box<Rank>(cells, 1, comm.size(), r));
+  const Box<Rank> mine_from = from[std::size_t(comm.rank())], mine_to = to[std::size_t(comm.rank())];
+  PeerSlabs<T, Rank> peer(comm, ctx, from, to);
+  const std::vector<T> want_from = values_of<T, Rank>(mine_from, cells), want_to = values_of<T, Rank>(mine_to, cells);
+  Array<T, Rank> a = Array<T, Rank>::from_host(ctx, mine_from.shape(), want_from);
+  peer.scatter(a.view());
+  ctx.synchronize();
+  Array<T, Rank> got_to(ctx, mine_to.shape());
+  detail::copy<T, Rank>(ctx, peer.local(), got_to.view());
+  const std::vector<T> to_host = got_to.to_host();
+  long wrong = 0;
+  for (std::size_t i = 0; i < want_to.size(); ++i) wrong += to_host[i] != want_to[i];
+  a.fill(T(-1));
+  peer.gather(a.view());
+  ctx.synchronize();
+  const std::vector<T> from_host = a.to_host();
+  for (std::size_t i = 0; i < want_from.size(); ++i) wrong += from_host[i] != want_from[i];
+  return wrong;
+}
+
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Comm comm = Comm::world();
+    const std::string backend = argc > 1 ? argv[1] : "cpu";
+    ContextOptions options;
+    if (const int gpus = cuda_device_count(); gpus > 0) options.device = comm.local_rank() % gpus;
+    const Context ctx = Context::create(backend == "cuda" ? BackendRequest::cuda : BackendRequest::cpu, options);
+    const index_t probe[3] = {4, 4, 4};
+    std::vector<Box<3>> from, to;
+    for (int r = 0; r < comm.size(); ++r)
+      from.push_back(solvers::slab_box<3>(probe, 0, comm.size(), r)), to.push_back(solvers::slab_box<3>(probe, 1, comm.size(), r));
+    const std::string why = PeerSlabs<double, 3>::unavailable(comm, ctx, from, to);
+    if (!why.empty()) {
+      if (comm.rank() == 0) std::printf("peer_slabs_check on %d ranks: unavailable (%s); nothing checked\n", comm.size(), why.c_str());
+      return 0;
+    }
+    long wrong = 0;
+    int cases = 0;
+    const index_t even3[3] = {8, 6, 10}, odd3[3] = {7, 5, 9}, even2[2] = {12, 10}, odd2[2] = {9, 7};
+    wrong += check_grid<double, 3>(comm, ctx, even3), ++cases;
+    wrong += check_grid<double, 3>(comm, ctx, odd3), ++cases;
+    wrong += check_grid<float, 3>(comm, ctx, even3), ++cases;
+    wrong += check_grid<float, 3>(comm, ctx, odd3), ++cases;
+    wrong += check_grid<double, 2>(comm, ctx, even2), ++cases;
+    wrong += check_grid<float, 2>(comm, ctx, odd2), ++cases;
+    const double total = comm.sum(double(wrong));
+    if (comm.rank() == 0)
+      std::printf("peer_slabs_check on %d ranks: %d grids there and back, %.0f values wrong: %s\n", comm.size(), cases, total,
+                  total == 0 ? "OK" : "FAILED");
+    return total == 0 ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "peer_slabs_check: %s\n", e.what());
+    return 1;
+  }
+}
