@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <string>
+#include <utility>
 
 #include "core/runtime/error.hpp"
 #if SIMKIT_HAS_CUDA
@@ -135,14 +136,16 @@ cudaGraph_t loop_graph(cudaStream_t stream, const int* flag, const std::function
     SIM_CUDA_CHECK(cudaGraphConditionalHandleCreate(&odd_go, graph, 0, cudaGraphCondAssignDefault));
     // the even body decides whether the odd one runs, and (if not) that the loop ends
     const LoopSignal after_even{{odd_go, go}}, after_odd{{go, 0}};
-    cudaGraph_t even = capture(stream, [&] { body(0, after_even); });
-    cudaGraph_t odd = nullptr;
-    try {
-      odd = capture(stream, [&] { body(1, after_odd); });
-    } catch (...) {
-      cudaGraphDestroy(even);
-      throw;
-    }
+    // each captured body is the loop's until a child node takes it (freed here on an error before)
+    struct Owned {
+      cudaGraph_t graph = nullptr;
+      ~Owned() {
+        if (graph) cudaGraphDestroy(graph);
+      }
+      cudaGraph_t take() { return std::exchange(graph, nullptr); }
+    } even, odd;
+    even.graph = capture(stream, [&] { body(0, after_even); });
+    odd.graph = capture(stream, [&] { body(1, after_odd); });
     cudaKernelNodeParams gate{};
     void* args[] = {const_cast<int**>(&flag), &go};
     gate.func = reinterpret_cast<void*>(&graph_gate);
@@ -151,14 +154,9 @@ cudaGraph_t loop_graph(cudaStream_t stream, const int* flag, const std::function
     cudaGraphNode_t gate_node = nullptr;
     SIM_CUDA_CHECK(cudaGraphAddKernelNode(&gate_node, graph, nullptr, 0, &gate));
     cudaGraph_t loop = add_conditional(graph, gate_node, go, cudaGraphCondTypeWhile);
-    cudaGraphNode_t even_node = nullptr;
-    try {
-      even_node = add_child(loop, nullptr, even);
-    } catch (...) {
-      cudaGraphDestroy(odd);  // (add_child took even)
-      throw;
-    }
-    add_child(add_conditional(loop, even_node, odd_go, cudaGraphCondTypeIf), nullptr, odd);
+    const cudaGraphNode_t even_node = add_child(loop, nullptr, even.take());
+    const cudaGraph_t branch = add_conditional(loop, even_node, odd_go, cudaGraphCondTypeIf);
+    add_child(branch, nullptr, odd.take());
   } catch (...) {
     cudaGraphDestroy(graph);
     cudaGetLastError();
