@@ -109,11 +109,20 @@ __global__ void __launch_bounds__(kThreads) peer_slabs_move(View<T, Rank> a, Box
       T* there = reinterpret_cast<T*>(peers.base[r]) + row_in(b, g) * (b.hi[L] - b.lo[L]) + (k0 - b.lo[L]);
       auto* h = reinterpret_cast<Packet<T, W>*>(here + (k0 - from.lo[L]));
       auto* t = reinterpret_cast<Packet<T, W>*>(there);
+      const Packet<T, W>* src = scatter ? h : t;
+      Packet<T, W>* dst = scatter ? t : h;
       const index_t packets = (k1 - k0) / W;
-      if (scatter)
-        for (index_t p = lane; p < packets; p += 32) t[p] = h[p];
-      else
-        for (index_t p = lane; p < packets; p += 32) h[p] = t[p];
+      // U loads in flight a lane before its stores (the other GPU's memory is far away)
+      constexpr int U = 4;
+      for (index_t p0 = lane; p0 < packets; p0 += 32 * U) {
+        Packet<T, W> v[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+          if (p0 + 32 * u < packets) v[u] = src[p0 + 32 * u];
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+          if (p0 + 32 * u < packets) dst[p0 + 32 * u] = v[u];
+      }
     }
   }
   if (scatter) cross_rank_barrier(peers);
