@@ -141,21 +141,33 @@ std::vector<double> as_doubles(const cudaIpcMemHandle_t& h) {
 }
 
 /// Why this process's GPU cannot load from and store to every other rank's ("" when it can):
-/// every rank on one host, each pair of GPUs peers (or the same GPU). Collective.
+/// every rank on one host, every other rank's GPU visible here (found by its PCI bus id, so
+/// that ranks launched with a CUDA_VISIBLE_DEVICES of their own are told apart) and a peer of
+/// this one, or the same GPU. Collective; a CUDA error here only makes the path unavailable.
 std::string peer_access(const Comm& comm) {
   static std::string why = "unset";
   if (why != "unset") return why;
   std::string mine;
   if (comm.max(std::int64_t(comm.local_rank())) != comm.size() - 1) mine = "the ranks run on several hosts";
   int device = 0;
-  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  const std::vector<double> devices = comm.allgather(double(device));
-  for (std::size_t r = 0; r < devices.size() && mine.empty(); ++r) {
-    const int other = int(devices[r]);
-    int can = 1;
-    if (other != device) check_cuda(cudaDeviceCanAccessPeer(&can, device, other), "cudaDeviceCanAccessPeer");
-    if (!can) mine = "GPU " + std::to_string(device) + " cannot reach GPU " + std::to_string(other) + " by peer access";
+  char bus[32] = {};
+  if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetPCIBusId(bus, int(sizeof bus) - 1, device) != cudaSuccess)
+    mine = "this rank's GPU has no PCI bus id";
+  std::vector<double> packed(sizeof bus / sizeof(double));
+  std::memcpy(packed.data(), bus, sizeof bus);
+  const std::vector<double> all = comm.allgather(packed);  // every rank's bus id
+  for (int r = 0; r < comm.size() && mine.empty(); ++r) {
+    char other[sizeof bus];
+    std::memcpy(other, all.data() + packed.size() * std::size_t(r), sizeof other);
+    other[sizeof other - 1] = 0;
+    if (std::strcmp(other, bus) == 0) continue;  // the same GPU
+    int found = -1, can = 0;
+    if (cudaDeviceGetByPCIBusId(&found, other) != cudaSuccess)
+      mine = "rank " + std::to_string(r) + "'s GPU (" + other + ") is not visible to rank " + std::to_string(comm.rank());
+    else if (cudaDeviceCanAccessPeer(&can, device, found) != cudaSuccess || !can)
+      mine = std::string("GPU ") + bus + " cannot reach GPU " + other + " by peer access";
   }
+  cudaGetLastError();  // (a failed look-up above is an answer, not an error)
   why = comm.max(std::int64_t(mine.empty() ? 0 : 1)) == 0 ? "" : mine.empty() ? "another rank's GPU lacks peer access" : mine;
   return why;
 }
