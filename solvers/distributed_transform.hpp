@@ -29,8 +29,9 @@
 // the DFT's eigenvalues 2 - 2 cos(2 pi k / n) along y and z, and the way back mirrors the way
 // in, ending in one batched 2D complex-to-real FFT. Its transposes are whole (one piece):
 // between the GPUs of one host, one kernel each way that stores (loads) every value straight
-// into (from) its place in slabs B, held in NCCL's symmetric memory (core/distributed/
-// peer_slabs.hpp; SIMKIT_TRANSPOSE_PATH=nccl: the all-to-all with its pack and unpack). On
+// into (from) its place in slabs B, held in memory the other GPUs open by CUDA IPC
+// (core/distributed/peer_slabs.hpp; SIMKIT_TRANSPOSE_PATH=nccl: the all-to-all with its pack
+// and unpack). On
 // one rank with every axis periodic this is the one-rank 3D Fourier solve's sequence (a real
 // FFT over two axes, a complex FFT over the third, the division, and back).
 //
@@ -284,7 +285,7 @@ class DistributedTransformPoisson {
     if (!transposed_) return s;
     std::string moves = peer_ ? std::string("stores into the other GPUs' memory")
                               : std::string(cos2_ ? cos_to_b_.transport() : a_to_b_[0].transport()) + " all-to-all";
-    if (!peer_why_.empty() && peer_why_ != "-") moves += "; no stores into the other GPUs' memory: " + peer_why_;
+    if (!peer_why_.empty()) moves += "; no stores into the other GPUs' memory: " + peer_why_;
     return s + ", slabs along " + names[a_] + " then " + names[b_] + " over " + std::to_string(ranks_) + " ranks (" + moves +
            (chunks_ > 1 ? ", " + std::to_string(chunks_) + " pieces" : "") + ")";
   }
@@ -469,10 +470,7 @@ class DistributedTransformPoisson {
         fb.lo[0] = b.lo[0], fb.hi[0] = b.hi[0], fb.lo[Rank - 1] = 2 * b.lo[1], fb.hi[Rank - 1] = 2 * b.hi[1];
         flat_a.push_back(fa), flat_b.push_back(fb);
       }
-      peer_why_ = peer_unavailable(comm, ctx, flat_a, flat_b);
-      if (peer_why_.empty()) {
-        peer_ = PeerSlabs<T, Rank>(comm, ctx, flat_a, flat_b);  // slabs B in memory the other GPUs reach
-      } else {
+      if (!plan_peer(comm, ctx, flat_a, flat_b)) {
         cos_b_ = Array<T, 3>(ctx, nonempty3(cos_b_box_.shape()));
         cos_to_b_ = Redistribution<T, 3>(comm, ctx, spectrum_a, spectrum_b);
         cos_back_ = Redistribution<T, 3>(comm, ctx, spectrum_b, spectrum_a);
@@ -512,12 +510,17 @@ class DistributedTransformPoisson {
     Box<3> whole3{{0, 0, 0}, {cos_b_box_.extent(0), cos_b_box_.extent(1), cos_b_box_.extent(2)}};
     return cos_b_.view().sub(whole3);
   }
-  /// Why the peer kernels do not move the spectrum between GPUs ("" when they do; nothing said
-  /// where they never could: CPU ranks, or the path turned off).
-  static std::string peer_unavailable(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from,
-                                      const std::vector<Box<Rank>>& to) {
+  /// Plans peer_ (slabs B in memory the other GPUs reach) for the moves between the splits
+  /// from and to when the peer kernels can make them (true); else keeps why in peer_why_ for
+  /// description() where they were expected (on GPUs, the path not turned off).
+  bool plan_peer(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from, const std::vector<Box<Rank>>& to) {
     const std::string why = PeerSlabs<T, Rank>::unavailable(comm, ctx, from, to);
-    return why == "not on GPUs" || why == "SIMKIT_TRANSPOSE_PATH=nccl" || why == "built without NCCL" ? "-" : why;
+    if (why.empty()) {
+      peer_ = PeerSlabs<T, Rank>(comm, ctx, from, to);
+      return true;
+    }
+    if (ctx.is_cuda() && tuning::current().transpose_path != "nccl") peer_why_ = why;
+    return false;
   }
   /// The half spectrum's transposes between slabs A (sa) and B (sb): the peer kernels on it as
   /// reals (rows, 2 columns), else the all-to-alls.
@@ -641,10 +644,7 @@ class DistributedTransformPoisson {
     if (!to_a_.identity()) work_a_ = Array<T, Rank>(ctx, nonempty(mine_a_.shape()));  // the boxes moved to slabs A
     empty_ = Array<T, Rank>(ctx, nonempty(Extents<Rank>{}));
     if (mine_a_.size() > 0) yz_ = fft::BatchedRealFft2<T>(ctx, mine_a_.shape());
-    if (transposed_) peer_why_ = peer_unavailable(comm, ctx, spectrum_a, spectrum_b);
-    if (transposed_ && peer_why_.empty()) {
-      peer_ = PeerSlabs<T, Rank>(comm, ctx, spectrum_a, spectrum_b);  // slabs B in memory the other GPUs reach
-    } else if (transposed_) {
+    if (transposed_ && !plan_peer(comm, ctx, spectrum_a, spectrum_b)) {
       spectrum_b_ = Array<T, Rank>(ctx, nonempty(spectrum_b_box_.shape()));
       a_to_b_.emplace_back(comm, ctx, spectrum_a, spectrum_b);
       b_to_a_.emplace_back(comm, ctx, spectrum_b, spectrum_a);
@@ -743,7 +743,7 @@ class DistributedTransformPoisson {
   Array<T, Rank> spectrum_b_, empty_;   // plan_yz: the spectrum in slabs B; a stand-in for empty slabs
   Box<Rank> spectrum_b_box_{};          // plan_yz: this rank's part of the spectrum in slabs B
   PeerSlabs<T, Rank> peer_;             // plan_yz, plan_cos2 between GPUs of one host: slabs B of the spectrum, the kernels moving it
-  std::string peer_why_;                // why peer_ is not planned ("-": the path does not apply)
+  std::string peer_why_;                // why peer_ is not planned on GPUs ("" where it is, or cannot apply)
 };
 
 }  // namespace sim::solvers

@@ -128,16 +128,15 @@ __global__ void __launch_bounds__(kThreads) peer_slabs_move(View<T, Rank> a, Box
   if (scatter) cross_rank_barrier(peers);
 }
 
-void check_cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw Error(std::string("peer transposes: ") + what + " failed: " + cudaGetErrorString(e));
-}
-
-/// 64 bytes (a CUDA IPC handle) as 8 doubles for Comm::allgather, and back.
-std::vector<double> as_doubles(const cudaIpcMemHandle_t& h) {
-  static_assert(sizeof(cudaIpcMemHandle_t) == 64, "a CUDA IPC handle is 64 bytes");
-  std::vector<double> v(8);
-  std::memcpy(v.data(), &h, 64);
-  return v;
+/// Every rank's `bytes` bytes at mine (a multiple of 8), in rank order, through Comm::allgather
+/// (the bytes carried as doubles, bit for bit).
+std::vector<char> allgather_bytes(const Comm& comm, const void* mine, std::size_t bytes) {
+  std::vector<double> packed(bytes / sizeof(double));
+  std::memcpy(packed.data(), mine, bytes);
+  const std::vector<double> all = comm.allgather(packed);
+  std::vector<char> out(all.size() * sizeof(double));
+  std::memcpy(out.data(), all.data(), out.size());
+  return out;
 }
 
 /// Why this process's GPU cannot load from and store to every other rank's ("" when it can):
@@ -153,12 +152,10 @@ std::string peer_access(const Comm& comm) {
   char bus[32] = {};
   if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetPCIBusId(bus, int(sizeof bus) - 1, device) != cudaSuccess)
     mine = "this rank's GPU has no PCI bus id";
-  std::vector<double> packed(sizeof bus / sizeof(double));
-  std::memcpy(packed.data(), bus, sizeof bus);
-  const std::vector<double> all = comm.allgather(packed);  // every rank's bus id
+  const std::vector<char> all = allgather_bytes(comm, bus, sizeof bus);  // every rank's bus id
   for (int r = 0; r < comm.size() && mine.empty(); ++r) {
     char other[sizeof bus];
-    std::memcpy(other, all.data() + packed.size() * std::size_t(r), sizeof other);
+    std::memcpy(other, all.data() + sizeof bus * std::size_t(r), sizeof other);
     other[sizeof other - 1] = 0;
     if (std::strcmp(other, bus) == 0) continue;  // the same GPU
     int found = -1, can = 0;
@@ -178,7 +175,6 @@ template <class T, int Rank>
 struct PeerSlabs<T, Rank>::Impl {
   Context ctx;
   Comm comm;
-  Box<Rank> from{};
   RankBoxes<Rank> to;
   PeerBuffers peers;
   char* own = nullptr;
@@ -195,7 +191,7 @@ struct PeerSlabs<T, Rank>::Impl {
     if (own) cudaFree(own);
     if (peers.epochs) cudaFree(peers.epochs);
   }
-  void move(View<T, Rank> a, bool scatter) const {
+  void move(View<T, Rank> a, const Box<Rank>& from, bool scatter) const {
     auto stream = static_cast<cudaStream_t>(ctx.stream());
     // pairs where every run starts and ends on an even element, here and there
     bool pairs = reinterpret_cast<std::uintptr_t>(a.ptr) % (2 * sizeof(T)) == 0 && from.lo[Rank - 1] % 2 == 0 &&
@@ -228,7 +224,7 @@ PeerSlabs<T, Rank>::PeerSlabs(const Comm& comm, const Context& ctx, const std::v
   Impl& im = *impl_;
   im.ctx = ctx, im.comm = comm;
   const std::size_t me = std::size_t(comm.rank());
-  from_ = im.from = from[me], to_ = to[me];
+  from_ = from[me], to_ = to[me];
   im.to.count = int(to.size());
   std::size_t largest = 1;
   for (std::size_t r = 0; r < to.size(); ++r) {
@@ -239,22 +235,23 @@ PeerSlabs<T, Rank>::PeerSlabs(const Comm& comm, const Context& ctx, const std::v
   // this rank's to-box, then the flags; the same size on every rank
   const std::size_t values = (largest * sizeof(T) + 255) / 256 * 256;
   const std::size_t flags = std::size_t(kBlocks) * kMaxRanks * sizeof(unsigned);
-  check_cuda(cudaMalloc(&im.own, values + flags), "cudaMalloc");
-  check_cuda(cudaMemset(im.own + values, 0, flags), "cudaMemset");
-  check_cuda(cudaMalloc(&im.peers.epochs, kBlocks * sizeof(unsigned)), "cudaMalloc");
-  check_cuda(cudaMemset(im.peers.epochs, 0, kBlocks * sizeof(unsigned)), "cudaMemset");
+  SIM_CUDA_CHECK(cudaMalloc(&im.own, values + flags));
+  SIM_CUDA_CHECK(cudaMemset(im.own + values, 0, flags));
+  SIM_CUDA_CHECK(cudaMalloc(&im.peers.epochs, kBlocks * sizeof(unsigned)));
+  SIM_CUDA_CHECK(cudaMemset(im.peers.epochs, 0, kBlocks * sizeof(unsigned)));
   cudaIpcMemHandle_t handle;
-  check_cuda(cudaIpcGetMemHandle(&handle, im.own), "cudaIpcGetMemHandle");
-  const std::vector<double> handles = comm.allgather(as_doubles(handle));
+  SIM_CUDA_CHECK(cudaIpcGetMemHandle(&handle, im.own));
+  static_assert(sizeof handle % sizeof(double) == 0, "a CUDA IPC handle travels as doubles");
+  const std::vector<char> handles = allgather_bytes(comm, &handle, sizeof handle);
   im.peers.me = comm.rank(), im.peers.count = comm.size();
   for (int r = 0; r < comm.size(); ++r) {
     if (r == comm.rank()) {
       im.peers.base[r] = im.own;
     } else {
       cudaIpcMemHandle_t theirs;
-      std::memcpy(&theirs, handles.data() + 8 * r, 64);
+      std::memcpy(&theirs, handles.data() + sizeof theirs * std::size_t(r), sizeof theirs);
       void* p = nullptr;
-      check_cuda(cudaIpcOpenMemHandle(&p, theirs, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle");
+      SIM_CUDA_CHECK(cudaIpcOpenMemHandle(&p, theirs, cudaIpcMemLazyEnablePeerAccess));
       im.peers.base[r] = static_cast<char*>(p);
     }
     im.peers.flags[r] = reinterpret_cast<unsigned*>(im.peers.base[r] + values);
@@ -276,7 +273,7 @@ void PeerSlabs<T, Rank>::scatter(View<const T, Rank> a) const {
   if (a.size() > 0 && a.stride[Rank - 1] != 1) throw ShapeError("peer transposes: the last dimension must be contiguous");
   View<T, Rank> w{const_cast<T*>(a.ptr), a.shape};
   for (int d = 0; d < Rank; ++d) w.stride[d] = a.stride[d];
-  impl_->move(w, true);
+  impl_->move(w, from_, true);
 }
 
 template <class T, int Rank>
@@ -285,7 +282,7 @@ void PeerSlabs<T, Rank>::gather(View<T, Rank> a) const {
   if (a.shape != from_.shape() && a.size() + from_.size() > 0)
     throw ShapeError("peer transposes: an array of shape " + to_string(a.shape) + " for a box of " + to_string(from_.shape()));
   if (a.size() > 0 && a.stride[Rank - 1] != 1) throw ShapeError("peer transposes: the last dimension must be contiguous");
-  impl_->move(a, false);
+  impl_->move(a, from_, false);
 }
 
 #else  // compiled without nvcc: never available
