@@ -2,7 +2,8 @@
 // fill, one fused momentum + dye kernel, ghost fill (outflow predictor), [implicit viscous
 // solve], pressure Poisson solve (solvers/pressure_solver.hpp), one projection kernel. RK2
 // (Heun) projects after both stages and is second order in time for the velocity; Euler
-// projects once. Implicit viscosity: backward Euler with euler; with rk2 the IMEX pair of
+// projects once; RK3 (SSP, Shu-Osher) projects after its three stages and runs at a larger
+// cfl (its stability reaches along the imaginary axis, where central advection's eigenvalues lie). Implicit viscosity: backward Euler with euler; with rk2 the IMEX pair of
 // Heun (advection) and the trapezoidal rule (viscosity), second order, one viscous solve per
 // step. Implicit viscosity uses the incremental pressure form (the predictor carries the old
 // pressure gradient, the projection solves for the increment): without it the steady state
@@ -84,7 +85,7 @@ class FluidModel final : public Model {
     set_boundary_rules();
     start_speed_ = start_speed_scale(params_);
     choose_pressure_solver(setup);
-    guess_.configure(params_.scale_pressure_guess, params_.rk2, params_.guess_order, solver_->exact());
+    guess_.configure(params_.scale_pressure_guess, params_.stages, params_.guess_order, solver_->exact());
     speed_max_ = RankReduction(comm_, ctx_);
     choose_decomposed_steps();
     allocate_fields();
@@ -194,11 +195,11 @@ class FluidModel final : public Model {
 
   /// Whole-field passes of a recordable step (explicit viscosity, transform solver): momentum
   /// 4 (+2 with dye), pressure right-hand side 3, transform solve 10 (gather 2, forward FFT 2,
-  /// multiply 2, inverse FFT 2, scatter 2), projection 5; twice with rk2. The iterative solvers'
+  /// multiply 2, inverse FFT 2, scatter 2), projection 5; once a stage. The iterative solvers'
   /// traffic depends on their iterations: not declared.
   double bytes_per_step() const override {
     if (params_.implicit_viscosity || !solver_->transform()) return 0;
-    const double passes = (has_dye_ ? 24 : 22) * (params_.rk2 ? 2 : 1);
+    const double passes = (has_dye_ ? 24 : 22) * params_.stages;
     return passes * double(gnx_ * gny_) * double(sizeof(T));
   }
 
@@ -245,9 +246,10 @@ class FluidModel final : public Model {
     if (!params_.implicit_viscosity) {
       State s0{&u_, &v_, &dye_}, s1{&u_stage1_, &v_stage1_, &dye_stage1_}, s2{&u_stage2_, &v_stage2_, &dye_stage2_};
       auto update = [this](State& in, State& out, double, double w, State& base) { explicit_stage(in, out, w, base); };
-      if (params_.rk2) solvers::rk2_step(update, s0, s1, s2, dt);
+      if (params_.stages == 3) solvers::rk3_step(update, s0, s1, s2, s1, dt);
+      else if (params_.stages == 2) solvers::rk2_step(update, s0, s1, s2, dt);
       else solvers::euler_step(update, s0, s1, dt);
-    } else if (!params_.rk2) {
+    } else if (params_.stages == 1) {
       backward_euler_step(dt);
     } else {
       trapezoidal_step(dt);
@@ -531,7 +533,7 @@ class FluidModel final : public Model {
     Recorded& r = recordings_.step(speeds);
     if (!r.valid())  // on the CPU each replay calls this
       r = record(ctx_, [this, speeds] {
-        ending_.projections_to_fuse = speeds ? (params_.rk2 ? 2 : 1) : 0;  // the last projection also reduces the speeds
+        ending_.projections_to_fuse = speeds ? params_.stages : 0;  // the last projection also reduces the speeds
         dt_input_.upload(), advance(dt_input_.value());
         if (speeds && ending_.projections_to_fuse != 0) queue_speeds(step_output_u(), step_output_v());
       });
@@ -545,7 +547,7 @@ class FluidModel final : public Model {
   void clocked_step(ClockState* c, double cfl, const LoopSignal& signal) {
     kernel_dt_ = &c->dt;
     ending_.clock = c, ending_.cfl = cfl, ending_.signal = signal;
-    ending_.projections_to_fuse = params_.rk2 ? 2 : 1;  // the last projection also reduces the speeds
+    ending_.projections_to_fuse = params_.stages;  // the last projection also reduces the speeds
     advance(dt_input_.value());
     if (ending_.projections_to_fuse != 0) queue_speeds(step_output_u(), step_output_v());
     if (ending_.clock) for_each(ctx_, "fluid::end_step", Box<1>{{0}, {1}}, EndClockStep<CflDt>{c, cfl_dt(cfl), signal});
@@ -565,13 +567,14 @@ class FluidModel final : public Model {
   }
 
   /// The buffers a step writes its output into (swapped in by flip()).
-  Field<T, 2>& step_output_u() { return params_.rk2 ? u_stage2_ : u_stage1_; }
-  Field<T, 2>& step_output_v() { return params_.rk2 ? v_stage2_ : v_stage1_; }
+  /// (Heun's is stage 2's; RK3's third stage writes over stage 1's, which it no longer reads.)
+  Field<T, 2>& step_output_u() { return params_.stages == 2 ? u_stage2_ : u_stage1_; }
+  Field<T, 2>& step_output_v() { return params_.stages == 2 ? v_stage2_ : v_stage1_; }
 
   /// Swaps the step's output buffers in as the state (and the recorded steps' parity).
   void flip() {
     recordings_.flip();
-    if (params_.rk2) std::swap(u_, u_stage2_), std::swap(v_, v_stage2_), std::swap(dye_, dye_stage2_);
+    if (params_.stages == 2) std::swap(u_, u_stage2_), std::swap(v_, v_stage2_), std::swap(dye_, dye_stage2_);
     else std::swap(u_, u_stage1_), std::swap(v_, v_stage1_), std::swap(dye_, dye_stage1_);
   }
 

@@ -1,8 +1,8 @@
 // The 3D incompressible fluid (the fluid model on a grid of three cells counts): the 2D
 // model's projection method on a MAC grid, with periodic sides, walls (moving walls with a
 // tangential velocity), an inflow on x_lo and an outflow on x_hi, obstacles (a sphere, a box,
-// a cylinder along z, or a mask from a file), forward Euler or Heun's RK2 with one projection
-// per stage, and an adaptive dt. A step reads:
+// a cylinder along z, or a mask from a file), forward Euler, Heun's RK2 or SSP-RK3 with one
+// projection per stage, and an adaptive dt. A step reads:
 //   for each stage:  fill ghosts -> momentum stage -> fill ghosts -> pressure rhs -> pressure solve -> project
 // Without obstacles the pressure solve is the exact transform solve; with one it is the masked
 // 7-point operator's (solvers/obstacle_poisson3.hpp), solved exactly by the box's transform
@@ -47,6 +47,7 @@
 #include "models/field_ref.hpp"
 #include "models/fluid/clock_dt3.hpp"
 #include "models/fluid/fluid3d_kernels.hpp"
+#include "models/fluid/fluid_params.hpp"
 #include "models/fluid/implicit_viscosity.hpp"
 #include "models/fluid/obstacle_mask.hpp"
 #include "models/fluid/recorded_steps.hpp"
@@ -67,7 +68,7 @@ namespace fluid3d {
 /// The [model] and [boundary] parameters of a 3D run, read once.
 struct Parameters {
   double nu = 0;
-  bool rk2 = true;
+  int stages = 2;  ///< time_scheme's: euler 1, rk2 2, rk3 3
   std::string init = "rest";
   double amplitude = 1;
   Side side[6] = {};
@@ -89,7 +90,7 @@ struct Parameters {
     Parameters p;
     check_supported(c);
     p.nu = c.real("model", "viscosity");
-    p.rk2 = c.string("model", "time_scheme") == "rk2";
+    p.stages = fluid::time_scheme_stages(c);
     p.init = c.string("model", "init");
     p.amplitude = c.real("model", "init_velocity");
     const Boundary<3> faces = boundary_from_config<3>(c);
@@ -233,7 +234,8 @@ class FluidModel3 final : public Model {
     } else {
       choose_pressure_solver(setup, box);
     }
-    p_scale_ = params_.rk2 && !params_.implicit ? 2.0 : 1.0;  // Heun's second stage projects half the step's pressure (the incremental form: all of it)
+    // the last explicit stage projects 1 - w of the step's pressure (Heun's 1/2, RK3's 2/3; the incremental form: all of it)
+    p_scale_ = params_.implicit ? 1.0 : 1.0 / weights().flux(params_.stages - 1);
     init_.kind = params_.init, init_.amplitude = params_.amplitude;
     for (int d = 0; d < 3; ++d) init_.length[d] = grid_.dx[d] * double(gn_[d]);
     dt_ = StepInput(ctx_);
@@ -261,7 +263,7 @@ class FluidModel3 final : public Model {
     }
     if (params_.implicit) {  // the viscous solve's work fields, the increment, the corrector's carry, the homogeneous rules
       phi_ = Field<T, 3>(ctx_, grid_), phi_.fill(T(0));
-      if (params_.rk2)
+      if (params_.stages == 2)
         for (Field<T, 3>& f : carry_) f = Field<T, 3>(ctx_, grid_), f.fill(T(0));
       viscosity_ = fluid::ImplicitViscosity<T, 3>(ctx_, grid_, comm_);
       homogeneous_ = walls_;
@@ -478,7 +480,7 @@ class FluidModel3 final : public Model {
   double cell_updates_per_step() const override { return gsize_; }
 
   /// Whole-field passes of a step, each field read or written once (ghost fills counted as
-  /// none: faces only): momentum 3 reads + 3 writes (+3 base reads in Heun's second stage);
+  /// none: faces only): momentum 3 reads + 3 writes (+3 base reads in each stage but the first);
   /// the fused solve of a periodic box: the right-hand side 3 reads + 1 write (the transform's
   /// buffer), the r2c, the multiplication and the c2r (6 passes of real size), the projection
   /// 3 reads + 3 writes + the pressure read, 7; otherwise the right-hand side 3 reads + 2
@@ -489,7 +491,7 @@ class FluidModel3 final : public Model {
     if (mg_cg_ || params_.implicit) return 0;  // not declared: the iterative solves' passes depend on their iterations
     const bool fused = fused_projection();  // (the obstacle CG's iterations: not counted)
     const double stage = fused ? 6 + 4 + 6 + 7 : 6 + 5 + 26 + 8;
-    const double passes = params_.rk2 ? 2 * stage + 3 : stage;
+    const double passes = params_.stages * stage + 3 * (params_.stages - 1);
     return passes * gsize_ * double(sizeof(T));
   }
 
@@ -517,6 +519,10 @@ class FluidModel3 final : public Model {
   Box<3> cells() const { return Box<3>{{0, 0, 0}, {n_[0], n_[1], n_[2]}}; }
   State<T> state() { return {{&u_[0], &u_[1], &u_[2]}, has_dye() ? &d_ : nullptr}; }
   bool has_dye() const { return params_.dye != "none"; }
+  /// The explicit time scheme's stage weights.
+  solvers::ShuOsherWeights weights() const { return {params_.stages}; }
+  /// The velocity fields a step writes into: Heun's second stage's, else the first's (RK3's third stage writes over them).
+  Field<T, 3>* step_output() { return params_.stages == 2 ? u2_ : u1_; }
 
   double viscous_rate() const {
     double s = 0;
@@ -572,18 +578,17 @@ class FluidModel3 final : public Model {
   void clocked_step(ClockState* c, double cfl, const LoopSignal& signal) {
     for_each(ctx_, "fluid3d::clock_dt", Box<1>{{0}, {1}}, ClockDtInto{c, const_cast<double*>(dt_.device())});
     advance();
-    State<T> out{{&u1_[0], &u1_[1], &u1_[2]}, nullptr};
-    if (params_.rk2) out = State<T>{{&u2_[0], &u2_[1], &u2_[2]}, nullptr};
+    State<T> out{{&step_output()[0], &step_output()[1], &step_output()[2]}, nullptr};
     queue_speeds(out);
     for_each(ctx_, "fluid3d::end_step", Box<1>{{0}, {1}}, EndClockStep<CflDt3>{c, cfl_dt(cfl), signal});
   }
 
-  /// The stages of one step from u_ into u1_ (Euler) or u2_ (Heun), dt uploaded: the solvers'
-  /// forward Euler and Heun (Shu-Osher form) over the stage "momentum, then projection".
+  /// The stages of one step from u_ into step_output(), dt uploaded: the solvers' forward Euler,
+  /// Heun and SSP-RK3 (Shu-Osher form) over the stage "momentum, then projection".
   void advance() {
     last_viscous_iterations_ = 0;
     if (params_.implicit) {
-      if (params_.rk2) trapezoidal_step();
+      if (params_.stages == 2) trapezoidal_step();
       else backward_euler_step();
       return;
     }
@@ -594,9 +599,12 @@ class FluidModel3 final : public Model {
       momentum(in, out, base, w);
       // a stage's pressure scales with its weight 1 - w (1, then 1/2 in Heun's second stage):
       // an iterative solve starts from the last stage's pressure rescaled to this one's
-      project(out, w != 0 ? 0.5 : params_.rk2 ? 2.0 : 1.0);
+      const solvers::ShuOsherWeights s = weights();
+      const int k = s.stage_of(w);
+      project(out, s.flux(k) / s.flux(k == 0 ? s.stages - 1 : k - 1));
     };
-    if (params_.rk2) solvers::rk2_step(update, s0, s1, s2, dt_.value());
+    if (params_.stages == 3) solvers::rk3_step(update, s0, s1, s2, s1, dt_.value());
+    else if (params_.stages == 2) solvers::rk2_step(update, s0, s1, s2, dt_.value());
     else solvers::euler_step(update, s0, s1, dt_.value());
   }
 
@@ -1069,8 +1077,8 @@ class FluidModel3 final : public Model {
   /// Swaps the step's output in as the state.
   void flip() {
     recordings_.flip();
-    for (int c = 0; c < 3; ++c) std::swap(u_[c], params_.rk2 ? u2_[c] : u1_[c]);
-    std::swap(d_, params_.rk2 ? d2_ : d1_);
+    for (int c = 0; c < 3; ++c) std::swap(u_[c], step_output()[c]);
+    std::swap(d_, params_.stages == 2 ? d2_ : d1_);
   }
 
   Context ctx_;
@@ -1121,7 +1129,7 @@ class FluidModel3 final : public Model {
   fluid::ImplicitViscosity<T, 3> viscosity_;
   Walls3<T> homogeneous_;  // the ghost rules of the viscous solve's correction: no wall velocity, no inflow
   Field<T, 3> phi_;        // the pressure increment's solve
-  Field<T, 3> carry_[3];   // rk2: the trapezoidal corrector's carried state
+  Field<T, 3> carry_[3];   // implicit rk2: the trapezoidal corrector's carried state
   int last_viscous_iterations_ = 0;
 };
 

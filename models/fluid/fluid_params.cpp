@@ -55,8 +55,10 @@ void add_model_keys(io::Schema& schema) {
   p(Param::string("advection", "central").one_of({"central", "upwind"})
      .says("central (second order) or upwind-blended (robust at high Reynolds numbers)"));
   p(Param::real("upwind_weight", 1.0).range(0, 1).says("advection = upwind: 0 central ... 1 full donor-cell"));
-  p(Param::string("time_scheme", "rk2").one_of({"euler", "rk2"})
-     .says("euler (one projection per step) or rk2 (Heun, two projections, second order)"));
+  p(Param::string("time_scheme", "rk2").one_of({"euler", "rk2", "rk3"})
+     .says("euler (one projection per step), rk2 (Heun, two projections, second order) or rk3 (SSP-RK3, three "
+           "projections, third order; its stability holds central advection's imaginary axis up to sqrt(3), so "
+           "it runs at a larger cfl than rk2; explicit viscosity only)"));
   p(Param::string("viscous_scheme", "explicit").one_of({"explicit", "implicit"})
      .says("viscous term: explicit (dt limited by h^2 / nu), or implicit by CG (backward Euler with euler, the "
          "trapezoidal rule with rk2; dt then limited by advection only)"));
@@ -125,7 +127,7 @@ FluidParams read_fluid_params(const io::Config& c, const Grid<2>& global) {
   FluidParams p;
   p.viscosity = c.real("model", "viscosity");
   p.dye_diffusivity = c.real("model", "dye_diffusivity");
-  p.rk2 = c.string("model", "time_scheme") == "rk2";
+  p.stages = time_scheme_stages(c);
   p.implicit_viscosity = c.string("model", "viscous_scheme") == "implicit";
   p.viscous_tol = c.real("model", "viscous_tol");
   p.viscous_max_iterations = int(c.integer("model", "viscous_max_iterations"));
@@ -146,6 +148,14 @@ FluidParams read_fluid_params(const io::Config& c, const Grid<2>& global) {
     p.mg_smooth_set = true, p.mg_smooth[0] = int(sweeps[0]), p.mg_smooth[1] = int(sweeps[1]);
   }
   return p;
+}
+
+int time_scheme_stages(const io::Config& c) {
+  const std::string& scheme = c.string("model", "time_scheme");
+  if (scheme == "rk3" && c.string("model", "viscous_scheme") == "implicit")
+    throw c.error_at("model", "time_scheme", "rk3 runs with explicit viscosity; with viscous_scheme = \"implicit\" set "
+                                             "time_scheme = \"rk2\" (the trapezoidal rule) or \"euler\"");
+  return scheme == "euler" ? 1 : scheme == "rk2" ? 2 : 3;
 }
 
 double start_speed_scale(const FluidParams& p) {

@@ -51,7 +51,7 @@ struct InitialState {
 struct FluidParams {
   double viscosity = 0;             ///< nu (m^2/s)
   double dye_diffusivity = 0;       ///< kappa (m^2/s)
-  bool rk2 = true;                  ///< time_scheme = "rk2" (else euler)
+  int stages = 2;                   ///< time_scheme's stages: euler 1, rk2 2, rk3 3
   bool implicit_viscosity = false;  ///< viscous_scheme = "implicit"
   double viscous_tol = 1e-8;
   int viscous_max_iterations = 1000;
@@ -75,6 +75,10 @@ void describe_fluid_params(ModelInfo& m);
 /// The config's 2D fluid parameters on the global grid, checked: inflow on x_lo only with its
 /// velocity set, outflow on x_hi only.
 FluidParams read_fluid_params(const io::Config& c, const Grid<2>& global);
+
+/// The stages of the config's time_scheme (euler 1, rk2 2, rk3 3; 2D and 3D); throws at
+/// time_scheme when rk3 is asked for with implicit viscosity, whose schemes are euler and rk2.
+int time_scheme_stages(const io::Config& c);
 
 /// The speed scale of a start at rest: the inflow's peak where there is one, else 1 m/s, or a
 /// wall's or the initial flow's speed where faster.

@@ -1,6 +1,6 @@
 #pragma once
 // The initial guess of the 2D fluid's pressure solves. An explicit stage's pressure scales with
-// the weight f of its dt F(u) (1, then 1/2 in rk2's second stage): the previous stage's
+// the weight f of its dt F(u) (1, then 1/2 in rk2's second stage; 1, 1/4, 2/3 in rk3's): the previous stage's
 // pressure, rescaled by f over that stage's weight, starts the solve. Unscaled, rk2's guesses
 // were off by about the pressure itself (cylinder float32 with mg_cg on the CPU, iterations a
 // step: 1024 x 256 over its first 155 steps 9-10 unscaled, 5 scaled; 512 x 128 shedding, t = 4
@@ -20,6 +20,7 @@
 #include "models/fluid/pressure_kernels.hpp"
 #include "solvers/extrapolation.hpp"
 #include "solvers/poisson.hpp"
+#include "solvers/time_integrators.hpp"
 
 namespace sim::fluid {
 
@@ -27,13 +28,14 @@ namespace sim::fluid {
 template <class T>
 class PressureGuess {
  public:
-  /// scale: rescale by the stages' weights (rk2 starts with the second stage's, 1/2); order:
-  /// the extrapolation's degree, used by Euler steps (rk2 false) whose solver iterates (exact false).
-  void configure(bool scale, bool rk2, int order, bool exact) {
+  /// scale: rescale by the stages' weights (a run starts with its scheme's last stage's); stages:
+  /// the time scheme's; order: the extrapolation's degree, used by Euler steps (one stage) whose
+  /// solver iterates (exact false).
+  void configure(bool scale, int stages, int order, bool exact) {
     scale_ = scale && !exact;
-    stage_weight_ = rk2 ? 0.5 : 1.0;
+    stage_weight_ = solvers::ShuOsherWeights{stages}.flux(stages - 1);
     order_ = order;
-    extrapolates_ = !rk2 && order > 0 && !exact;  // (the transform solves exactly: it takes no guess)
+    extrapolates_ = stages == 1 && order > 0 && !exact;  // (the transform solves exactly: it takes no guess)
   }
 
   /// True when the Euler steps extrapolate (and the history exists).

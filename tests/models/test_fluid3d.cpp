@@ -90,11 +90,11 @@ TYPED_TEST(Fluid3d, BeltramiFlowIsSecondOrderInSpace) {
 TYPED_TEST(Fluid3d, BeltramiFlowHasTheSchemesOrderInTime) {
   const double nu = 0.1, t_end = 0.4;
   const int n = 12;
-  Sim ref = abc_box(this->ctx, n, nu, "rk2");
-  run_steps(*ref.model, 128, t_end / 128);
+  Sim ref = abc_box(this->ctx, n, nu, "rk3");
+  run_steps(*ref.model, 256, t_end / 256);
   std::vector<std::vector<double>> reference;
   for (int c = 0; c < 3; ++c) reference.push_back(field_values(*ref.model, kFaceFields[c]));
-  for (const std::string scheme : {"euler", "rk2"}) {
+  for (const std::string scheme : {"euler", "rk2", "rk3"}) {
     double error[2];
     for (int r = 0; r < 2; ++r) {
       const int steps = 4 << r;
@@ -102,7 +102,7 @@ TYPED_TEST(Fluid3d, BeltramiFlowHasTheSchemesOrderInTime) {
       run_steps(*s.model, steps, t_end / steps);
       error[r] = max_difference(*s.model, reference);
     }
-    const double order = std::log2(error[0] / error[1]), expected = scheme == "euler" ? 1.0 : 2.0;
+    const double order = std::log2(error[0] / error[1]), expected = scheme == "euler" ? 1.0 : scheme == "rk2" ? 2.0 : 3.0;
     std::printf("[ Beltrami %s time order: %.3f (errors %.3e, %.3e) ]\n", scheme.c_str(), order, error[0], error[1]);
     EXPECT_NEAR(order, expected, 0.2) << scheme;
   }
@@ -194,7 +194,7 @@ TYPED_TEST(Fluid3d, RestartIsBitForBit) {
 
 // Steps whose dt the device chooses (run_device_steps: the run's batches, CflDt3 on the
 // device) give the bits of next_dt() and step() one at a time: the Taylor-Green box (the fused
-// periodic solve) and in a walled box with a lid (the per-axis transforms), Euler and Heun, both
+// periodic solve) and in a walled box with a lid (the per-axis transforms), Euler, Heun and RK3, both
 // precisions, through an odd batch cut at a horizon step, one cut at a horizon time and one
 // that lands on the end time. The obstacle's and mg_cg's steps stay host-clocked.
 TYPED_TEST(Fluid3d, DeviceClockedStepsAreTheHostStepsBitForBit) {
@@ -203,7 +203,7 @@ TYPED_TEST(Fluid3d, DeviceClockedStepsAreTheHostStepsBitForBit) {
                                                         {"init = \"taylor_green\"", "default = \"wall\"\ny_hi_value = 1.0"}};
   for (const auto& [init, sides] : boxes)
     for (const char* precision : {"float64", "float32"})
-      for (const char* scheme : {"euler", "rk2"}) {
+      for (const char* scheme : {"euler", "rk2", "rk3"}) {
         const std::string model = std::string("viscosity = 0.02\ntime_scheme = \"") + scheme + "\"\n" + init;
         const std::string what = std::string(sides) + " " + precision + " " + scheme;
         const double end = 2.4, cfl = 0.6;
@@ -276,6 +276,9 @@ TYPED_TEST(Fluid3d, WhatIsNotDoneIn3dIsRefusedAtItsKey) {
   }
   EXPECT_EQ(config_error(this->ctx, "pressure_solver = \"transform\"", "default = \"wall\""), "");
   EXPECT_EQ(config_error(this->ctx, "viscous_scheme = \"implicit\"\nadvection = \"upwind\"", "default = \"wall\""), "");
+  const std::string rk3 = config_error(this->ctx, "viscous_scheme = \"implicit\"\ntime_scheme = \"rk3\"", "default = \"wall\"");
+  EXPECT_NE(rk3.find("time_scheme"), std::string::npos) << rk3;
+  EXPECT_NE(rk3.find("explicit viscosity"), std::string::npos) << rk3;
 }
 
 // The lid-driven cubic cavity (walls on all six faces, the y_hi lid along +x): the flow is
