@@ -12,6 +12,9 @@ export LD_LIBRARY_PATH=$root/$bin/devlib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH
 export PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 parts=("$@"); [ ${#parts[@]} -gt 0 ] || parts=(tests bench peers)
+tg() { local name=$1; shift  # the Taylor-Green vortex at Re 1600 end to end into output/NAME, with overrides
+  timeout "${TG_TIMEOUT:-200}" "$bin"/apps/simulate configs/taylor_green_3d.toml --quiet --output "output/$name" --stats "$out/e2e_$name.json" "$@" 2>&1 | tail -4
+  mkdir -p "$out/$name" && cp "output/$name/diagnostics.csv" "$out/$name/" 2>/dev/null; }
 for part in "${parts[@]}"; do
   case $part in
     tests)
@@ -71,12 +74,15 @@ for part in "${parts[@]}"; do
         timeout 120 python3 .shared/peers/fluid3d_fast.py --backend jax --fused --n $n --steps 50 --dtype $p --scheme $s 2>&1 | tail -1 | tee -a "$out/peers_fluid3d.jsonl"
       done; done; done ;;
     tg3d)  # the Taylor-Green vortex at Re 1600 end to end: 128^3 and 256^3 float64, 512^3 float32
-      tg() { local name=$1; shift
-        timeout "${TG_TIMEOUT:-200}" "$bin"/apps/simulate configs/taylor_green_3d.toml --quiet --output "output/$name" --stats "$out/e2e_$name.json" "$@" 2>&1 | tail -4
-        mkdir -p "$out/$name" && cp "output/$name/diagnostics.csv" "$out/$name/" 2>/dev/null; }
       tg tg128 'grid.cells=[128,128,128]'
       tg tg256
       tg tg512 'grid.cells=[512,512,512]' 'run.precision="float32"' ;;
+    tg3d-schemes)  # the same at 256^3 float64 with rk2 at cfl 0.75 and rk3 at TG_RK3_CFLS (default 1.2 1.5), 512^3 float32 with rk3 at the last
+      tg tg256_rk2_cfl0.75 'model.time_scheme="rk2"' run.cfl=0.75
+      cfls=(${TG_RK3_CFLS:-1.2 1.5})
+      for c in "${cfls[@]}"; do tg "tg256_rk3_cfl$c" 'model.time_scheme="rk3"' "run.cfl=$c"; done
+      c=${cfls[${#cfls[@]}-1]}
+      tg "tg512_f32_rk3_cfl$c" 'grid.cells=[512,512,512]' 'run.precision="float32"' 'model.time_scheme="rk3"' "run.cfl=$c" ;;
     fluid-e2e)
       for cfg in configs/cavity_re1000.toml configs/cylinder.toml configs/taylor_green.toml; do
         name=$(basename "$cfg" .toml)
