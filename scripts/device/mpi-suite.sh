@@ -66,8 +66,8 @@ import sys
 label, a, b = sys.argv[1:]
 ra = [l.split(",") for l in open(a).read().splitlines()]
 rb = [l.split(",") for l in open(b).read().splitlines()]
-if len(ra) != len(rb) or ra[0] != rb[0]:
-    print(f"DIFFER {label}: {len(ra)} vs {len(rb)} rows"); sys.exit()
+if len(ra) != len(rb) or ra[0] != rb[0] or len(ra) < 2 or ra[-1] == ra[0] or rb[-1] == rb[0]:
+    print(f"DIFFER {label}: {len(ra)} vs {len(rb)} rows (or a run that wrote no row)"); sys.exit()
 worst = {}
 for x, y in zip(ra[1:], rb[1:]):
     for name, p, q in zip(ra[0], x, y):
@@ -214,8 +214,8 @@ for part in "${parts[@]}"; do
       rm -rf "$out/scratch" ;;
     fluid3d)  # the 3D fluid: N GPUs against 1, a restart from N on 1, the Taylor-Green step's scaling
       w=$out/fluid3d; mkdir -p "$w"
-      tg="configs/taylor_green_3d.toml grid.cells=[128,128,128] run.end_time=0.5 output.every_time=0.25 checkpoint.every=20"
-      cav="configs/cavity3d.toml run.end_time=0.5 output.every_time=0.25 checkpoint.every=20"
+      tg="configs/taylor_green_3d.toml grid.cells=[128,128,128] run.end_time=0.5 output.every_time=0.25 checkpoint.every=5"
+      cav="configs/cavity3d.toml run.end_time=0.5 output.every_time=0.25 checkpoint.every=5"
       # shellcheck disable=SC2086
       { frun 1 tg_1 $tg; frun "$n" tg_$n $tg; frun 1 cav_1 $cav; frun "$n" cav_$n $cav; }
       close "fluid 3D Taylor-Green 128^3 float64, $n GPUs vs 1" "$w/tg_1/diagnostics.csv" "$w/tg_$n/diagnostics.csv"
@@ -230,7 +230,7 @@ for part in "${parts[@]}"; do
     fluid-steps)  # the decomposed fluid step's paths on N GPUs: the same bits, ms per step
       w=$out/fluid-steps; mkdir -p "$w"
       cav="configs/cavity_re1000.toml grid.cells=[512,512] run.end_time=0.1 output.every=20 checkpoint.every=30"
-      tg="configs/taylor_green_3d.toml grid.cells=[128,128,128] run.end_time=0.5 output.every_time=0.25 checkpoint.every=20"
+      tg="configs/taylor_green_3d.toml grid.cells=[128,128,128] run.end_time=0.5 output.every_time=0.25 checkpoint.every=5"
       for case in cav tg; do
         for mode in auto replays host; do
           rm -rf "$w/${case}_$mode"
@@ -247,7 +247,7 @@ for part in "${parts[@]}"; do
       done ;;
     transpose-paths)  # peer stores against NCCL's all-to-all: the same bits, then the solve and the step timed
       w=$out/transpose-paths; mkdir -p "$w"
-      tg="configs/taylor_green_3d.toml grid.cells=[128,128,128] run.end_time=0.5 output.every_time=0.25 checkpoint.every=20"
+      tg="configs/taylor_green_3d.toml grid.cells=[128,128,128] run.end_time=0.5 output.every_time=0.25 checkpoint.every=5"
       for path in auto nccl; do
         rm -rf "$w/tg_$path"
         # shellcheck disable=SC2086

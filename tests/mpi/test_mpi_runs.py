@@ -617,6 +617,10 @@ class Fluid3D(Case):
         # slabs on 2 ranks, uneven slabs along z on 3 (4 + 3 + 3 cells), blocks on 4
         self.across_splits(FLUID3D_TAYLOR_GREEN, ((2, None), (3, "[1, 1, 3]"), (4, "[1, 2, 2]")))
 
+    def test_taylor_green_rk3_np3(self):
+        # SSP-RK3 at the shipped config's Courant number: three projections a step, the third stage's output in stage 1's fields
+        self.across_splits(FLUID3D_TAYLOR_GREEN, ((3, "[1, 1, 3]"),), 'model.time_scheme="rk3"', "run.cfl=1.5")
+
     def test_cavity_np2_np3_np4(self):
         # walls on every side; uneven slabs along y on 3 (4 + 3 + 3), blocks cut along x and z on 4
         self.across_splits(FLUID3D_CAVITY, ((2, None), (3, "[1, 3, 1]"), (4, "[2, 1, 2]")))
