@@ -817,8 +817,19 @@ class FluidModel3 final : public Model {
   /// Makes the state discretely divergence-free: A p = -div(u) / dt, then u -= dt grad p;
   /// guess_scale: what the last pressure is multiplied by as the first guess of an iterative solve.
   void project(const State<T>& s, double guess_scale = 1) {
-    fill_ghosts(s, true);  // the high faces (periodic: the low faces' copies; outflow: predicted) for the divergence
     const View<T, 3> faces[3] = {s.c[0]->view(), s.c[1]->view(), s.c[2]->view()};
+    const fft::FourierMultiplier3<T>* fused = transform_ && !distributed_obstacle_ && !obstacle_solver_ ? transform_->fused() : nullptr;
+    if (fused) {  // gather and scatter inside our own kernels
+      // a box periodic all round: the divergence wraps (no ghost fill); p and the right-hand side
+      // stay in the transform's buffers (gather_pressure)
+      for_each(ctx_, "fluid3d::pressure_rhs_staged", cells(),
+               PeriodicPressureRhs3<T>{s.velocity(), h_, dt_.device(), fused->staged(), {n_[0], n_[1], n_[2]}});
+      fused->apply_staged();
+      for_each(ctx_, "fluid3d::project_staged", cells(),
+               Project3<T, fft::StagedView3<T>>{{faces[0], faces[1], faces[2]}, fused->result(), ops_, h_, dt_.device()});
+      return;
+    }
+    fill_ghosts(s, true);  // the high faces (periodic: the low faces' copies; outflow: predicted) for the divergence
     if (distributed_obstacle_) {  // several ranks: the distributed exact solve, then p's ghosts for the gradient
       for_each(ctx_, "fluid3d::pressure_rhs", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device()});
       distributed_obstacle_->solve(rhs_.view(), p_.view());
@@ -839,14 +850,6 @@ class FluidModel3 final : public Model {
       for_each(ctx_, "fluid3d::project_masked", cells(),
                Project3<T, View<const T, 3>, solvers::MaskedPoisson7<T>>{{faces[0], faces[1], faces[2]}, p_.view(),
                                                                          obstacle_solver_->stencil(), h_, dt_.device()});
-      return;
-    }
-    if (const fft::FourierMultiplier3<T>* fused = transform_ ? transform_->fused() : nullptr) {  // gather and scatter inside our own kernels
-      // p and the right-hand side stay in the transform's buffers (gather_pressure)
-      for_each(ctx_, "fluid3d::pressure_rhs_staged", cells(), PressureRhs3<T>{s.velocity(), View<T, 3>{}, h_, dt_.device(), fused->staged()});
-      fused->apply_staged();
-      for_each(ctx_, "fluid3d::project_staged", cells(),
-               Project3<T, fft::StagedView3<T>>{{faces[0], faces[1], faces[2]}, fused->result(), ops_, h_, dt_.device()});
       return;
     }
     for_each(ctx_, "fluid3d::pressure_rhs", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device()});

@@ -233,11 +233,23 @@ struct PressureRhs3 {
   View<T, 3> b;
   Spacing3<T> h;
   const double* dt;
-  fft::StagedView3<T> staged{};  ///< when set, written here: the fused transform solve's gather (b then optional)
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
-    const T value = -T(1 / *dt) * divergence(vel, position(vel.c[0], i, j, k), h);
-    if (b.ptr) b(i, j, k) = value;
-    if (staged.data) staged(i, j, k) = value;
+    b(i, j, k) = -T(1 / *dt) * divergence(vel, position(vel.c[0], i, j, k), h);
+  }
+};
+
+/// PressureRhs3 of a box periodic all round on one rank (the fused transform solve), into its
+/// staged buffer: the faces above the last cells read from the first cells' low faces, so that
+/// no ghost fill precedes it.
+template <class T>
+struct PeriodicPressureRhs3 {
+  Velocity<T> vel;
+  Spacing3<T> h;
+  const double* dt;
+  fft::StagedView3<T> staged;
+  index_t n[3];
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
+    staged(i, j, k) = -T(1 / *dt) * periodic_divergence(vel, position(vel.c[0], i, j, k), h, n);
   }
 };
 

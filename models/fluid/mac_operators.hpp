@@ -180,6 +180,21 @@ SIM_INLINE T divergence(const Velocity<T, D>& vel, const Pos<D>& q, const MacSpa
   else return outflow<0>(vel, q, h) + outflow<1>(vel, q, h) + outflow<2>(vel, q, h);
 }
 
+/// outflow() in a box periodic along d with n cells: the face above the last cell read as the
+/// first cell's low face, which it copies.
+template <int d, class T, int D>
+SIM_INLINE T periodic_outflow(const Velocity<T, D>& vel, const Pos<D>& q, const MacSpacing<T, D>& h, index_t n) {
+  const index_t up = q.p[d] + 1 == n ? 1 - n : 1;
+  return (at(vel.c[d], q.template shift<d>(up)) - at(vel.c[d], q)) * h.inv_h[d];
+}
+
+/// divergence() in a box periodic along every dimension (n cells along each), with no ghost fill before it.
+template <class T, int D>
+SIM_INLINE T periodic_divergence(const Velocity<T, D>& vel, const Pos<D>& q, const MacSpacing<T, D>& h, const index_t (&n)[D]) {
+  if constexpr (D == 2) return periodic_outflow<0>(vel, q, h, n[0]) + periodic_outflow<1>(vel, q, h, n[1]);
+  else return periodic_outflow<0>(vel, q, h, n[0]) + periodic_outflow<1>(vel, q, h, n[1]) + periodic_outflow<2>(vel, q, h, n[2]);
+}
+
 /// The c-component of grad p at a c-face from the pressures of the cells below and above it.
 template <int c, class T, int D>
 SIM_INLINE T face_gradient(T below, T above, const MacSpacing<T, D>& h) {
