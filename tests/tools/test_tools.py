@@ -415,7 +415,8 @@ class CommandLineTest(ToolCase):
 @needs_mpl
 class TaylorGreen3dTest(ToolCase):
     def test_compares_a_3d_run_with_the_reference(self):
-        tg = simulate("tg3d", "taylor_green_3d.toml", "grid.cells=[8,8,8]", "run.end_time=0.5", "output.every_time=0")
+        tg = simulate("tg3d", "taylor_green_3d.toml", "grid.cells=[8,8,8]", "run.end_time=0.5", "run.cfl=0.5",
+                      "output.every_time=0")  # (several steps: rows every 0.1 s)
         png = self.out("tg.png")
         r = tool("taylor_green_3d.py", f"8={tg}", "-o", png)
         self.assertRuns(r)
