@@ -3,8 +3,9 @@
 // solve], pressure Poisson solve (solvers/pressure_solver.hpp), one projection kernel. RK2
 // (Heun) projects after both stages and is second order in time for the velocity; Euler
 // projects once; RK3 (SSP, Shu-Osher) projects after its three stages and runs at a larger
-// cfl (its stability reaches along the imaginary axis, where central advection's eigenvalues lie). Implicit viscosity: backward Euler with euler; with rk2 the IMEX pair of
-// Heun (advection) and the trapezoidal rule (viscosity), second order, one viscous solve per
+// cfl (its stability reaches along the imaginary axis, where central advection's eigenvalues
+// lie). Implicit viscosity: backward Euler with euler; with rk2 the IMEX pair of Heun
+// (advection) and the trapezoidal rule (viscosity), second order, one viscous solve per
 // step. Implicit viscosity uses the incremental pressure form (the predictor carries the old
 // pressure gradient, the projection solves for the increment): without it the steady state
 // would depend on dt through dt nu L grad p.
