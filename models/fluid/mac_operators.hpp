@@ -167,10 +167,11 @@ SIM_INLINE T viscous_operator(const View<const T, D>& f, const Pos<D>& q, const 
                 second(std::integral_constant<int, 2>{}));
 }
 
-/// The difference of velocity component d across cell q along d, over h_d.
+/// The difference of velocity component d across cell q along d, over h_d; the face above q
+/// read `up` cells along d (1, or 1 - n where a periodic side wraps it to the first cell's face).
 template <int d, class T, int D>
-SIM_INLINE T outflow(const Velocity<T, D>& vel, const Pos<D>& q, const MacSpacing<T, D>& h) {
-  return (at(vel.c[d], q.template shift<d>(1)) - at(vel.c[d], q)) * h.inv_h[d];
+SIM_INLINE T outflow(const Velocity<T, D>& vel, const Pos<D>& q, const MacSpacing<T, D>& h, index_t up = 1) {
+  return (at(vel.c[d], q.template shift<d>(up)) - at(vel.c[d], q)) * h.inv_h[d];
 }
 
 /// The divergence of the face velocities in cell q.
@@ -180,19 +181,13 @@ SIM_INLINE T divergence(const Velocity<T, D>& vel, const Pos<D>& q, const MacSpa
   else return outflow<0>(vel, q, h) + outflow<1>(vel, q, h) + outflow<2>(vel, q, h);
 }
 
-/// outflow() in a box periodic along d with n cells: the face above the last cell read as the
-/// first cell's low face, which it copies.
-template <int d, class T, int D>
-SIM_INLINE T periodic_outflow(const Velocity<T, D>& vel, const Pos<D>& q, const MacSpacing<T, D>& h, index_t n) {
-  const index_t up = q.p[d] + 1 == n ? 1 - n : 1;
-  return (at(vel.c[d], q.template shift<d>(up)) - at(vel.c[d], q)) * h.inv_h[d];
-}
-
-/// divergence() in a box periodic along every dimension (n cells along each), with no ghost fill before it.
+/// divergence() in a box periodic along every dimension (n cells along each), reading the face
+/// above a last cell as the first cell's low face it copies: no ghost fill before it.
 template <class T, int D>
 SIM_INLINE T periodic_divergence(const Velocity<T, D>& vel, const Pos<D>& q, const MacSpacing<T, D>& h, const index_t (&n)[D]) {
-  if constexpr (D == 2) return periodic_outflow<0>(vel, q, h, n[0]) + periodic_outflow<1>(vel, q, h, n[1]);
-  else return periodic_outflow<0>(vel, q, h, n[0]) + periodic_outflow<1>(vel, q, h, n[1]) + periodic_outflow<2>(vel, q, h, n[2]);
+  auto up = [&](int d) { return q.p[d] + 1 == n[d] ? 1 - n[d] : index_t(1); };
+  if constexpr (D == 2) return outflow<0>(vel, q, h, up(0)) + outflow<1>(vel, q, h, up(1));
+  else return outflow<0>(vel, q, h, up(0)) + outflow<1>(vel, q, h, up(1)) + outflow<2>(vel, q, h, up(2));
 }
 
 /// The c-component of grad p at a c-face from the pressures of the cells below and above it.
