@@ -31,6 +31,7 @@ namespace fluid3d_test {
 
 using Sim = sim_test::Fluid3dRun;
 using sim_test::make_fluid3d;
+using sim_test::restore_checkpoint;
 using sim_test::set_field;
 
 using sim_test::diagnostic;
@@ -177,17 +178,8 @@ TYPED_TEST(Fluid3d, RestartIsBitForBit) {
       };
       advance(*whole.model, 7);
       advance(*first.model, 3);
-      std::map<std::string, std::uint64_t> counters;
-      std::map<std::string, double> reals;
-      first.model->save_state(counters, reals);
       Sim second = box();
-      for (FieldRef& f : first.model->fields()) {
-        if (!f.checkpointed) continue;
-        std::vector<double> host(std::size_t(f.size()));
-        f.to_host(host.data());
-        set_field(*second.model, f.name, host);
-      }
-      second.model->load_state(counters, reals);
+      restore_checkpoint(*first.model, *second.model);
       advance(*second.model, 4);
       for (const char* name : {"u_face", "v_face", "w_face", "p"}) {
         const std::vector<double> a = field_values(*whole.model, name), b = field_values(*second.model, name);

@@ -25,7 +25,7 @@ namespace {
 
 using Sim = sim_test::Fluid3dRun;
 using sim_test::make_fluid3d;
-using sim_test::set_field;
+using sim_test::restore_checkpoint;
 
 using sim_test::kFaceFields;
 
@@ -88,18 +88,8 @@ TYPED_TEST(Fluid3dMgCg, RestartIsBitForBit) {
   };
   advance(*whole.model, 6);
   advance(*first.model, 3);
-  std::map<std::string, std::uint64_t> counters;
-  std::map<std::string, double> reals;
-  first.model->save_state(counters, reals);
   Sim second = box();
-  for (FieldRef& f : first.model->fields()) {
-    if (!f.checkpointed) continue;
-    std::vector<double> host(std::size_t(f.size()));
-    f.to_host(host.data());
-    for (FieldRef& g : second.model->fields())
-      if (g.name == f.name) g.from_host(host.data());
-  }
-  second.model->load_state(counters, reals);
+  restore_checkpoint(*first.model, *second.model);
   advance(*second.model, 3);
   for (const char* name : {"u_face", "v_face", "w_face", "p"}) {
     const std::vector<double> a = sim_test::field_values(*whole.model, name), b = sim_test::field_values(*second.model, name);

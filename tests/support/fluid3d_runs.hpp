@@ -1,11 +1,13 @@
 #pragma once
 // What the 3D fluid's tests share: a model built from a few config lines and initialized, a
 // field set from host values, the face fields, the decaying ABC (Beltrami) flow on the faces of
-// a periodic box, and the largest difference of the face velocities from a reference.
+// a periodic box, a restart from another run's checkpointed state, and the largest difference of the face velocities from a reference.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +47,20 @@ inline void set_field(sim::Model& m, const std::string& name, const std::vector<
     return f.from_host(tmp.data());
   }
   ADD_FAILURE() << "no field named " << name;
+}
+
+/// A restart of `into` from `from`: the fields a checkpoint carries and the model's state.
+inline void restore_checkpoint(sim::Model& from, sim::Model& into) {
+  std::map<std::string, std::uint64_t> counters;
+  std::map<std::string, double> reals;
+  from.save_state(counters, reals);
+  for (sim::FieldRef& f : from.fields()) {
+    if (!f.checkpointed) continue;
+    std::vector<double> host(std::size_t(f.size()));
+    f.to_host(host.data());
+    set_field(into, f.name, host);
+  }
+  into.load_state(counters, reals);
 }
 
 /// The face velocity fields of the 3D fluid, by component.
