@@ -85,6 +85,8 @@ int main(int argc, char** argv) {
           const std::string name = "step " + std::to_string(n) + "^3 " + prec + " " + scheme;
           try {
             Setup s = make(ctx, n, scheme, f64);
+            if (scheme == split(schemes).front())  // how the pressure is solved (the fused transform's multiplication among it)
+              for (const std::string& note : s.model->plan_notes()) std::printf("  %s %s: %s\n", ns.c_str(), prec.c_str(), note.c_str());
             const double dt = 0.3 * 2 * M_PI / n;  // the peer's dt: 0.3 h
             for (int k = 0; k < 3; ++k) s.model->step(dt);  // records the step (both buffer parities)
             bench::Timing t = bench::time_it(ctx, samples, [&] {

@@ -93,9 +93,11 @@ inline void add_transform_passes(std::vector<std::string>& passes, const Context
   passes.push_back(what);
 }
 
-/// The passes over memory of a fused spectral solve (multiplier2 / multiplier3) of rank dims.
-inline std::vector<std::string> fused_solve_passes(int dims) {
+/// The passes over memory of a fused spectral solve (multiplier2 / multiplier3) of rank dims;
+/// multiply_in_inverse: the inverse transform multiplies as it loads (no pass of its own).
+inline std::vector<std::string> fused_solve_passes(int dims, bool multiply_in_inverse = false) {
   const std::string d = std::to_string(dims) + "D";
+  if (multiply_in_inverse) return {"gather", d + " real FFT", d + " complex-to-real FFT, multiplying as it loads", "scatter"};
   return {"gather", d + " real FFT", "multiply", d + " complex-to-real FFT", "scatter"};
 }
 
@@ -419,7 +421,7 @@ class TransformPoisson3 {
   /// The passes over memory of one solve, in order (kernels and library transform calls; the
   /// libraries' internal passes not counted).
   std::vector<std::string> passes() const {
-    if (fused_) return fused_solve_passes(3);
+    if (fused_) return fused_solve_passes(3, fused_->multiplies_in_transform());
     static const char* names[3] = {"x", "y", "z"};
     std::vector<std::string> p;
     for (int d = 0; d < 3; ++d) add_transform_passes(p, ctx_, axes_[std::size_t(d)].forward, names[d], d == 0);
@@ -431,7 +433,7 @@ class TransformPoisson3 {
   /// The transforms used, e.g. "real DFT x real DFT x DCT-II/III".
   std::string description() const {
     return std::string(axes_[0].label()) + " x " + axes_[1].label() + " x " + axes_[2].label() +
-           (fused_ ? " (one 3D real FFT each way)" : "");
+           (fused_ ? " (one 3D real FFT each way; the multiplication in " + fused_->multiplication() + ")" : "");
   }
 
  private:

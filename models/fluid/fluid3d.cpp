@@ -482,7 +482,8 @@ class FluidModel3 final : public Model {
   /// Whole-field passes of a step, each field read or written once (ghost fills counted as
   /// none: faces only): momentum 3 reads + 3 writes (+3 base reads in each stage but the first);
   /// the fused solve of a periodic box: the right-hand side 3 reads + 1 write (the transform's
-  /// buffer), the r2c, the multiplication and the c2r (6 passes of real size), the projection
+  /// buffer), the r2c, the multiplication and the c2r (6 passes of real size; 4 when cuFFT's
+  /// inverse multiplies as it loads), the projection
   /// 3 reads + 3 writes + the pressure read, 7; otherwise the right-hand side 3 reads + 2
   /// writes (the field and the transform's buffer), the solve 3 axes x 2 directions x gather,
   /// transform and scatter, 24, and the division 2 (walls on y and z: 13 passes of a read and
@@ -490,7 +491,8 @@ class FluidModel3 final : public Model {
   double bytes_per_step() const override {
     if (mg_cg_ || params_.implicit) return 0;  // not declared: the iterative solves' passes depend on their iterations
     const bool fused = fused_projection();  // (the obstacle CG's iterations: not counted)
-    const double stage = fused ? 6 + 4 + 6 + 7 : 6 + 5 + 26 + 8;
+    const double transforms = fused && transform_->fused()->multiplies_in_transform() ? 4 : 6;
+    const double stage = fused ? 6 + 4 + transforms + 7 : 6 + 5 + 26 + 8;
     const double passes = params_.stages * stage + 3 * (params_.stages - 1);
     return passes * gsize_ * double(sizeof(T));
   }

@@ -8,12 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "core/array/expr.hpp"
 #include "core/kernels/for_each.hpp"
 #include "core/numerics/detail/fft_common.hpp"
 #if SIM_TU_HAS_CUDA
 #include <cufft.h>
+#include <cufftXt.h>
 
 #include "core/numerics/detail/cufft_calls.hpp"
+#if SIMKIT_HAS_FFT_CALLBACK
+#include "multiply_callback_lto.h"  // simkit_multiply_callback_lto: multiply_callback.cu's LTO-IR (core/CMakeLists.txt)
+#endif
 
 #include "core/cuda/check.hpp"
 #endif
@@ -38,15 +43,15 @@ struct Scatter3 {
   SIM_INLINE void operator()(index_t i, index_t j, index_t k) const { out(i, j, k) = real(i, j, k); }
 };
 
-/// v *= m * scale, in place, over the spectrum as one flat range (v and m contiguous, in the
-/// same order): the last dimension's n/2 + 1 modes would leave half of a block idle per row.
+/// v *= m (the multiplier with the transforms' 1 / points folded in), in place, over the
+/// spectrum as one flat range (v and m contiguous, in the same order): the last dimension's
+/// n/2 + 1 modes would leave half of a block idle per row.
 template <class T>
 struct MultiplyFourier3 {
   Cplx<T>* v;
   const T* m;
-  T scale;
   SIM_INLINE void operator()(index_t q) const {
-    const T f = m[q] * scale;
+    const T f = m[q];
     Cplx<T>& z = v[q];
     z.re *= f, z.im *= f;
   }
@@ -84,7 +89,9 @@ template <class T>
 struct FourierMultiplier3<T>::Impl {
   Context ctx;
   index_t n0 = 0, n1 = 0, n2 = 0, h2 = 0;
-  Array<T, 3> m;
+  Array<T, 3> m;  // the multiplier times 1 / points (the unnormalised transforms' scale)
+  std::string multiplication = "a kernel between the transforms";
+  bool multiplies_in_transform = false;  // the inverse plan's load callback multiplies (cuda)
   std::mutex mutex;  // cpu: the buffers are shared by calls
   // cpu
   std::vector<T> real, real_out;
@@ -139,26 +146,55 @@ struct FourierMultiplier3<T>::Impl {
     detail::check_cufft(cufftPlan3d(&h, int(n0), int(n1), int(n2), f64 ? CUFFT_D2Z : CUFFT_R2C), "Plan3d");
     plan_forward = int(h);
     detail::check_cufft(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
-    detail::check_cufft(cufftPlan3d(&h, int(n0), int(n1), int(n2), f64 ? CUFFT_Z2D : CUFFT_C2R), "Plan3d");
-    plan_inverse = int(h);
-    detail::check_cufft(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
+    plan_inverse = plan_inverse_multiplying();
+    if (plan_inverse < 0) {
+      detail::check_cufft(cufftPlan3d(&h, int(n0), int(n1), int(n2), f64 ? CUFFT_Z2D : CUFFT_C2R), "Plan3d");
+      plan_inverse = int(h);
+    }
+    detail::check_cufft(cufftSetStream(cufftHandle(plan_inverse), static_cast<cudaStream_t>(ctx.stream())), "SetStream");
 #endif
+  }
+
+  /// The inverse plan with the multiplication in its load callback (cuFFT links it in when it
+  /// plans: JIT LTO through the toolkit's nvJitLink and NVRTC), or -1 when cuFFT cannot make
+  /// it; multiplication says which and why.
+  int plan_inverse_multiplying() {
+#if SIM_TU_HAS_CUDA && SIMKIT_HAS_FFT_CALLBACK
+    const bool f64 = sizeof(T) == 8;
+    cufftHandle h;
+    detail::check_cufft(cufftCreate(&h), "Create");
+    void* info = m.data();
+    std::size_t work = 0;
+    cufftResult r = cufftXtSetJITCallback(h, f64 ? "simkit_multiply_spectrum_z" : "simkit_multiply_spectrum_c",
+                                          simkit_multiply_callback_lto, sizeof(simkit_multiply_callback_lto),
+                                          f64 ? CUFFT_CB_LD_COMPLEX_DOUBLE : CUFFT_CB_LD_COMPLEX, &info);
+    const char* step = "XtSetJITCallback";
+    if (r == CUFFT_SUCCESS) r = cufftMakePlan3d(h, int(n0), int(n1), int(n2), f64 ? CUFFT_Z2D : CUFFT_C2R, &work), step = "MakePlan3d";
+    if (r == CUFFT_SUCCESS) {
+      multiplication = "cuFFT's load callback (inverse transform)";
+      multiplies_in_transform = true;
+      return int(h);
+    }
+    cufftDestroy(h);
+    multiplication = "a kernel between the transforms (cuFFT's load callback: cufft" + std::string(step) + " returned cufftResult " +
+                     std::to_string(int(r)) + (r == CUFFT_MISSING_DEPENDENCY ? ", libnvJitLink or libnvrtc not found" : "") + ")";
+#endif
+    return -1;
   }
 
   /// The transform of the staged buffer (kept: r2c keeps its input), the multiplication, and
   /// the inverse into the output buffer.
   void run_staged() {
-    const T scale = T(1.0 / double(points()));
     const Box<1> half{{0}, {index_t(modes())}};
     if (!ctx.is_cuda()) {
       Fftw3d<T>::run(forward);
-      for_each(ctx, "fft::fourier3_multiply", half, MultiplyFourier3<T>{reinterpret_cast<Cplx<T>*>(spectrum), m.data(), scale});
+      for_each(ctx, "fft::fourier3_multiply", half, MultiplyFourier3<T>{reinterpret_cast<Cplx<T>*>(spectrum), m.data()});
       Fftw3d<T>::run(inverse);
       return;
     }
 #if SIM_TU_HAS_CUDA
     detail::exec_r2c(cufftHandle(plan_forward), dreal, dv);
-    for_each(ctx, "fft::fourier3_multiply", half, MultiplyFourier3<T>{dv, m.data(), scale});
+    if (!multiplies_in_transform) for_each(ctx, "fft::fourier3_multiply", half, MultiplyFourier3<T>{dv, m.data()});
     detail::exec_c2r(cufftHandle(plan_inverse), dv, dreal_out);
 #endif
   }
@@ -176,6 +212,7 @@ FourierMultiplier3<T>::FourierMultiplier3(const Context& ctx, const Extents<3>& 
                      to_string(shape) + " (expected " + to_string(multiplier_shape(shape)) + ")");
   if (m.context() != ctx) throw BackendError("fft::FourierMultiplier3: the multiplier lives on another context");
   im.m = m.clone();
+  im.m = im.m * T(1.0 / double(im.points()));
   if (ctx.is_cuda()) im.plan_cuda();
   else im.plan_cpu();
 }
@@ -193,6 +230,17 @@ void FourierMultiplier3<T>::operator()(View<const T, 3> in, View<T, 3> out) cons
   for_each(im.ctx, "fft::fourier3_gather", im.all(), Gather3<T>{in, StagedView3<T>{im.buffer(), im.n1, im.n2}});
   im.run_staged();
   for_each(im.ctx, "fft::fourier3_scatter", im.all(), Scatter3<T>{StagedView3<T>{im.output(), im.n1, im.n2}, out});
+}
+
+template <class T>
+bool FourierMultiplier3<T>::multiplies_in_transform() const {
+  return impl_ && impl_->multiplies_in_transform;
+}
+
+template <class T>
+const std::string& FourierMultiplier3<T>::multiplication() const {
+  if (!impl_) throw Error("fft::FourierMultiplier3 used before it was planned");
+  return impl_->multiplication;
 }
 
 template <class T>
