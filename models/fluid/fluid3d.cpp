@@ -4,6 +4,8 @@
 // a cylinder along z, or a mask from a file), forward Euler, Heun's RK2 or SSP-RK3 with one
 // projection per stage, and an adaptive dt. A step reads:
 //   for each stage:  fill ghosts -> momentum stage -> fill ghosts -> pressure rhs -> pressure solve -> project
+// (a box periodic all round on one rank, the fused transform solve: the right-hand side reads
+// across the sides itself and the projection writes the ghosts the next stage reads, so neither fill runs)
 // Without obstacles the pressure solve is the exact transform solve; with one it is the masked
 // 7-point operator's (solvers/obstacle_poisson3.hpp), solved exactly by the box's transform
 // solve with a capacitance correction where that applies (solvers/obstacle_transform_poisson.hpp),
@@ -290,6 +292,8 @@ class FluidModel3 final : public Model {
     f[3].to_host = [this, read = f[3].to_host](void* host) { gather_pressure(), read(host); };
     f[3].sum = [this, sum = f[3].sum] { return gather_pressure(), sum(); };
     f[3].from_host = [this, write = f[3].from_host](const void* host) { pressure_in_transform_ = false, write(host); };
+    for (int c = 0; c < 3; ++c)  // (a restored velocity's ghosts are stale until the next fill)
+      f[std::size_t(c)].from_host = [this, write = f[std::size_t(c)].from_host](const void* host) { state_ghosts_current_ = false, write(host); };
     for (std::size_t k = 4; k < f.size(); ++k) f[k].checkpointed = false;  // derived: snapshots only
     if (has_dye()) f.push_back(ref("dye", "1", d_));
     return f;
@@ -325,6 +329,7 @@ class FluidModel3 final : public Model {
     p_.fill(T(0));
     pressure_in_transform_ = false;
     fill_ghosts(state());
+    state_ghosts_current_ = true;
     last_dt_ = 0;
   }
 
@@ -376,6 +381,7 @@ class FluidModel3 final : public Model {
     last_dt_ = dt;
     dt_.set(dt);
     pressure_in_transform_ = fused_projection();
+    ensure_state_ghosts();
     if (!recordable()) {
       dt_.upload(), advance();
       flip();
@@ -396,6 +402,7 @@ class FluidModel3 final : public Model {
   std::int64_t run_device_steps(DeviceClock& clock, double cfl) override {
     if (!recordable() || obstacle_solver_ || mg_cg_) return -1;
     queue_speeds(state());
+    ensure_state_ghosts();
     for_each(ctx_, "fluid3d::first_dt", Box<1>{{0}, {1}}, BeginClockStep<CflDt3>{clock.state(), cfl_dt(cfl)});
     const std::int64_t ran = batches_.run(
         recordings_, clock, cfl, parallel_,
@@ -597,7 +604,7 @@ class FluidModel3 final : public Model {
     State<T> s0 = state(), s1{{&u1_[0], &u1_[1], &u1_[2]}, has_dye() ? &d1_ : nullptr},
              s2{{&u2_[0], &u2_[1], &u2_[2]}, has_dye() ? &d2_ : nullptr};
     auto update = [this](State<T>& in, State<T>& out, double, double w, State<T>& base) {
-      fill_ghosts(in);
+      if (!projection_fills_ghosts()) fill_ghosts(in);  // (else the projection that made `in` wrote them)
       momentum(in, out, base, w);
       // a stage's pressure scales with its weight 1 - w (1, then 1/2 in Heun's second stage):
       // an iterative solve starts from the last stage's pressure rescaled to this one's
@@ -827,8 +834,10 @@ class FluidModel3 final : public Model {
       for_each(ctx_, "fluid3d::pressure_rhs_staged", cells(),
                PeriodicPressureRhs3<T>{s.velocity(), h_, dt_.device(), fused->staged(), {n_[0], n_[1], n_[2]}});
       fused->apply_staged();
-      for_each(ctx_, "fluid3d::project_staged", cells(),
-               Project3<T, fft::StagedView3<T>>{{faces[0], faces[1], faces[2]}, fused->result(), ops_, h_, dt_.device()});
+      Project3<T, fft::StagedView3<T>> k{{faces[0], faces[1], faces[2]}, fused->result(), ops_, h_, dt_.device()};
+      if (projection_fills_ghosts())
+        for (int d = 0; d < 3; ++d) k.wrap[d] = n_[d];
+      for_each(ctx_, "fluid3d::project_staged", cells(), k);
       return;
     }
     fill_ghosts(s, true);  // the high faces (periodic: the low faces' copies; outflow: predicted) for the divergence
@@ -873,6 +882,18 @@ class FluidModel3 final : public Model {
   /// buffers rather than in p_ and rhs_.
   bool fused_projection() const {
     return !distributed_obstacle_ && !obstacle_solver_ && !params_.implicit && transform_ && transform_->fused();
+  }
+
+  /// Whether the fused projection also writes the periodic copies of the faces into the ghost
+  /// layers (Project3's wrap), so that no ghost fill precedes a momentum stage: the fused
+  /// projection without a dye (whose ghosts the momentum stage writes none of).
+  bool projection_fills_ghosts() const { return fused_projection() && !has_dye(); }
+
+  /// The state's ghosts filled before steps that take them from the last projection, where
+  /// something else (a restore, the initial state) wrote the state since.
+  void ensure_state_ghosts() {
+    if (projection_fills_ghosts() && !state_ghosts_current_) fill_ghosts(state());
+    state_ghosts_current_ = true;
   }
 
   /// p_ and rhs_ from the fused solve's buffers, when steps ran since they were last current:
@@ -1096,6 +1117,7 @@ class FluidModel3 final : public Model {
   bool parallel_ = false;  // split over several ranks
   InitialVelocity init_;
   index_t n_[3] = {1, 1, 1}, gn_[3] = {1, 1, 1};  // cells of this box, and of the whole grid
+  bool state_ghosts_current_ = false;  // the state's ghosts hold what a fill would (projection_fills_ghosts() steps keep them so)
   double gsize_ = 1;                                // cells of the whole grid
   Spacing3<T> h_{};
   Walls3<T> walls_;

@@ -379,7 +379,10 @@ SIM_INLINE T face_link(const MaskedBoxPressure7<T>& ops, const Pos& q) {
 /// u_c -= dt grad_c p on every open face of the cells (a wall's face 0 is closed: link 0).
 /// p is a field's view, or the fused transform solve's staged result, which `store` (when
 /// set) then receives: the solve's scatter fused into the projection. Ops: the whole grid's
-/// Poisson7 on one rank, a box's BoxPressure7 on several.
+/// Poisson7 on one rank, a box's BoxPressure7 on several. With wrap set (a box periodic all
+/// round on one rank, wrap[d] cells along d) a cell next to a side also writes its faces'
+/// periodic copies into the ghost layers, which a ghost fill would otherwise make before the
+/// next momentum stage.
 template <class T, class P = View<const T, 3>, class Ops = solvers::Poisson7<T>>
 struct Project3 {
   View<T, 3> vel[3];
@@ -388,6 +391,7 @@ struct Project3 {
   Spacing3<T> h;
   const double* dt;
   View<T, 3> store{};
+  index_t wrap[3] = {};  ///< wrap[0] 0: no ghost copies
   /// Component c at face q after the projection (unchanged on a closed face: link 0).
   template <int c>
   SIM_INLINE T component(const Pos& q, const T* pc, T centre, T dt_) const {
@@ -402,6 +406,22 @@ struct Project3 {
     const T u = component<0>(q, pc, centre, step), v = component<1>(q, pc, centre, step), w = component<2>(q, pc, centre, step);
     if (store.ptr) store(i, j, k) = centre;
     ref(vel[0], q) = u, ref(vel[1], q) = v, ref(vel[2], q) = w;
+    if (wrap[0] != 0) write_periodic_copies(i, j, k, u, v, w);
+  }
+  /// The faces of cell (i, j, k) into the ghost cells that are its periodic images, (i + a
+  /// n0, j + b n1, k + c n2) for a, b, c in {-1, 0, 1} inside the ghost layer (sides, edges
+  /// and corners: what fill_sides along x, y, then z copies).
+  SIM_INLINE void write_periodic_copies(index_t i, index_t j, index_t k, T u, T v, T w) const {
+    auto image = [](index_t x, index_t n) { return x == 0 ? n : x == n - 1 ? -1 : x; };  // (the one ghost a cell has along a dimension)
+    const index_t gi = image(i, wrap[0]), gj = image(j, wrap[1]), gk = image(k, wrap[2]);
+    if (gi == i && gj == j && gk == k) return;
+    for (int a = 0; a < (gi != i ? 2 : 1); ++a)
+      for (int b = 0; b < (gj != j ? 2 : 1); ++b)
+        for (int c = 0; c < (gk != k ? 2 : 1); ++c) {
+          if (a + b + c == 0) continue;
+          const index_t o = vel[0].offset(a ? gi : i, b ? gj : j, c ? gk : k);
+          vel[0].ptr[o] = u, vel[1].ptr[o] = v, vel[2].ptr[o] = w;
+        }
   }
 };
 
