@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh test   # the build's packages and ParaView for tools.paraview (SIMKIT_NO_PARAVIEW=1: not)
-scripts/build.sh
+scripts/build.sh -DSIMKIT_BUILD_BENCH=OFF   # (the benchmark programs the tests run only: scripts/run.sh builds them all)
 if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "simkit: no usable GPU on this machine: GPU tests are reported as skipped; each says why in"
   echo "        ${SIMKIT_BUILD_DIR:-build}/Testing/Temporary/LastTest.log"
