@@ -840,6 +840,20 @@ class FluidModel3 final : public Model {
       for_each(ctx_, "fluid3d::project_staged", cells(), k);
       return;
     }
+    if (parallel_ && !params_.obstacle && periodic_or_shared_sides()) {  // no fill: the normal components' exchanges alone
+      index_t wrap[3];
+      for (int d = 0; d < 3; ++d) {
+        wrap[d] = walls_.side[2 * d] == Side::periodic ? n_[d] : 0;
+        if (!wrap[d]) halo_.start(*s.c[d], d), halo_.finish(*s.c[d], d);
+      }
+      for_each(ctx_, "fluid3d::pressure_rhs_wrapped", cells(),
+               WrappedPressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device(), {wrap[0], wrap[1], wrap[2]}});
+      distributed_->solve(rhs_.view(), p_.view());
+      halo_.exchange(p_);
+      for_each(ctx_, "fluid3d::project_box", cells(),
+               Project3<T, View<const T, 3>, BoxPressure7<T>>{{faces[0], faces[1], faces[2]}, p_.view(), box_ops_, h_, dt_.device()});
+      return;
+    }
     fill_ghosts(s, true);  // the high faces (periodic: the low faces' copies; outflow: predicted) for the divergence
     if (distributed_obstacle_) {  // several ranks: the distributed exact solve, then p's ghosts for the gradient
       for_each(ctx_, "fluid3d::pressure_rhs", cells(), PressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device()});
@@ -882,6 +896,14 @@ class FluidModel3 final : public Model {
   /// buffers rather than in p_ and rhs_.
   bool fused_projection() const {
     return !distributed_obstacle_ && !obstacle_solver_ && !params_.implicit && transform_ && transform_->fused();
+  }
+
+  /// Whether every side of this rank's box is periodic (the box wraps along that dimension)
+  /// or shared with another rank: no wall, inflow or outflow rule for a ghost fill to apply.
+  bool periodic_or_shared_sides() const {
+    for (int s = 0; s < 6; ++s)
+      if (walls_.side[s] != Side::periodic && walls_.side[s] != Side::internal) return false;
+    return true;
   }
 
   /// Whether the fused projection also writes the periodic copies of the faces into the ghost

@@ -253,6 +253,22 @@ struct PeriodicPressureRhs3 {
   }
 };
 
+/// PressureRhs3 of a box whose sides are all periodic or shared with other ranks, with no ghost
+/// fill before it: along a dimension the box wraps (wrap[d] its cells) the faces above the last
+/// cells are read from the first cells' low faces; along a shared one (wrap[d] 0) from the
+/// ghost layer, where the exchange of component d alone along d put them.
+template <class T>
+struct WrappedPressureRhs3 {
+  Velocity<T> vel;
+  View<T, 3> b;
+  Spacing3<T> h;
+  const double* dt;
+  index_t wrap[3];
+  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
+    b(i, j, k) = -T(1 / *dt) * periodic_divergence(vel, position(vel.c[0], i, j, k), h, wrap);
+  }
+};
+
 /// p and b from the fused transform solve's result and staged buffers (what its kernels left there).
 template <class T>
 struct GatherStaged3 {

@@ -181,8 +181,9 @@ SIM_INLINE T divergence(const Velocity<T, D>& vel, const Pos<D>& q, const MacSpa
   else return outflow<0>(vel, q, h) + outflow<1>(vel, q, h) + outflow<2>(vel, q, h);
 }
 
-/// divergence() in a box periodic along every dimension (n cells along each), reading the face
-/// above a last cell as the first cell's low face it copies: no ghost fill before it.
+/// divergence() in a box that wraps along the dimensions d with n[d] > 0 (n[d] cells): the face
+/// above a last cell along such a d is read as the first cell's low face it copies (no ghost
+/// fill before it); along a d with n[d] == 0 from the ghost layer, as divergence() does.
 template <class T, int D>
 SIM_INLINE T periodic_divergence(const Velocity<T, D>& vel, const Pos<D>& q, const MacSpacing<T, D>& h, const index_t (&n)[D]) {
   auto up = [&](int d) { return q.p[d] + 1 == n[d] ? 1 - n[d] : index_t(1); };
