@@ -277,7 +277,9 @@ class DistributedTransformPoisson {
   std::string description() const {
     static const char* names[3] = {"x", "y", "z"};
     std::string s;
-    if (yz_fft_) s = std::string("2D real FFT over y,z per slab + ") + (x_complex_ ? "complex FFT" : axes_[0].label()) + " along x";
+    if (yz_fft_)
+      s = std::string("2D real FFT over y,z per slab + ") + (x_complex_ ? "complex FFT" : axes_[0].label()) + " along x" +
+          (x_divides_ ? " (the division in its inverse's cuFFT callback)" : "");
     else if (cos2_) s = "DCT-II/III x DCT-II/III as real FFTs along y per slab + complex FFT along x (Makhoul)";
     else if (cos_yz_) s = std::string("DCT-II/III over y,z by a 2D real FFT per slab + ") + axes_[0].label() + " along x";
     else
@@ -332,7 +334,9 @@ class DistributedTransformPoisson {
       if (mine_a_.size() > 0) p.push_back("2D real FFT over y,z");
       if (peer_) p.push_back("transpose to slabs along y: stores into the other GPUs' memory (and this rank's own piece)");
       move("transpose to slabs along y", first(a_to_b_), true);
-      if (spectrum_b_box_.size() > 0 && x_complex_)
+      if (spectrum_b_box_.size() > 0 && x_complex_ && x_divides_)
+        p.insert(p.end(), {"complex FFT along x", "inverse complex FFT along x, dividing as it loads"});
+      else if (spectrum_b_box_.size() > 0 && x_complex_)
         p.insert(p.end(), {"complex FFT along x", "divide", "inverse complex FFT along x"});
       else if (spectrum_b_box_.size() > 0) {
         add_transform_passes(p, ctx_, axes_[0].forward, "x", false);
@@ -663,7 +667,11 @@ class DistributedTransformPoisson {
       eigen_[std::size_t(d)] = Array<T, 1>::from_host(ctx, extents(index_t(l[std::size_t(d)].size())), l[std::size_t(d)]);
     inv_norm_ = T(1.0 / (double(fft::normalisation(axes_[0].forward, nx)) * double(ny) * double(nz)));
     x_complex_ = axes_[0].forward == fft::Kind::r2hc;  // the DFT along x: one complex FFT, its k's eigenvalue at k
-    if (mine.size() > 0 && x_complex_) x_fft_ = fft::BatchedComplexFft<T>(ctx, mine.shape());
+    if (mine.size() > 0 && x_complex_) {
+      x_fft_ = fft::BatchedComplexFft<T>(ctx, mine.shape());
+      x_divides_ = x_fft_.divide_in_inverse(View<const T, 1>(eigen_[0].view()), View<const T, 1>(eigen_[1].view()),
+                                            View<const T, 1>(eigen_[2].view()), inv_norm_);
+    }
     else if (mine.size() > 0) {
       forward_b_ = fft::Transform<T, Rank>(ctx, axes_[0].forward, mine.shape(), 0);
       backward_b_ = fft::Transform<T, Rank>(ctx, axes_[0].backward, mine.shape(), 0);
@@ -700,8 +708,8 @@ class DistributedTransformPoisson {
       if (transposed_) to_spectrum_b(sa, sb);
       if (spectrum_b_box_.size() > 0 && x_complex_) {
         x_fft_.forward(sb);
-        divide(sb);
-        x_fft_.inverse(sb);
+        if (!x_divides_) divide(sb);
+        x_fft_.inverse(sb);  // (dividing as it loads where x_divides_)
       } else if (spectrum_b_box_.size() > 0) {
         forward_b_(sb, sb);
         divide(sb);
@@ -740,6 +748,7 @@ class DistributedTransformPoisson {
   Box<3> cos_b_box_{};                  // plan_cos2: this rank's part of the half spectrum in slabs B
   bool x_complex_ = false;              // plan_yz: x periodic, transformed by x_fft_
   fft::BatchedComplexFft<T> x_fft_;     // plan_yz: along x in slabs B of the spectrum
+  bool x_divides_ = false;              // plan_yz: x_fft_'s inverse divides by the eigenvalues as it loads (cuFFT's callback)
   Array<T, Rank> spectrum_b_, empty_;   // plan_yz: the spectrum in slabs B; a stand-in for empty slabs
   Box<Rank> spectrum_b_box_{};          // plan_yz: this rank's part of the spectrum in slabs B
   PeerSlabs<T, Rank> peer_;             // plan_yz, plan_cos2 between GPUs of one host: slabs B of the spectrum, the kernels moving it

@@ -1,10 +1,12 @@
 // The batched complex FFTs along the first axis (core/numerics/spectral/batched_cfft.hpp) on
 // every backend against the DFT's definition per column: odd, even and the shortest lengths,
-// forward and inverse (unnormalised), float32 and float64, and the refusals.
+// forward and inverse (unnormalised), float32 and float64, the refusals, and the periodic
+// solve's division fused into the inverse.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "core/numerics/spectral/batched_cfft.hpp"
@@ -107,4 +109,60 @@ TYPED_TEST(BatchedComplexFftTest, RefusesWrongShapesAndStridedViews) {
   fft::BatchedComplexFft<float> unplanned;
   Array<float, 3> any(this->ctx, extents(1, 1, 2));
   EXPECT_THROW(unplanned.forward(any.view()), Error);
+}
+
+namespace {
+/// The inverse with the division fused (divide_in_inverse) against the division done on the
+/// host between the transforms: the zero mode (eigenvalue sum 0) comes out 0, every other mode
+/// divided by its sum times inv_norm. Returns whether the division was fused.
+template <class T>
+bool check_division(const Context& ctx, const Extents<3>& e) {
+  const index_t n0 = e.n[0], n1 = e.n[1], m = e.n[2] / 2;
+  std::vector<T> l0 = std::vector<T>(std::size_t(n0)), l1 = std::vector<T>(std::size_t(n1)), l2 = std::vector<T>(std::size_t(2 * m));
+  for (index_t i = 0; i < n0; ++i) l0[std::size_t(i)] = T(2 - 2 * std::cos(2 * M_PI * double(i) / double(n0)));
+  for (index_t j = 0; j < n1; ++j) l1[std::size_t(j)] = T(0.5 * double(j * j));
+  for (index_t k = 0; k < 2 * m; ++k) l2[std::size_t(k)] = T(0.25 * double((k / 2) * (k / 2)));
+  const T inv_norm = T(1.0 / double(n0));
+  const auto e0 = Array<T, 1>::from_host(ctx, extents(n0), l0), e1 = Array<T, 1>::from_host(ctx, extents(n1), l1),
+             e2 = Array<T, 1>::from_host(ctx, extents(2 * m), l2);
+  fft::BatchedComplexFft<T> fused(ctx, e), plain(ctx, e);
+  const bool in_inverse = fused.divide_in_inverse(e0.view(), e1.view(), e2.view(), inv_norm);
+  const std::vector<double> h = values(e.size());
+  auto z = Array<T, 3>::from_host(ctx, e, std::vector<T>(h.begin(), h.end()));
+  auto w = Array<T, 3>::from_host(ctx, e, std::vector<T>(h.begin(), h.end()));
+  plain.forward(w.view());
+  std::vector<T> s = w.to_host();  // the division on the host, in T, as the division kernel does it
+  for (index_t i = 0; i < n0; ++i)
+    for (index_t j = 0; j < n1; ++j)
+      for (index_t k = 0; k < 2 * m; ++k) {
+        const T lambda = l0[std::size_t(i)] + l1[std::size_t(j)] + l2[std::size_t(k)];
+        T& v = s[std::size_t((i * n1 + j) * 2 * m + k)];
+        v = lambda > T(0) ? v * (inv_norm / lambda) : T(0);
+      }
+  w = Array<T, 3>::from_host(ctx, e, s);
+  plain.inverse(w.view());
+  fused.forward(z.view());
+  if (!in_inverse) {  // the caller's division: fused() leaves it out
+    z = Array<T, 3>::from_host(ctx, e, s);
+  }
+  fused.inverse(z.view());
+  EXPECT_LT(rel_error(host_of(z), host_of(w)), 4 * tolerance<T>()) << to_string(e) << (in_inverse ? ", divided in the inverse" : "");
+  return in_inverse;
+}
+}  // namespace
+
+// On the GPU the periodic solve's division rides in the inverse transform's load callback
+// (where cuFFT links it): the same result as the division between the transforms. On the CPU
+// divide_in_inverse() declines and the caller divides.
+TYPED_TEST(BatchedComplexFftTest, DivisionInTheInverseIsTheDivisionBetween) {
+  for (const Extents<3>& e : {extents(6, 5, 8), extents(7, 3, 2), extents(16, 4, 10)}) {
+    const bool fused64 = check_division<double>(this->ctx, e), fused32 = check_division<float>(this->ctx, e);
+    if (!this->ctx.is_cuda()) EXPECT_FALSE(fused64 || fused32);
+    std::printf("[ %s %s: division %s ]\n", this->ctx.is_cuda() ? "cuda" : "cpu", to_string(e).c_str(),
+                fused64 && fused32 ? "in cuFFT's inverse" : "between the transforms");
+  }
+  fft::BatchedComplexFft<double> one(this->ctx, extents(1, 3, 4));  // (length 1: nothing to fuse into)
+  const auto l = Array<double, 1>::zeros(this->ctx, extents(4));
+  EXPECT_FALSE(one.divide_in_inverse(l.view(), l.view(), l.view(), 1.0));
+  EXPECT_THROW(one.divide_in_inverse(l.view(), l.view(), l.view().sub(Box<1>{{0}, {2}}), 1.0), ShapeError);  // (l2: 2 m needed)
 }

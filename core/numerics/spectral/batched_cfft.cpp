@@ -13,7 +13,13 @@
 #if SIM_TU_HAS_CUDA
 #include <cufft.h>
 
+#include <cufftXt.h>
+
 #include "core/numerics/detail/cufft_calls.hpp"
+#include "core/numerics/spectral/spectrum_callbacks.hpp"
+#if SIMKIT_HAS_FFT_CALLBACK
+#include "multiply_callback_lto.h"  // simkit_multiply_callback_lto: multiply_callback.cu's LTO-IR (core/CMakeLists.txt)
+#endif
 
 #include "core/cuda/check.hpp"
 #endif
@@ -65,8 +71,9 @@ struct BatchedComplexFft<T>::Impl {
   // cpu: planned on the first call's pointer (FFTW_UNALIGNED: any later pointer will do)
   mutable std::mutex mutex;
   mutable typename FftwC2c<T>::plan forward = nullptr, inverse = nullptr;
-  // cuda: one plan for both directions
-  int plan = -1;
+  // cuda: one plan for both directions, and the inverse dividing as it loads (divide_in_inverse)
+  int plan = -1, dividing_inverse = -1;
+  void* division = nullptr;  // the dividing plan's SeparableDivision, in device memory
 
   ~Impl() {
     if (forward || inverse) {
@@ -76,6 +83,8 @@ struct BatchedComplexFft<T>::Impl {
     }
 #if SIM_TU_HAS_CUDA
     if (plan >= 0) cufftDestroy(cufftHandle(plan));
+    if (dividing_inverse >= 0) cufftDestroy(cufftHandle(dividing_inverse));
+    if (division) ctx.deallocate(division, sizeof(detail::SeparableDivision<T>));
 #endif
   }
 
@@ -97,7 +106,7 @@ struct BatchedComplexFft<T>::Impl {
     if (shape.n[0] == 1) return;  // the DFT of length 1 is the identity
     if (ctx.is_cuda()) {
 #if SIM_TU_HAS_CUDA
-      exec_c2c(cufftHandle(plan), z.ptr, backward ? CUFFT_INVERSE : CUFFT_FORWARD);
+      exec_c2c(cufftHandle(backward && dividing_inverse >= 0 ? dividing_inverse : plan), z.ptr, backward ? CUFFT_INVERSE : CUFFT_FORWARD);
 #endif
       return;
     }
@@ -110,6 +119,34 @@ struct BatchedComplexFft<T>::Impl {
       if (!p) throw Error("FFTW could not plan batched complex transforms along axis 0 of " + to_string(shape));
     }
     FftwC2c<T>::run(p, c);
+  }
+
+  /// The inverse plan whose load callback divides by d (copied to the device), or false where
+  /// cuFFT cannot make it.
+  bool plan_dividing_inverse(const detail::SeparableDivision<T>& d) {
+#if SIM_TU_HAS_CUDA && SIMKIT_HAS_FFT_CALLBACK
+    division = ctx.allocate(sizeof(d));
+    SIM_CUDA_CHECK(cudaMemcpy(division, &d, sizeof(d), cudaMemcpyHostToDevice));  // (at planning: a synchronous copy)
+    cufftHandle h;
+    detail::check_cufft(cufftCreate(&h), "Create");
+    const bool f64 = sizeof(T) == 8;
+    cufftResult r = cufftXtSetJITCallback(h, f64 ? "simkit_divide_spectrum_z" : "simkit_divide_spectrum_c", simkit_multiply_callback_lto,
+                                          sizeof(simkit_multiply_callback_lto), f64 ? CUFFT_CB_LD_COMPLEX_DOUBLE : CUFFT_CB_LD_COMPLEX,
+                                          &division);
+    long long n = shape.n[0], embed = shape.n[0];
+    std::size_t work = 0;
+    if (r == CUFFT_SUCCESS)
+      r = cufftMakePlanMany64(h, 1, &n, &embed, columns, 1, &embed, columns, 1, f64 ? CUFFT_Z2Z : CUFFT_C2C, columns, &work);
+    if (r == CUFFT_SUCCESS) r = cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream()));
+    if (r == CUFFT_SUCCESS) {
+      dividing_inverse = int(h);
+      return true;
+    }
+    cufftDestroy(h);
+#else
+    (void)d;
+#endif
+    return false;
   }
 
   void check(const View<T, 3>& z) const {
@@ -154,6 +191,19 @@ template <class T>
 const Extents<3>& BatchedComplexFft<T>::shape() const {
   if (!impl_) throw Error("fft::BatchedComplexFft used before it was planned");
   return impl_->shape;
+}
+
+template <class T>
+bool BatchedComplexFft<T>::divide_in_inverse(View<const T, 1> l0, View<const T, 1> l1, View<const T, 1> l2, T inv_norm) {
+  if (!impl_) throw Error("fft::BatchedComplexFft used before it was planned");
+  Impl& im = *impl_;
+  const index_t m = im.shape.n[2] / 2;
+  if (l0.shape.n[0] < im.shape.n[0] || l1.shape.n[0] < im.shape.n[1] || l2.shape.n[0] < 2 * m)
+    throw ShapeError("fft::BatchedComplexFft::divide_in_inverse: eigenvalues of " + std::to_string(l0.shape.n[0]) + ", " +
+                     std::to_string(l1.shape.n[0]) + ", " + std::to_string(l2.shape.n[0]) + " for a spectrum of " + to_string(im.shape));
+  if (!im.ctx.is_cuda() || im.shape.n[0] == 1 || im.dividing_inverse >= 0) return im.dividing_inverse >= 0;
+  return im.plan_dividing_inverse(detail::SeparableDivision<T>{l0.ptr, l1.ptr, l2.ptr, (unsigned long long)im.columns,
+                                                              (unsigned long long)m, inv_norm});
 }
 
 template class BatchedComplexFft<float>;
