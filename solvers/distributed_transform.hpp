@@ -669,8 +669,11 @@ class DistributedTransformPoisson {
     x_complex_ = axes_[0].forward == fft::Kind::r2hc;  // the DFT along x: one complex FFT, its k's eigenvalue at k
     if (mine.size() > 0 && x_complex_) {
       x_fft_ = fft::BatchedComplexFft<T>(ctx, mine.shape());
-      x_divides_ = x_fft_.divide_in_inverse(View<const T, 1>(eigen_[0].view()), View<const T, 1>(eigen_[1].view()),
-                                            View<const T, 1>(eigen_[2].view()), inv_norm_);
+      // in double only: the division in cuFFT's Z2Z callback measured faster than its own pass,
+      // in the C2C slower (bench/results/2026-11-28-h200x2-multi-gpu)
+      if (sizeof(T) == 8)
+        x_divides_ = x_fft_.divide_in_inverse(View<const T, 1>(eigen_[0].view()), View<const T, 1>(eigen_[1].view()),
+                                              View<const T, 1>(eigen_[2].view()), inv_norm_);
     }
     else if (mine.size() > 0) {
       forward_b_ = fft::Transform<T, Rank>(ctx, axes_[0].forward, mine.shape(), 0);
