@@ -832,7 +832,7 @@ class FluidModel3 final : public Model {
       // a box periodic all round: the divergence wraps (no ghost fill); p and the right-hand side
       // stay in the transform's buffers (gather_pressure)
       for_each(ctx_, "fluid3d::pressure_rhs_staged", cells(),
-               PeriodicPressureRhs3<T>{s.velocity(), h_, dt_.device(), fused->staged(), {n_[0], n_[1], n_[2]}});
+               WrappedPressureRhs3<T, fft::StagedView3<T>>{s.velocity(), fused->staged(), h_, dt_.device(), {n_[0], n_[1], n_[2]}});
       fused->apply_staged();
       Project3<T, fft::StagedView3<T>> k{{faces[0], faces[1], faces[2]}, fused->result(), ops_, h_, dt_.device()};
       if (projection_fills_ghosts())

@@ -238,29 +238,15 @@ struct PressureRhs3 {
   }
 };
 
-/// PressureRhs3 of a box periodic all round on one rank (the fused transform solve), into its
-/// staged buffer: the faces above the last cells read from the first cells' low faces, so that
-/// no ghost fill precedes it.
-template <class T>
-struct PeriodicPressureRhs3 {
-  Velocity<T> vel;
-  Spacing3<T> h;
-  const double* dt;
-  fft::StagedView3<T> staged;
-  index_t n[3];
-  SIM_INLINE void operator()(index_t i, index_t j, index_t k) const {
-    staged(i, j, k) = -T(1 / *dt) * periodic_divergence(vel, position(vel.c[0], i, j, k), h, n);
-  }
-};
-
-/// PressureRhs3 of a box whose sides are all periodic or shared with other ranks, with no ghost
-/// fill before it: along a dimension the box wraps (wrap[d] its cells) the faces above the last
-/// cells are read from the first cells' low faces; along a shared one (wrap[d] 0) from the
-/// ghost layer, where the exchange of component d alone along d put them.
-template <class T>
+/// PressureRhs3 with no ghost fill before it, into b (a field's view, or the fused transform
+/// solve's staged buffer, StagedView3): along a dimension the box wraps (wrap[d] its cells:
+/// periodic on one rank) the faces above the last cells are read from the first cells' low
+/// faces; along a shared one (wrap[d] 0) from the ghost layer, where the exchange of component
+/// d alone along d put them.
+template <class T, class Out = View<T, 3>>
 struct WrappedPressureRhs3 {
   Velocity<T> vel;
-  View<T, 3> b;
+  Out b;
   Spacing3<T> h;
   const double* dt;
   index_t wrap[3];
