@@ -27,11 +27,12 @@
 // the division and its inverse; when x is walled, the real transform along x acts on the real
 // and imaginary columns alike (the complex transform's real-linear action). The division uses
 // the DFT's eigenvalues 2 - 2 cos(2 pi k / n) along y and z, and the way back mirrors the way
-// in, ending in one batched 2D complex-to-real FFT. Its transposes are whole (one piece):
-// between the GPUs of one host, one kernel each way that stores (loads) every value straight
-// into (from) its place in slabs B, held in memory the other GPUs open by CUDA IPC
-// (core/distributed/peer_slabs.hpp; SIMKIT_TRANSPOSE_PATH=nccl: the all-to-all with its pack
-// and unpack). On
+// in, ending in one batched 2D complex-to-real FFT. Between the GPUs of one host slabs B are
+// held in memory the other GPUs open by CUDA IPC (core/distributed/peer_slabs.hpp) and the
+// transposes are copies by the copy engines, in pieces along x beside the 2D FFTs of the
+// next (plan_copies; SIMKIT_TRANSPOSE_PATH=kernels: whole, one kernel each way that stores
+// (loads) every value straight into (from) its place; nccl: the all-to-all with its pack and
+// unpack, whole). On
 // one rank with every axis periodic this is the one-rank 3D Fourier solve's sequence (a real
 // FFT over two axes, a complex FFT over the third, the division, and back).
 //
@@ -273,6 +274,10 @@ class DistributedTransformPoisson {
   /// CPU ranks, NCCL between GPUs; not host staging): a step that solves may be recorded.
   bool stream_ordered() const { return std::string(to_a_.transport()) != "host buffers (MPI)"; }
 
+  /// Whether the transposes run on the copy engines beside the stream (plan_copies): a step
+  /// recorded with them replays faster per step than inside a CUDA graph's device loop, whose
+  /// body runs the copies slower (bench/results/2026-11-28-h200x2-multi-gpu).
+  bool copies_beside_stream() const { return copies_; }
   /// The transforms and the layout, e.g. "DCT-II/III x real DFT, slabs along x then y over 2 ranks (NCCL all-to-all)".
   std::string description() const {
     static const char* names[3] = {"x", "y", "z"};
@@ -285,7 +290,9 @@ class DistributedTransformPoisson {
     else
       for (int d = 0; d < Rank; ++d) s += (d ? " x " : "") + std::string(axes_[std::size_t(d)].label());
     if (!transposed_) return s;
-    std::string moves = peer_ ? std::string("stores into the other GPUs' memory")
+    std::string moves = copies_ ? "copies into the other GPUs' memory by the copy engines, in " +
+                                      std::to_string(yz_pieces_.size()) + " pieces beside the FFTs"
+                        : peer_ ? std::string("stores into the other GPUs' memory")
                               : std::string(cos2_ ? cos_to_b_.transport() : a_to_b_[0].transport()) + " all-to-all";
     if (!peer_why_.empty()) moves += "; no stores into the other GPUs' memory: " + peer_why_;
     return s + ", slabs along " + names[a_] + " then " + names[b_] + " over " + std::to_string(ranks_) + " ranks (" + moves +
@@ -331,8 +338,9 @@ class DistributedTransformPoisson {
       move("transpose back", first(b_to_a_), true);
       if (mine_a_.size() > 0) p.insert(p.end(), {"half spectrum of the coefficients", "2D complex-to-real FFT over y,z", "scatter (reordered back)"});
     } else if (yz_fft_) {
-      if (mine_a_.size() > 0) p.push_back("2D real FFT over y,z");
-      if (peer_) p.push_back("transpose to slabs along y: stores into the other GPUs' memory (and this rank's own piece)");
+      if (copies_) p.push_back("2D real FFT over y,z in pieces, each copied to slabs along y by the copy engines beside the next");
+      else if (mine_a_.size() > 0) p.push_back("2D real FFT over y,z");
+      if (peer_ && !copies_) p.push_back("transpose to slabs along y: stores into the other GPUs' memory (and this rank's own piece)");
       move("transpose to slabs along y", first(a_to_b_), true);
       if (spectrum_b_box_.size() > 0 && x_complex_ && x_divides_)
         p.insert(p.end(), {"complex FFT along x", "inverse complex FFT along x, dividing as it loads"});
@@ -343,9 +351,10 @@ class DistributedTransformPoisson {
         p.push_back("divide");
         add_transform_passes(p, ctx_, axes_[0].backward, "x", false);
       }
-      if (peer_) p.push_back("transpose back: loads from the other GPUs' memory (and this rank's own piece)");
+      if (peer_ && !copies_) p.push_back("transpose back: loads from the other GPUs' memory (and this rank's own piece)");
       move("transpose back", first(b_to_a_), true);
-      if (mine_a_.size() > 0) p.push_back("2D complex-to-real FFT over y,z");
+      if (copies_) p.push_back("2D complex-to-real FFT over y,z in pieces, each after its copy back by the copy engines");
+      else if (mine_a_.size() > 0) p.push_back("2D complex-to-real FFT over y,z");
     } else {
       bool at_first = true;
       for (int d = 0; d < Rank && mine_a_.size() > 0; ++d)
@@ -667,23 +676,55 @@ class DistributedTransformPoisson {
       eigen_[std::size_t(d)] = Array<T, 1>::from_host(ctx, extents(index_t(l[std::size_t(d)].size())), l[std::size_t(d)]);
     inv_norm_ = T(1.0 / (double(fft::normalisation(axes_[0].forward, nx)) * double(ny) * double(nz)));
     x_complex_ = axes_[0].forward == fft::Kind::r2hc;  // the DFT along x: one complex FFT, its k's eigenvalue at k
-    if (mine.size() > 0 && x_complex_) {
-      x_fft_ = fft::BatchedComplexFft<T>(ctx, mine.shape());
-      // in double only: the division in cuFFT's Z2Z callback measured faster than its own pass,
-      // in the C2C slower (bench/results/2026-11-28-h200x2-multi-gpu)
-      if (sizeof(T) == 8)
-        x_divides_ = x_fft_.divide_in_inverse(View<const T, 1>(eigen_[0].view()), View<const T, 1>(eigen_[1].view()),
-                                              View<const T, 1>(eigen_[2].view()), inv_norm_);
-    }
+    if (mine.size() > 0 && x_complex_) plan_x_fft(ctx, mine);
     else if (mine.size() > 0) {
       forward_b_ = fft::Transform<T, Rank>(ctx, axes_[0].forward, mine.shape(), 0);
       backward_b_ = fft::Transform<T, Rank>(ctx, axes_[0].backward, mine.shape(), 0);
+    }
+    // the copy engines on 2 ranks; on 4 the kernels measured faster (bench/results/2026-11-28-h200x4-multi-gpu)
+    const std::string& path = tuning::current().transpose_path;
+    if (peer_ && (path == "copies" || (path == "auto" && ranks == 2))) plan_copies(ctx);
+  }
+  /// The complex FFT along x of this rank's part of slabs B (mine: its box), dividing in its
+  /// inverse where cuFFT can in double (measured faster than its own pass; in single slower,
+  /// bench/results/2026-11-28-h200x2-multi-gpu).
+  void plan_x_fft(const Context& ctx, const Box<Rank>& mine) {
+    x_fft_ = fft::BatchedComplexFft<T>(ctx, mine.shape());
+    x_divides_ = false;
+    if (sizeof(T) == 8)
+      x_divides_ = x_fft_.divide_in_inverse(View<const T, 1>(eigen_[0].view()), View<const T, 1>(eigen_[1].view()),
+                                            View<const T, 1>(eigen_[2].view()), inv_norm_);
+  }
+  /// The transposes by the copy engines, in pieces along x overlapping the 2D FFTs over y,z:
+  /// the forward FFT of piece k runs while piece k - 1's values are copied into the other
+  /// ranks' slabs B, and the inverse FFT of piece k while piece k + 1's are copied back (the
+  /// copy engines leave the SMs to the FFTs; stores from a kernel would not,
+  /// bench/results/2026-11-28-h200x2-multi-gpu). Pieces: chunks_ where more than 1, else
+  /// SIMKIT_TRANSPOSE_CHUNKS where set, else 8 (on 2 H200s the 512^3 solve took 3.50 ms in 4
+  /// pieces, 3.42 in 8, 3.40 in 16).
+  void plan_copies(const Context& ctx) {
+    if constexpr (Rank == 3) {
+      const long long knob = tuning::current().transpose_chunks;
+      const index_t planes = mine_a_.extent(0);
+      const index_t pieces = std::min<index_t>(planes, chunks_ > 1 ? chunks_ : knob > 0 ? index_t(knob) : 8);
+      copy_bounds_.clear(), yz_pieces_.clear();
+      for (index_t k = 0; k <= pieces && planes > 0; ++k) copy_bounds_.push_back(planes * k / pieces);
+      // the pieces' FFTs share one spectrum; yz_'s plans (and their work areas) are let go
+      if (planes > 0) copy_spectrum_ = Array<T, Rank>(ctx, fft::BatchedRealFft2<T>::spectrum_shape(mine_a_.shape()));
+      yz_ = fft::BatchedRealFft2<T>();
+      const View<T, Rank> sa = copy_spectrum_.view();
+      for (index_t k = 0; k < pieces && planes > 0; ++k) {
+        Extents<3> e = mine_a_.shape();
+        e.n[0] = copy_bounds_[std::size_t(k + 1)] - copy_bounds_[std::size_t(k)];
+        yz_pieces_.emplace_back(ctx, e, sa.ptr + copy_bounds_[std::size_t(k)] * sa.stride[0]);
+      }
+      copies_ = true;
     }
   }
   /// This rank's part of the spectrum in slabs A (split along x) and B (split along y).
   View<T, Rank> spectrum_a_view() {
     if constexpr (Rank == 3)
-      if (mine_a_.size() > 0) return yz_.spectrum();
+      if (mine_a_.size() > 0) return copies_ ? copy_spectrum_.view() : yz_.spectrum();
     return empty_.view().sub(Box<Rank>{});
   }
   View<T, Rank> spectrum_b_view() {
@@ -700,6 +741,25 @@ class DistributedTransformPoisson {
     if (peer_) peer_.gather(sa);
     else b_to_a_[0](sb, sa);
   }
+  /// The transform along x of this rank's slab B of the spectrum (sb), the division by the
+  /// eigenvalues and the inverse transform.
+  void solve_along_x(View<T, Rank> sb) {
+    if (spectrum_b_box_.size() > 0 && x_complex_) {
+      x_fft_.forward(sb);
+      if (!x_divides_) divide(sb);
+      x_fft_.inverse(sb);  // (dividing as it loads where x_divides_)
+    } else if (spectrum_b_box_.size() > 0) {
+      forward_b_(sb, sb);
+      divide(sb);
+      backward_b_(sb, sb);
+    }
+  }
+  /// The planes [lo, hi) along x of a slab A (a box of this rank's slab A's shape).
+  Box<Rank> planes(index_t lo, index_t hi) const {
+    Box<Rank> b = whole(mine_a_);
+    b.lo[0] = lo, b.hi[0] = hi;
+    return b;
+  }
   /// solve() on the path of plan_yz.
   void solve_yz(View<const T, Rank> b, View<T, Rank> x) {
     if constexpr (Rank == 3) {
@@ -707,17 +767,28 @@ class DistributedTransformPoisson {
       const View<T, Rank> a = to_a_.identity() ? View<T, Rank>{} : slabs_a_view();
       if (!to_a_.identity()) to_a_(b, a), in = a;
       const View<T, Rank> sa = spectrum_a_view(), sb = spectrum_b_view();
+      if (copies_) {  // (plan_copies)
+        const View<T, Rank> out = from_a_.identity() ? x : a;
+        for (std::size_t k = 0; k < yz_pieces_.size(); ++k) {
+          const index_t lo = copy_bounds_[k], hi = copy_bounds_[k + 1];
+          yz_pieces_[k].forward(in.sub(planes(lo, hi)));
+          peer_.push(sa, lo, hi);
+        }
+        peer_.join();
+        peer_.barrier();  // every rank's pieces in this rank's slab B
+        solve_along_x(sb);
+        peer_.barrier();  // every rank's slab B solved
+        peer_.pull(sa, copy_bounds_);
+        for (std::size_t k = 0; k < yz_pieces_.size(); ++k) {
+          peer_.wait_pulled(int(k));
+          yz_pieces_[k].inverse(out.sub(planes(copy_bounds_[k], copy_bounds_[k + 1])));
+        }
+        if (!from_a_.identity()) from_a_(a, x);
+        return;
+      }
       if (mine_a_.size() > 0) yz_.forward(in);
       if (transposed_) to_spectrum_b(sa, sb);
-      if (spectrum_b_box_.size() > 0 && x_complex_) {
-        x_fft_.forward(sb);
-        if (!x_divides_) divide(sb);
-        x_fft_.inverse(sb);  // (dividing as it loads where x_divides_)
-      } else if (spectrum_b_box_.size() > 0) {
-        forward_b_(sb, sb);
-        divide(sb);
-        backward_b_(sb, sb);
-      }
+      solve_along_x(sb);
       if (transposed_) from_spectrum_b(sb, sa);
       const View<T, Rank> out = from_a_.identity() ? x : a;
       if (mine_a_.size() > 0) yz_.inverse(out);
@@ -755,6 +826,10 @@ class DistributedTransformPoisson {
   Array<T, Rank> spectrum_b_, empty_;   // plan_yz: the spectrum in slabs B; a stand-in for empty slabs
   Box<Rank> spectrum_b_box_{};          // plan_yz: this rank's part of the spectrum in slabs B
   PeerSlabs<T, Rank> peer_;             // plan_yz, plan_cos2 between GPUs of one host: slabs B of the spectrum, the kernels moving it
+  bool copies_ = false;                 // plan_copies: the transposes by the copy engines, in pieces beside the 2D FFTs
+  std::vector<index_t> copy_bounds_;    // plan_copies: the pieces' planes along x in slab A
+  std::vector<fft::BatchedRealFft2<T>> yz_pieces_;  // plan_copies: the 2D FFTs over y,z of each piece, into copy_spectrum_
+  Array<T, Rank> copy_spectrum_;        // plan_copies: this rank's part of the spectrum in slabs A
   std::string peer_why_;                // why peer_ is not planned on GPUs ("" where it is, or cannot apply)
 };
 

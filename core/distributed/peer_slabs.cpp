@@ -128,6 +128,9 @@ __global__ void __launch_bounds__(kThreads) peer_slabs_move(View<T, Rank> a, Box
   if (scatter) cross_rank_barrier(peers);
 }
 
+/// Barrier alone (PeerSlabs::barrier): one block, its number 0 among the move kernels' blocks.
+__global__ void peer_slabs_barrier(PeerBuffers peers) { cross_rank_barrier(peers); }
+
 /// Every rank's `bytes` bytes at mine (a multiple of 8), in rank order, through Comm::allgather
 /// (the bytes carried as doubles, bit for bit).
 std::vector<char> allgather_bytes(const Comm& comm, const void* mine, std::size_t bytes) {
@@ -171,6 +174,49 @@ std::string peer_access(const Comm& comm) {
 
 }  // namespace
 
+/// Copies the values of box `piece` from a dense row-major buffer of box src_box at src to one
+/// of box dst_box at dst (any GPUs' memory this process reaches) by the copy engines, on
+/// stream: the dimensions the piece spans whole in both buffers merged into the rows, then one
+/// 2D or 3D strided copy.
+template <class T, int Rank>
+void copy_piece(const T* src, const Box<Rank>& src_box, T* dst, const Box<Rank>& dst_box, const Box<Rank>& piece,
+                cudaStream_t stream) {
+  static_assert(Rank <= 3, "copy_piece: at most 3 dimensions");
+  if (piece.size() <= 0) return;
+  // (dims outer to inner) counts, and each buffer's stride of every dim, in elements
+  index_t count[Rank], ss[Rank], ds[Rank], so = 0, dof = 0;
+  index_t s_stride = 1, d_stride = 1;
+  for (int d = Rank - 1; d >= 0; --d) {
+    count[d] = piece.extent(d), ss[d] = s_stride, ds[d] = d_stride;
+    so += (piece.lo[d] - src_box.lo[d]) * s_stride, dof += (piece.lo[d] - dst_box.lo[d]) * d_stride;
+    s_stride *= src_box.extent(d), d_stride *= dst_box.extent(d);
+  }
+  // merge dim d into d - 1 while the rows (dims >= d) are whole in both buffers
+  int inner = Rank - 1;
+  index_t width = count[Rank - 1];
+  while (inner > 0 && width == ss[inner - 1] && width == ds[inner - 1]) width *= count[inner - 1], --inner;
+  // what is left: dims 0..inner-1 outer, rows of `width` elements
+  const index_t height = inner >= 1 ? count[inner - 1] : 1, depth = inner >= 2 ? count[inner - 2] : 1;
+  const char* s = reinterpret_cast<const char*>(src + so);
+  char* t = reinterpret_cast<char*>(dst + dof);
+  const std::size_t bytes = std::size_t(width) * sizeof(T);
+  if (inner <= 1) {
+    const std::size_t spitch = inner == 1 ? std::size_t(ss[0]) * sizeof(T) : bytes;
+    const std::size_t dpitch = inner == 1 ? std::size_t(ds[0]) * sizeof(T) : bytes;
+    SIM_CUDA_CHECK(cudaMemcpy2DAsync(t, dpitch, s, spitch, bytes, std::size_t(height), cudaMemcpyDefault, stream));
+    return;
+  }
+  cudaMemcpy3DParms p{};
+  // rows `bytes` long, `height` rows a plane (pitch: the stride of dim inner - 1), `depth` planes
+  // (the plane stride, a multiple of the pitch in a dense box, given as ysize)
+  p.srcPtr = make_cudaPitchedPtr(const_cast<char*>(s), std::size_t(ss[inner - 1]) * sizeof(T), bytes,
+                                 std::size_t(ss[inner - 2] / ss[inner - 1]));
+  p.dstPtr = make_cudaPitchedPtr(t, std::size_t(ds[inner - 1]) * sizeof(T), bytes, std::size_t(ds[inner - 2] / ds[inner - 1]));
+  p.extent = make_cudaExtent(bytes, std::size_t(height), std::size_t(depth));
+  p.kind = cudaMemcpyDefault;
+  SIM_CUDA_CHECK(cudaMemcpy3DAsync(&p, stream));
+}
+
 template <class T, int Rank>
 struct PeerSlabs<T, Rank>::Impl {
   Context ctx;
@@ -178,9 +224,34 @@ struct PeerSlabs<T, Rank>::Impl {
   RankBoxes<Rank> to;
   PeerBuffers peers;
   char* own = nullptr;
+  // the copy engines' moves (push, pull): side[r] to and from rank r (this rank's own piece
+  // too), every rank's beside the others' on the engines
+  int streams = 0;
+  cudaStream_t side[kMaxRanks] = {};
+  cudaEvent_t queued = nullptr;          // the stream's work before a push or a pull
+  cudaEvent_t pushed[kMaxRanks] = {};            // each side stream's pushes so far
+  std::vector<cudaEvent_t> pulled[kMaxRanks];    // piece k of the last pull, on each side stream
+  /// The side streams and their events, made at planning (on the stream's GPU).
+  void copies_ready() {
+    if (streams > 0) return;
+    streams = peers.count;
+    SIM_CUDA_CHECK(cudaEventCreateWithFlags(&queued, cudaEventDisableTiming));
+    for (int i = 0; i < streams; ++i) {
+      SIM_CUDA_CHECK(cudaStreamCreateWithFlags(&side[i], cudaStreamNonBlocking));
+      SIM_CUDA_CHECK(cudaEventCreateWithFlags(&pushed[i], cudaEventDisableTiming));
+      pulled[i].resize(16);
+      for (cudaEvent_t& e : pulled[i]) SIM_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    }
+  }
+  /// The side streams wait for the stream's work so far.
+  void side_after_stream() {
+    SIM_CUDA_CHECK(cudaEventRecord(queued, static_cast<cudaStream_t>(ctx.stream())));
+    for (int i = 0; i < streams; ++i) SIM_CUDA_CHECK(cudaStreamWaitEvent(side[i], queued, 0));
+  }
   ~Impl() {
     // kernels queued on the buffers may still run; the others must have closed this rank's
     // buffer before it is freed (collective, as planning was); errors cannot be reported here
+    for (int i = 0; i < streams; ++i) cudaStreamSynchronize(side[i]);
     if (own) cudaStreamSynchronize(static_cast<cudaStream_t>(ctx.stream()));
     for (int r = 0; r < peers.count; ++r)
       if (r != peers.me && peers.base[r]) cudaIpcCloseMemHandle(peers.base[r]);
@@ -190,6 +261,14 @@ struct PeerSlabs<T, Rank>::Impl {
     }
     if (own) cudaFree(own);
     if (peers.epochs) cudaFree(peers.epochs);
+    if (streams > 0) {
+      cudaEventDestroy(queued);
+      for (int i = 0; i < streams; ++i) {
+        cudaEventDestroy(pushed[i]);
+        for (cudaEvent_t e : pulled[i]) cudaEventDestroy(e);
+        cudaStreamDestroy(side[i]);
+      }
+    }
   }
   void move(View<T, Rank> a, const Box<Rank>& from, bool scatter) const {
     auto stream = static_cast<cudaStream_t>(ctx.stream());
@@ -256,7 +335,8 @@ PeerSlabs<T, Rank>::PeerSlabs(const Comm& comm, const Context& ctx, const std::v
     }
     im.peers.flags[r] = reinterpret_cast<unsigned*>(im.peers.base[r] + values);
   }
-  comm.barrier();  // every buffer open (and its flags zero) before any kernel
+  im.copies_ready();  // (here, not at a first push that a CUDA graph's capture may record)
+  comm.barrier();     // every buffer open (and its flags zero) before any kernel
 }
 
 template <class T, int Rank>
@@ -274,6 +354,78 @@ void PeerSlabs<T, Rank>::scatter(View<const T, Rank> a) const {
   View<T, Rank> w{const_cast<T*>(a.ptr), a.shape};
   for (int d = 0; d < Rank; ++d) w.stride[d] = a.stride[d];
   impl_->move(w, from_, true);
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::barrier() const {
+  if (!impl_) throw Error("peer transposes: not planned");
+  auto stream = static_cast<cudaStream_t>(impl_->ctx.stream());
+  peer_slabs_barrier<<<1, 32, 0, stream>>>(impl_->peers);
+  SIM_CUDA_CHECK_LAUNCH("distributed::peer_slabs_barrier", stream);
+}
+
+/// Whether v is dense (row-major, no gaps).
+template <class T, int Rank>
+bool dense(const View<T, Rank>& v) {
+  index_t s = 1;
+  for (int d = Rank - 1; d >= 0; --d) {
+    if (v.shape.n[d] > 1 && v.stride[d] != s) return false;
+    s *= v.shape.n[d];
+  }
+  return true;
+}
+
+/// Rows [lo, hi) along dimension 0 of box b.
+template <int Rank>
+Box<Rank> rows_of(Box<Rank> b, index_t lo, index_t hi) {
+  b.hi[0] = b.lo[0] + hi, b.lo[0] += lo;
+  return b;
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::push(View<const T, Rank> a, index_t lo, index_t hi) const {
+  if (!impl_) throw Error("peer transposes: not planned");
+  if (from_.size() == 0 || hi <= lo) return;
+  if (a.shape != from_.shape() || !dense(a))
+    throw ShapeError("peer transposes: push takes the dense from-box " + to_string(from_.shape()) + ", got " + to_string(a.shape));
+  Impl& im = *impl_;
+  im.side_after_stream();
+  const Box<Rank> rows = rows_of(from_, lo, hi);
+  for (int r = 0; r < im.to.count; ++r)
+    copy_piece<T, Rank>(a.ptr, from_, reinterpret_cast<T*>(im.peers.base[r]), im.to.box[r], intersect(rows, im.to.box[r]),
+                        im.side[r]);
+  for (int i = 0; i < im.streams; ++i) SIM_CUDA_CHECK(cudaEventRecord(im.pushed[i], im.side[i]));
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::join() const {
+  if (!impl_) throw Error("peer transposes: not planned");
+  for (int i = 0; i < impl_->streams; ++i)
+    SIM_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(impl_->ctx.stream()), impl_->pushed[i], 0));
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::pull(View<T, Rank> a, const std::vector<index_t>& bounds) const {
+  if (!impl_) throw Error("peer transposes: not planned");
+  if (bounds.size() > 17) throw Error("peer transposes: a pull in more than 16 pieces");
+  if (from_.size() > 0 && (a.shape != from_.shape() || !dense(a)))
+    throw ShapeError("peer transposes: pull takes the dense from-box " + to_string(from_.shape()) + ", got " + to_string(a.shape));
+  Impl& im = *impl_;
+  im.side_after_stream();
+  for (std::size_t k = 0; k + 1 < bounds.size(); ++k) {
+    const Box<Rank> rows = rows_of(from_, bounds[k], bounds[k + 1]);
+    for (int r = 0; r < im.to.count && from_.size() > 0; ++r)
+      copy_piece<T, Rank>(reinterpret_cast<const T*>(im.peers.base[r]), im.to.box[r], a.ptr, from_, intersect(rows, im.to.box[r]),
+                          im.side[r]);
+    for (int i = 0; i < im.streams; ++i) SIM_CUDA_CHECK(cudaEventRecord(im.pulled[i][k], im.side[i]));
+  }
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::wait_pulled(int k) const {
+  if (!impl_ || k < 0 || k >= 16) throw Error("peer transposes: wait_pulled for no piece");
+  for (int i = 0; i < impl_->streams; ++i)
+    SIM_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(impl_->ctx.stream()), impl_->pulled[i][std::size_t(k)], 0));
 }
 
 template <class T, int Rank>
@@ -316,6 +468,31 @@ void PeerSlabs<T, Rank>::scatter(View<const T, Rank>) const {
 
 template <class T, int Rank>
 void PeerSlabs<T, Rank>::gather(View<T, Rank>) const {
+  throw Error("peer transposes: not available in this build");
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::barrier() const {
+  throw Error("peer transposes: not available in this build");
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::push(View<const T, Rank>, index_t, index_t) const {
+  throw Error("peer transposes: not available in this build");
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::join() const {
+  throw Error("peer transposes: not available in this build");
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::pull(View<T, Rank>, const std::vector<index_t>&) const {
+  throw Error("peer transposes: not available in this build");
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::wait_pulled(int) const {
   throw Error("peer transposes: not available in this build");
 }
 

@@ -11,6 +11,11 @@
 // into this rank's to-box has landed); a gather waits for every rank to arrive (their writes
 // to their to-boxes are done). Stream ordered, no host wait, recordable in a CUDA graph.
 //
+// The same moves by the copy engines (push, pull): rows of the from-box along dimension 0
+// copied into (out of) the ranks' to-boxes by cudaMemcpy2D/3DAsync on side streams, one per
+// rank, beside the caller's kernels (which keep the SMs: a kernel's stores over NVLink would
+// hold them for the link's whole time); join(), wait_pulled() and barrier() order them.
+//
 // Available where every rank (at most 16) runs on one host and its GPU has peer access to
 // every other rank's. Any boxes: a warp moves a row (every index but the last) of the
 // from-box, each run of it that one rank's to-box holds at once. The moves are copies: the
@@ -43,6 +48,23 @@ class PeerSlabs {
   void scatter(View<const T, Rank> a) const;
   /// a (this rank's from-box) = its values from the ranks' to-boxes. Collective, stream ordered.
   void gather(View<T, Rank> a) const;
+  /// Every rank's queued work before it is done (its stores into the ranks' buffers landed)
+  /// before any rank's work after it starts: one small kernel. Collective, stream ordered.
+  void barrier() const;
+  /// The copy engines' moves, beside the stream (on a second stream of this rank's, so that
+  /// the copies run while the stream's kernels do): after the stream's work so far, the values
+  /// of rows [lo, hi) along dimension 0 of this rank's from-box (a, dense, of its shape)
+  /// copied into every rank's to-box buffer. join() makes the stream wait for them; a
+  /// barrier() after it orders them before the other ranks' reads.
+  void push(View<const T, Rank> a, index_t lo, index_t hi) const;
+  /// The stream waits for every push() so far.
+  void join() const;
+  /// After the stream's work so far, by the copy engines beside it: rows [bounds[k],
+  /// bounds[k + 1]) along dimension 0 of a (this rank's from-box, dense) loaded from the ranks'
+  /// to-box buffers, piece k after piece k - 1. wait_pulled(k) makes the stream wait for piece
+  /// k (at most 16 pieces). Call after a barrier() that follows the other ranks' last writes.
+  void pull(View<T, Rank> a, const std::vector<index_t>& bounds) const;
+  void wait_pulled(int k) const;
   /// Bytes this rank stores into other ranks' memory in one scatter (and loads in one gather).
   std::size_t bytes_sent() const { return sent_; }
   /// This rank's from-box and to-box.

@@ -135,7 +135,8 @@ inline const std::vector<Knob>& knobs() {
        [](const std::string& t, Values& v) { v.device_steps = one_of("SIMKIT_DEVICE_STEPS", t, {0, 1}, "0 or 1"); }},
       {"SIMKIT_DECOMPOSED_STEPS", "auto, loop, replays or host", "auto",
        "the fluid's steps on several ranks: recorded, a batch as one device loop (loop, and auto) or as per-step "
-       "replays the host queues one ahead (replays); host: not recorded, dt reduced over the ranks on the host",
+       "replays the host queues one ahead (replays, and auto where the 3D solve's transposes run on the copy engines); "
+       "host: not recorded, dt reduced over the ranks on the host",
        [](const std::string& t, Values& v) {
          v.decomposed_steps =
              word("SIMKIT_DECOMPOSED_STEPS", t, {"auto", "loop", "replays", "host"}, "auto, loop, replays or host");
@@ -160,15 +161,20 @@ inline const std::vector<Knob>& knobs() {
        [](const std::string& t, Values& v) {
          v.fluid_fill_every_stage = one_of("SIMKIT_FLUID_FILL_EVERY_STAGE", t, {0, 1}, "0 or 1");
        }},
-      {"SIMKIT_TRANSPOSE_CHUNKS", "a whole number, 1 or more", "1",
+      {"SIMKIT_TRANSPOSE_CHUNKS", "a whole number, 1 or more", "1 (8 on the copy engines)",
        "the distributed transform solve cuts its slab transposes into this many pieces, each moved beside the next piece's "
-       "transforms (a box periodic in y and z moves its spectrum in one piece)",
+       "transforms (a box periodic in y and z moves its spectrum in one piece, or in 8 on the copy engines)",
        [](const std::string& t, Values& v) { v.transpose_chunks = whole("SIMKIT_TRANSPOSE_CHUNKS", t, 1, "a whole number, 1 or more"); }},
-      {"SIMKIT_TRANSPOSE_PATH", "auto or nccl", "auto",
-       "how the distributed transform solve's whole slab transposes move between GPUs (auto: one kernel storing straight "
-       "into the other GPUs' memory, opened by CUDA IPC, where every rank runs on one host with peer access; nccl: "
-       "NCCL's grouped sends and receives, with a pack and an unpack)",
-       [](const std::string& t, Values& v) { v.transpose_path = word("SIMKIT_TRANSPOSE_PATH", t, {"auto", "nccl"}, "auto or nccl"); }},
+      {"SIMKIT_TRANSPOSE_PATH", "auto, copies, kernels or nccl", "auto",
+       "how the distributed transform solve's whole slab transposes move between GPUs where every rank runs on one host "
+       "with peer access (straight into the other GPUs' memory, opened by CUDA IPC): copies: a box periodic in y and z by "
+       "the copy engines, in pieces beside the 2D FFTs, the rest by kernels; kernels: one kernel each way that stores each "
+       "value in its place; auto: copies on 2 ranks, kernels on more; nccl: NCCL's grouped sends and receives, with a "
+       "pack and an unpack (the path elsewhere)",
+       [](const std::string& t, Values& v) {
+         v.transpose_path =
+             word("SIMKIT_TRANSPOSE_PATH", t, {"auto", "copies", "kernels", "nccl"}, "auto, copies, kernels or nccl");
+       }},
   };
   return all;
 }

@@ -557,6 +557,8 @@ class FluidModel3 final : public Model {
     speeds_ = AsyncReduction<SpeedTriple>(ctx_);
     speed_max_ = RankReduction(comm_, ctx_);
     batches_.set_mode(ctx_, tuning::current().decomposed_steps);
+    // the transposes on the copy engines: per-step replays, not one device loop (see copies_beside_stream)
+    if (distributed_ && distributed_->copies_beside_stream() && batches_.mode() == "auto") batches_.set_mode(ctx_, "replays");
     if (parallel_ && distributed_ && batches_.mode() != "host") {
       const std::string nccl = "NCCL";
       const bool on_stream = !ctx_.is_cuda() || (halo_.transport() == nccl && speed_max_.stream_ordered() &&

@@ -31,10 +31,11 @@
 #      unrecorded with dt reduced on the host): the 2D cavity 512^2 and the 3D Taylor-Green 128^3,
 #      the same bits (digests of the last snapshot and checkpoint) and ms per step, with each run's
 #      line saying how its steps ran.
-#  11. (transpose-paths) the periodic box's slab transposes stored straight into the other GPUs'
-#      memory (SIMKIT_TRANSPOSE_PATH=auto) against NCCL's all-to-all (nccl): the Taylor-Green
-#      vortex 128^3 on N GPUs, the same bits; the solves alone (3D 512^3, 2D 4096^2), the cavity
-#      4096^2 step and the Taylor-Green step at 512^3 (strong, and weak per GPU) under each path.
+#  11. (transpose-paths) the periodic box's slab transposes copied into the other GPUs' memory
+#      by the copy engines (SIMKIT_TRANSPOSE_PATH=copies), stored there by transpose kernels
+#      (kernels) and through NCCL's all-to-all (nccl): the Taylor-Green vortex 128^3 on N GPUs,
+#      the same bits; the solves alone (3D 512^3, 2D 4096^2), the cavity 4096^2 step and the
+#      Taylor-Green step at 512^3 (strong, and weak per GPU) under each path.
 #   OUT=... SIMKIT_DEV_DIR=.dev scripts/device/mpi-suite.sh N [checks] [scaling] [weak3d] [halo] [orders] [nsys] [diagnose] [fluid] [fluid3d] [fluid-variants] [fluid-scaling] [heat-repeat] [heat-weak] [fluid-steps]
 set -u
 n=$1; shift
@@ -245,10 +246,10 @@ for part in "${parts[@]}"; do
           done
         done
       done ;;
-    transpose-paths)  # peer stores against NCCL's all-to-all: the same bits, then the solve and the step timed
+    transpose-paths)  # copy engines, transpose kernels, NCCL's all-to-all: the same bits, then the solve and the step timed
       w=$out/transpose-paths; mkdir -p "$w"
       tg="configs/taylor_green_3d.toml grid.cells=[128,128,128] run.end_time=0.5 output.every_time=0.25 checkpoint.every=5"
-      for path in auto nccl; do
+      for path in copies kernels nccl; do
         rm -rf "$w/tg_$path"
         # shellcheck disable=SC2086
         SIMKIT_TRANSPOSE_PATH=$path mpi "$n" "$sim" $tg --backend cuda --output "$w/tg_$path" --stats "$w/tg_$path.json" \
@@ -256,14 +257,16 @@ for part in "${parts[@]}"; do
         echo "tg $path np$n: $(grep -o '"ms_per_step": [0-9.]*' "$w/tg_$path.json"); $(grep -o 'slabs along.*' "$w/tg_$path.log" | head -1)"
       done
       for kind in snapshot checkpoint; do
-        same "Taylor-Green 128^3 $kind: peer stores vs NCCL all-to-all, $n GPUs" "$(ls "$w/tg_auto"/${kind}_*.h5 | tail -1)" "$(ls "$w/tg_nccl"/${kind}_*.h5 | tail -1)"
+        for path in kernels nccl; do
+          same "Taylor-Green 128^3 $kind: copy engines vs $path, $n GPUs" "$(ls "$w/tg_copies"/${kind}_*.h5 | tail -1)" "$(ls "$w/tg_$path"/${kind}_*.h5 | tail -1)"
+        done
       done
-      for path in nccl auto; do
+      for path in nccl kernels copies; do
         echo "== SIMKIT_TRANSPOSE_PATH=$path, the solves alone"
         SIMKIT_TRANSPOSE_PATH=$path mpi "$n" "$bin/bench/bench_fluid_scaling" --backend cuda --solves-only --cells2 4096 --cells3 512 \
           --json "$out/solve_${path}_np$n.json" 2>&1 | grep -v '^wrote'
       done
-      for path in nccl auto; do
+      for path in nccl kernels copies; do
         echo "== SIMKIT_TRANSPOSE_PATH=$path, the cavity 4096^2 and Taylor-Green 512^3 steps"
         SIMKIT_TRANSPOSE_PATH=$path mpi "$n" "$bin/bench/bench_fluid_scaling" --backend cuda --cells2 4096 --cells3 0 --tg3 512 --no-mg \
           --json "$out/steps_${path}_np$n.json" 2>&1 | grep -v '^wrote'

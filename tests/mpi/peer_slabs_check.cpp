@@ -1,6 +1,7 @@
 // Checks the peer transposes (core/distributed/peer_slabs.hpp) between the GPUs of one host:
 // PeerSlabs moving small 2D and 3D grids between slabs (even and uneven splits, float64 and
-// float32) there and back, every value checked against its global index. Elsewhere (CPU
+// float32) there and back, by the move kernels (scatter, gather) and by the copy engines (push
+// and pull in pieces), every value checked against its global index. Elsewhere (CPU
 // ranks, GPUs without peer access) it prints why the path is unavailable and checks nothing.
 //   mpirun -np N peer_slabs_check [cpu|cuda]
 #include <cstdio>
@@ -41,13 +42,14 @@ std::vector<T> values_of(const Box<Rank>& b, const index_t (&n)[Rank]) {
   return v;
 }
 
-/// One grid of cells split along axis 0 (from) and axis 1 (to): scatter, check the to-box,
-/// gather into a cleared array, check the from-box. Returns the wrong values on this rank.
+/// One grid of cells split along axis a (from) and axis b (to): scatter, check the to-box,
+/// gather into a cleared array, check the from-box; then the same by the copy engines (push
+/// in 3 pieces, pull in 3 pieces). Returns the wrong values on this rank.
 template <class T, int Rank>
-long check_grid(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank]) {
+long check_grid(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], int a_axis = 0, int b_axis = 1) {
   std::vector<Box<Rank>> from, to;
   for (int r = 0; r < comm.size(); ++r)
-    from.push_back(solvers::slab_box<Rank>(cells, 0, comm.size(), r)), to.push_back(solvers::slab_box<Rank>(cells, 1, comm.size(), r));
+    from.push_back(solvers::slab_box<Rank>(cells, a_axis, comm.size(), r)), to.push_back(solvers::slab_box<Rank>(cells, b_axis, comm.size(), r));
   const Box<Rank> mine_from = from[std::size_t(comm.rank())], mine_to = to[std::size_t(comm.rank())];
   PeerSlabs<T, Rank> peer(comm, ctx, from, to);
   const std::vector<T> want_from = values_of<T, Rank>(mine_from, cells), want_to = values_of<T, Rank>(mine_to, cells);
@@ -64,6 +66,29 @@ long check_grid(const Comm& comm, const Context& ctx, const index_t (&cells)[Ran
   ctx.synchronize();
   const std::vector<T> from_host = a.to_host();
   for (std::size_t i = 0; i < want_from.size(); ++i) wrong += from_host[i] != want_from[i];
+  // the copy engines: the to-boxes cleared, pushed in 3 pieces along dimension 0 of the from-box
+  Array<T, Rank> cleared(ctx, mine_to.shape());
+  cleared.fill(T(-1));
+  peer.barrier();  // every rank's reads of its to-box above done
+  detail::copy<T, Rank>(ctx, View<const T, Rank>(cleared.view()), peer.local());
+  peer.barrier();  // every to-box cleared
+  a = Array<T, Rank>::from_host(ctx, mine_from.shape(), want_from);
+  const index_t n0 = mine_from.extent(0);
+  const std::vector<index_t> bounds = {0, n0 / 3, (2 * n0) / 3, n0};
+  for (std::size_t k = 0; k + 1 < bounds.size(); ++k) peer.push(a.view(), bounds[k], bounds[k + 1]);
+  peer.join();
+  peer.barrier();
+  detail::copy<T, Rank>(ctx, peer.local(), got_to.view());
+  const std::vector<T> pushed = got_to.to_host();
+  for (std::size_t i = 0; i < want_to.size(); ++i) wrong += pushed[i] != want_to[i];
+  a.fill(T(-1));
+  peer.barrier();
+  peer.pull(a.view(), bounds);
+  for (int k = 0; k < 3; ++k) peer.wait_pulled(k);
+  const std::vector<T> pulled = a.to_host();
+  for (std::size_t i = 0; i < want_from.size(); ++i) wrong += pulled[i] != want_from[i];
+  peer.barrier();
+  ctx.synchronize();
   return wrong;
 }
 
@@ -95,6 +120,9 @@ int main(int argc, char** argv) {
     wrong += check_grid<float, 3>(comm, ctx, odd3), ++cases;
     wrong += check_grid<double, 2>(comm, ctx, even2), ++cases;
     wrong += check_grid<float, 2>(comm, ctx, odd2), ++cases;
+    wrong += check_grid<double, 3>(comm, ctx, odd3, 0, 2), ++cases;  // pieces strided in every dimension: 3D copies
+    wrong += check_grid<float, 3>(comm, ctx, even3, 1, 0), ++cases;
+    wrong += check_grid<double, 2>(comm, ctx, odd2, 1, 0), ++cases;
     const double total = comm.sum(double(wrong));
     if (comm.rank() == 0)
       std::printf("peer_slabs_check on %d ranks: %d grids there and back, %.0f values wrong: %s\n", comm.size(), cases, total,

@@ -144,6 +144,7 @@ struct Tally : sim_test::split_solve_check::Tally {
   int cosine2 = 0;    // 2D walls all round by real FFTs (Makhoul)
   int cosine_yz = 0;  // 3D walls on y and z by 2D real FFTs over (y, z)
   int peer = 0;       // transposes stored straight into the other GPUs' memory (PeerSlabs)
+  int copies = 0;     // of those, copied by the copy engines in pieces beside the FFTs
 };
 
 /// One case: the split procs of the grid, sides given per axis by pair indices.
@@ -194,7 +195,9 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
                            cells[1] >= 2 && cells[Rank - 1] >= 2;
   const bool took_cos_yz = solver.description().find("DCT-II/III over y,z by a 2D real FFT") != std::string::npos;
   tally.cosine_yz += took_cos_yz ? 1 : 0;
-  tally.peer += solver.description().find("stores into the other GPUs' memory") != std::string::npos ? 1 : 0;
+  const bool copies = solver.description().find("by the copy engines") != std::string::npos;
+  tally.peer += copies || solver.description().find("stores into the other GPUs' memory") != std::string::npos ? 1 : 0;
+  tally.copies += copies ? 1 : 0;
   tally.yz_fft += took_yz ? 1 : 0;
   tally.x_complex += took_complex ? 1 : 0;
   tally.cosine2 += took_cosine ? 1 : 0;
@@ -309,9 +312,9 @@ int main(int argc, char** argv) {
         std::snprintf(paths, sizeof paths,
                       "%d cases by the 2D FFT over y,z, %d of them with the complex FFT along x; %d 2D cases by real FFTs "
                       "(walls all round); %d 3D cases by 2D real FFTs over y,z (walls on y and z); %d cases with "
-                      "transposes stored into the other GPUs' memory; ",
+                      "transposes stored into the other GPUs' memory, %d of them by the copy engines; ",
                       t64.yz_fft + t32.yz_fft, t64.x_complex + t32.x_complex, t64.cosine2 + t32.cosine2,
-                      t64.cosine_yz + t32.cosine_yz, t64.peer + t32.peer);
+                      t64.cosine_yz + t32.cosine_yz, t64.peer + t32.peer, t64.copies + t32.copies);
         return std::string(paths);
       });
 }

@@ -102,6 +102,7 @@ struct BatchedRealFft2<T>::Impl {
   Extents<3> shape{};
   index_t h2 = 0;          // complex modes along the last axis
   T* spectrum = nullptr;   // n0 x n1 x h2 complex, as reals
+  bool owns_spectrum = true;
   mutable T* real = nullptr;  // a staged contiguous real array, for views the transforms cannot read in place
   // the layout each direction's plan is made for (its real side), re-planned when a call's differs
   mutable Layout planned_forward{-1, -1, -1}, planned_inverse{-1, -1, -1};
@@ -123,10 +124,10 @@ struct BatchedRealFft2<T>::Impl {
     destroy_plans(true), destroy_plans(false);
     if (ctx.is_cuda()) {
       if (real) ctx.deallocate(real, points() * sizeof(T));
-      if (spectrum) ctx.deallocate(spectrum, spectrum_reals() * sizeof(T));
+      if (spectrum && owns_spectrum) ctx.deallocate(spectrum, spectrum_reals() * sizeof(T));
     } else {
       if (real) FftwMany<T>::release(real);
-      if (spectrum) FftwMany<T>::release(spectrum);
+      if (spectrum && owns_spectrum) FftwMany<T>::release(spectrum);
     }
   }
 
@@ -160,10 +161,11 @@ struct BatchedRealFft2<T>::Impl {
     const bool rows = v.stride[2] == 1 && v.stride[1] >= n2 && v.stride[0] >= n1 * v.stride[1];
     // (cuFFT refused to run a real transform over padded rows unless the first row and every
     // row and plane after it start on a boundary of the complex type, 2 x sizeof(T), as a
-    // Field's rows do; dense arrays of any length run: the others go through the staging buffer)
+    // Field's rows do; dense arrays of any length run from such a boundary (a piece of planes
+    // of an odd size may start off it): the others go through the staging buffer)
     const bool dense = v.stride[1] == n2 && v.stride[0] == n1 * n2;
     const bool paired = reinterpret_cast<std::uintptr_t>(v.ptr) % (2 * sizeof(T)) == 0;
-    const bool even = !ctx.is_cuda() || dense || (paired && v.stride[0] % 2 == 0 && v.stride[1] % 2 == 0);
+    const bool even = !ctx.is_cuda() || (paired && (dense || (v.stride[0] % 2 == 0 && v.stride[1] % 2 == 0)));
     if (!rows || !even || v.stride[0] > index_t(1) << 30 || reinterpret_cast<std::uintptr_t>(v.ptr) % sizeof(T) != 0) return lay;
     lay.plane = v.stride[0], lay.row = v.stride[1];
     lay.alignment = ctx.is_cuda() ? 0 : FftwMany<T>::alignment(v.ptr);
@@ -238,19 +240,23 @@ struct BatchedRealFft2<T>::Impl {
 };
 
 template <class T>
-BatchedRealFft2<T>::BatchedRealFft2(const Context& ctx, const Extents<3>& shape) {
+BatchedRealFft2<T>::BatchedRealFft2(const Context& ctx, const Extents<3>& shape) : BatchedRealFft2(ctx, shape, nullptr) {}
+
+template <class T>
+BatchedRealFft2<T>::BatchedRealFft2(const Context& ctx, const Extents<3>& shape, T* spectrum) {
   if (shape.n[0] < 1 || shape.n[1] < 1 || shape.n[2] < 2)
     throw ShapeError("fft::BatchedRealFft2 needs at least 1 plane of 1 x 2 points, got " + to_string(shape));
   impl_ = std::make_shared<Impl>();
   Impl& im = *impl_;
   im.ctx = ctx, im.shape = shape, im.h2 = shape.n[2] / 2 + 1;
+  im.spectrum = spectrum, im.owns_spectrum = spectrum == nullptr;
   if (ctx.is_cuda()) {
 #if SIM_TU_HAS_CUDA
-    im.spectrum = static_cast<T*>(ctx.allocate(im.spectrum_reals() * sizeof(T)));
+    if (!im.spectrum) im.spectrum = static_cast<T*>(ctx.allocate(im.spectrum_reals() * sizeof(T)));
 #else
     throw sim::detail::not_compiled_for_cuda("fft::BatchedRealFft2");
 #endif
-  } else {
+  } else if (!im.spectrum) {
     im.spectrum = static_cast<T*>(FftwMany<T>::alloc(im.spectrum_reals() * sizeof(T)));
     if (!im.spectrum) throw Error("FFTW could not allocate the spectrum of batched 2D transforms of " + to_string(shape));
   }

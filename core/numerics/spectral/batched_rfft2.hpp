@@ -31,6 +31,9 @@ class BatchedRealFft2 {
   /// Plans the transforms of arrays of shape (n0 >= 1 planes of n1 >= 1 x n2 >= 2) on ctx; with
   /// n1 == 1 they are 1D real FFTs of every row (numpy.fft.rfft along the last axis).
   BatchedRealFft2(const Context& ctx, const Extents<3>& shape);
+  /// The same with the spectrum in memory the caller owns (spectrum_shape(shape) reals at
+  /// `spectrum`, outliving this object; on a GPU, device memory): a piece of a larger spectrum.
+  BatchedRealFft2(const Context& ctx, const Extents<3>& shape, T* spectrum);
   /// spectrum() = the 2D real DFT over axes 1 and 2 of every plane of in (of the planned shape).
   void forward(View<const T, 3> in) const;
   /// out = the unnormalised inverse of spectrum() (of the planned shape); the spectrum is
