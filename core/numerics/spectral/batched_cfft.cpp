@@ -10,13 +10,13 @@
 
 #include "core/detail/dispatch.hpp"
 #include "core/numerics/detail/fft_common.hpp"
+#include "core/numerics/spectral/spectrum_callbacks.hpp"  // (plain data: every build names SeparableDivision)
 #if SIM_TU_HAS_CUDA
 #include <cufft.h>
 
 #include <cufftXt.h>
 
 #include "core/numerics/detail/cufft_calls.hpp"
-#include "core/numerics/spectral/spectrum_callbacks.hpp"
 #if SIMKIT_HAS_FFT_CALLBACK
 #include "multiply_callback_lto.h"  // simkit_multiply_callback_lto: multiply_callback.cu's LTO-IR (core/CMakeLists.txt)
 #endif
