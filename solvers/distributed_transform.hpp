@@ -52,6 +52,7 @@
 // along x, the division, its inverse); the way back builds the half spectrum from the
 // coefficients, inverts the FFT and undoes the reordering. Its transposes are whole (one
 // piece). passes() lists every path's passes over the data.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <memory>
@@ -676,8 +677,14 @@ class DistributedTransformPoisson {
       eigen_[std::size_t(d)] = Array<T, 1>::from_host(ctx, extents(index_t(l[std::size_t(d)].size())), l[std::size_t(d)]);
     inv_norm_ = T(1.0 / (double(fft::normalisation(axes_[0].forward, nx)) * double(ny) * double(nz)));
     x_complex_ = axes_[0].forward == fft::Kind::r2hc;  // the DFT along x: one complex FFT, its k's eigenvalue at k
-    if (mine.size() > 0 && x_complex_) plan_x_fft(ctx, mine);
-    else if (mine.size() > 0) {
+    if (mine.size() > 0 && x_complex_) {
+      x_fft_ = fft::BatchedComplexFft<T>(ctx, mine.shape());
+      // in double only: the division in cuFFT's Z2Z callback measured faster than its own pass,
+      // in the C2C slower (bench/results/2026-11-28-h200x2-multi-gpu)
+      if (sizeof(T) == 8)
+        x_divides_ = x_fft_.divide_in_inverse(View<const T, 1>(eigen_[0].view()), View<const T, 1>(eigen_[1].view()),
+                                              View<const T, 1>(eigen_[2].view()), inv_norm_);
+    } else if (mine.size() > 0) {
       forward_b_ = fft::Transform<T, Rank>(ctx, axes_[0].forward, mine.shape(), 0);
       backward_b_ = fft::Transform<T, Rank>(ctx, axes_[0].backward, mine.shape(), 0);
     }
@@ -685,28 +692,19 @@ class DistributedTransformPoisson {
     const std::string& path = tuning::current().transpose_path;
     if (peer_ && (path == "copies" || (path == "auto" && ranks == 2))) plan_copies(ctx);
   }
-  /// The complex FFT along x of this rank's part of slabs B (mine: its box), dividing in its
-  /// inverse where cuFFT can in double (measured faster than its own pass; in single slower,
-  /// bench/results/2026-11-28-h200x2-multi-gpu).
-  void plan_x_fft(const Context& ctx, const Box<Rank>& mine) {
-    x_fft_ = fft::BatchedComplexFft<T>(ctx, mine.shape());
-    x_divides_ = false;
-    if (sizeof(T) == 8)
-      x_divides_ = x_fft_.divide_in_inverse(View<const T, 1>(eigen_[0].view()), View<const T, 1>(eigen_[1].view()),
-                                            View<const T, 1>(eigen_[2].view()), inv_norm_);
-  }
   /// The transposes by the copy engines, in pieces along x overlapping the 2D FFTs over y,z:
   /// the forward FFT of piece k runs while piece k - 1's values are copied into the other
   /// ranks' slabs B, and the inverse FFT of piece k while piece k + 1's are copied back (the
   /// copy engines leave the SMs to the FFTs; stores from a kernel would not,
   /// bench/results/2026-11-28-h200x2-multi-gpu). Pieces: chunks_ where more than 1, else
   /// SIMKIT_TRANSPOSE_CHUNKS where set, else 8 (on 2 H200s the 512^3 solve took 3.50 ms in 4
-  /// pieces, 3.42 in 8, 3.40 in 16).
+  /// pieces, 3.42 in 8, 3.40 in 16); at most PeerSlabs::kMaxPieces, and the slab's planes.
   void plan_copies(const Context& ctx) {
     if constexpr (Rank == 3) {
       const long long knob = tuning::current().transpose_chunks;
       const index_t planes = mine_a_.extent(0);
-      const index_t pieces = std::min<index_t>(planes, chunks_ > 1 ? chunks_ : knob > 0 ? index_t(knob) : 8);
+      const index_t wanted = chunks_ > 1 ? chunks_ : knob > 0 ? index_t(knob) : 8;
+      const index_t pieces = std::min<index_t>({planes, wanted, index_t(PeerSlabs<T, Rank>::kMaxPieces)});
       copy_bounds_.clear(), yz_pieces_.clear();
       for (index_t k = 0; k <= pieces && planes > 0; ++k) copy_bounds_.push_back(planes * k / pieces);
       // the pieces' FFTs share one spectrum; yz_'s plans (and their work areas) are let go

@@ -239,7 +239,7 @@ struct PeerSlabs<T, Rank>::Impl {
     for (int i = 0; i < streams; ++i) {
       SIM_CUDA_CHECK(cudaStreamCreateWithFlags(&side[i], cudaStreamNonBlocking));
       SIM_CUDA_CHECK(cudaEventCreateWithFlags(&pushed[i], cudaEventDisableTiming));
-      pulled[i].resize(16);
+      pulled[i].resize(kMaxPieces);
       for (cudaEvent_t& e : pulled[i]) SIM_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     }
   }
@@ -364,17 +364,6 @@ void PeerSlabs<T, Rank>::barrier() const {
   SIM_CUDA_CHECK_LAUNCH("distributed::peer_slabs_barrier", stream);
 }
 
-/// Whether v is dense (row-major, no gaps).
-template <class T, int Rank>
-bool dense(const View<T, Rank>& v) {
-  index_t s = 1;
-  for (int d = Rank - 1; d >= 0; --d) {
-    if (v.shape.n[d] > 1 && v.stride[d] != s) return false;
-    s *= v.shape.n[d];
-  }
-  return true;
-}
-
 /// Rows [lo, hi) along dimension 0 of box b.
 template <int Rank>
 Box<Rank> rows_of(Box<Rank> b, index_t lo, index_t hi) {
@@ -386,7 +375,7 @@ template <class T, int Rank>
 void PeerSlabs<T, Rank>::push(View<const T, Rank> a, index_t lo, index_t hi) const {
   if (!impl_) throw Error("peer transposes: not planned");
   if (from_.size() == 0 || hi <= lo) return;
-  if (a.shape != from_.shape() || !dense(a))
+  if (a.shape != from_.shape() || !a.contiguous())
     throw ShapeError("peer transposes: push takes the dense from-box " + to_string(from_.shape()) + ", got " + to_string(a.shape));
   Impl& im = *impl_;
   im.side_after_stream();
@@ -407,8 +396,9 @@ void PeerSlabs<T, Rank>::join() const {
 template <class T, int Rank>
 void PeerSlabs<T, Rank>::pull(View<T, Rank> a, const std::vector<index_t>& bounds) const {
   if (!impl_) throw Error("peer transposes: not planned");
-  if (bounds.size() > 17) throw Error("peer transposes: a pull in more than 16 pieces");
-  if (from_.size() > 0 && (a.shape != from_.shape() || !dense(a)))
+  if (bounds.size() > std::size_t(kMaxPieces) + 1)
+    throw Error("peer transposes: a pull in more than " + std::to_string(kMaxPieces) + " pieces");
+  if (from_.size() > 0 && (a.shape != from_.shape() || !a.contiguous()))
     throw ShapeError("peer transposes: pull takes the dense from-box " + to_string(from_.shape()) + ", got " + to_string(a.shape));
   Impl& im = *impl_;
   im.side_after_stream();
@@ -423,7 +413,7 @@ void PeerSlabs<T, Rank>::pull(View<T, Rank> a, const std::vector<index_t>& bound
 
 template <class T, int Rank>
 void PeerSlabs<T, Rank>::wait_pulled(int k) const {
-  if (!impl_ || k < 0 || k >= 16) throw Error("peer transposes: wait_pulled for no piece");
+  if (!impl_ || k < 0 || k >= kMaxPieces) throw Error("peer transposes: wait_pulled for no piece");
   for (int i = 0; i < impl_->streams; ++i)
     SIM_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(impl_->ctx.stream()), impl_->pulled[i][std::size_t(k)], 0));
 }

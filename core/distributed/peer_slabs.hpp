@@ -51,8 +51,10 @@ class PeerSlabs {
   /// Every rank's queued work before it is done (its stores into the ranks' buffers landed)
   /// before any rank's work after it starts: one small kernel. Collective, stream ordered.
   void barrier() const;
-  /// The copy engines' moves, beside the stream (on a second stream of this rank's, so that
-  /// the copies run while the stream's kernels do): after the stream's work so far, the values
+  /// Pieces a pull() may come in.
+  static constexpr int kMaxPieces = 16;
+  /// The copy engines' moves, beside the stream (on side streams of this rank's, one per rank,
+  /// so that the copies run while the stream's kernels do): after the stream's work so far, the values
   /// of rows [lo, hi) along dimension 0 of this rank's from-box (a, dense, of its shape)
   /// copied into every rank's to-box buffer. join() makes the stream wait for them; a
   /// barrier() after it orders them before the other ranks' reads.
@@ -62,7 +64,7 @@ class PeerSlabs {
   /// After the stream's work so far, by the copy engines beside it: rows [bounds[k],
   /// bounds[k + 1]) along dimension 0 of a (this rank's from-box, dense) loaded from the ranks'
   /// to-box buffers, piece k after piece k - 1. wait_pulled(k) makes the stream wait for piece
-  /// k (at most 16 pieces). Call after a barrier() that follows the other ranks' last writes.
+  /// k (at most kMaxPieces). Call after a barrier() that follows the other ranks' last writes.
   void pull(View<T, Rank> a, const std::vector<index_t>& bounds) const;
   void wait_pulled(int k) const;
   /// Bytes this rank stores into other ranks' memory in one scatter (and loads in one gather).
