@@ -10,7 +10,10 @@
 // scaled by 1 / (4 n1 n2). Z(k1, k2) and Z(n1 - k1, k2) need V at (k1, k2) and (n1 - k1, k2)
 // only: each column k2 of the half spectrum is complete on the rank that holds it after the
 // transpose, so the multiplication runs there, in place.
+#include <vector>
+
 #include "core/array/view.hpp"
+#include "core/distributed/peer_slabs.hpp"
 #include "core/runtime/macros.hpp"
 
 namespace sim::solvers {
@@ -18,29 +21,50 @@ namespace sim::solvers {
 /// Where index j of n goes in Makhoul's order (evens ascending, then odds descending).
 SIM_INLINE index_t makhoul_position(index_t j, index_t n) { return (j & 1) ? n - 1 - j / 2 : j / 2; }
 
-/// real(i', 0, makhoul(j)) = in(i, j): rows reordered along y, and along x when permute_x
-/// (i' = makhoul(i, n0); the whole grid on one rank), else i' = i.
+/// Rows [i0, i1) of n in Makhoul's order as segments of it (PeerSlabs' RowSegment): the even
+/// rows, ascending, then the odd rows, descending; each segment's place in Makhoul's order of
+/// all n. A slab's spectrum held so is moved into Makhoul's order by the transpose itself.
+inline std::vector<RowSegment> makhoul_segments(index_t i0, index_t i1, index_t n) {
+  const index_t e0 = (i0 + 1) / 2, e1 = (i1 + 1) / 2, o0 = n - i1 / 2, o1 = n - i0 / 2;
+  return {RowSegment{0, e0, e1 - e0}, RowSegment{e1 - e0, o0, o1 - o0}};
+}
+
+/// The row of this rank's slab (rows [i0, i1) of n along x) where local row i goes: i itself,
+/// or, when reordered, its place in makhoul_segments(i0, i1, n) (on one rank, whole: Makhoul's
+/// order).
+struct SlabRowPlace {
+  index_t n = 0, i0 = 0, e0 = 0, evens = 0, o0 = 0;
+  bool reorder = false;
+  /// The places of rows [i0, i1) of n, reordered or not.
+  static SlabRowPlace of(index_t i0, index_t i1, index_t n, bool reorder) {
+    const std::vector<RowSegment> s = makhoul_segments(i0, i1, n);
+    return SlabRowPlace{n, i0, s[0].global, s[0].count, s[1].global, reorder};
+  }
+  SIM_INLINE index_t operator()(index_t i) const {
+    if (!reorder) return i;
+    const index_t g = i0 + i;
+    return (g & 1) ? evens + makhoul_position(g, n) - o0 : g / 2 - e0;
+  }
+};
+
+/// real(place(i), 0, makhoul(j)) = in(i, j): the rows reordered along y, and placed along x.
 template <class T>
 struct CosineRowsGather {
   View<const T, 2> in;
   View<T, 3> real;
-  index_t n0, n1;
-  bool permute_x;
-  SIM_INLINE void operator()(index_t i, index_t j) const {
-    real(permute_x ? makhoul_position(i, n0) : i, 0, makhoul_position(j, n1)) = in(i, j);
-  }
+  index_t columns;
+  SlabRowPlace place;
+  SIM_INLINE void operator()(index_t i, index_t j) const { real(place(i), 0, makhoul_position(j, columns)) = in(i, j); }
 };
 
-/// out(i, j) = real(i', 0, makhoul(j)): the gather undone.
+/// out(i, j) = real(place(i), 0, makhoul(j)): the gather undone.
 template <class T>
 struct CosineRowsScatter {
   View<const T, 3> real;
   View<T, 2> out;
-  index_t n0, n1;
-  bool permute_x;
-  SIM_INLINE void operator()(index_t i, index_t j) const {
-    out(i, j) = real(permute_x ? makhoul_position(i, n0) : i, 0, makhoul_position(j, n1));
-  }
+  index_t columns;
+  SlabRowPlace place;
+  SIM_INLINE void operator()(index_t i, index_t j) const { out(i, j) = real(place(i), 0, makhoul_position(j, columns)); }
 };
 
 /// to(makhoul(i), q, c) = from(i, q, c) (forward), or to(i, q, c) = from(makhoul(i), q, c):

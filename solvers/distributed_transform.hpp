@@ -42,7 +42,11 @@
 // through one batched real FFT along y; the half spectrum (n / 2 + 1 columns of complex
 // numbers, held as reals) is transposed to slabs of whole columns, reordered along x, and
 // goes through one batched complex FFT along x, the division of each pair of rows k, n - k
-// (in place), the inverse complex FFT, and back; its transposes are whole (one piece).
+// (in place), the inverse complex FFT, and back. Between the GPUs of one host the reordering
+// along x rides in the transposes: each slab's rows are gathered in the order of
+// makhoul_segments (its even rows, then its odd rows backwards), runs that land in Makhoul's
+// order in slabs B (PeerSlabs' row segments); on 2 GPUs the transposes are the copy engines',
+// in pieces beside the real FFTs of the next (plan_cos2_copies), as in 3D.
 //
 // In 3D with walls on y and z (cosine x cosine over (y, z)) and the boxes split along x, the
 // same reduction replaces the per-axis cosine transforms along y and z in slabs A
@@ -162,7 +166,7 @@ class DistributedTransformPoisson {
     const std::string why = distributed_transform_unsupported(problem);
     if (!why.empty()) throw Error("transform solver: " + why);
     const int ranks = comm.size();
-    ranks_ = ranks;
+    ranks_ = ranks, requested_chunks_ = chunks;
     index_t cells[Rank];
     for (int d = 0; d < Rank; ++d) cells[d] = problem.cells[d];
     a_ = slab_axis(boxes, cells);
@@ -292,7 +296,7 @@ class DistributedTransformPoisson {
       for (int d = 0; d < Rank; ++d) s += (d ? " x " : "") + std::string(axes_[std::size_t(d)].label());
     if (!transposed_) return s;
     std::string moves = copies_ ? "copies into the other GPUs' memory by the copy engines, in " +
-                                      std::to_string(yz_pieces_.size()) + " pieces beside the FFTs"
+                                      std::to_string(copy_bounds_.empty() ? 0 : copy_bounds_.size() - 1) + " pieces beside the FFTs"
                         : peer_ ? std::string("stores into the other GPUs' memory")
                               : std::string(cos2_ ? cos_to_b_.transport() : a_to_b_[0].transport()) + " all-to-all";
     if (!peer_why_.empty()) moves += "; no stores into the other GPUs' memory: " + peer_why_;
@@ -317,17 +321,22 @@ class DistributedTransformPoisson {
     const bool whole = chunks_ == 1;  // slabs A in one piece: contiguous
     move("boxes to slabs", &to_a_, false);
     if (cos2_) {
-      if (mine_a_.size() > 0) p.insert(p.end(), {"gather rows (reordered)", "real FFT along y"});
-      if (peer_) p.push_back("transpose to slabs along y: stores into the other GPUs' memory (and this rank's own piece)");
+      if (mine_a_.size() > 0) p.push_back("gather rows (reordered)");
+      if (copies_) p.push_back("real FFT along y in pieces, each copied to slabs along y (in Makhoul's order along x) by the copy engines beside the next");
+      else if (mine_a_.size() > 0) p.push_back("real FFT along y");
+      if (peer_ && !copies_)
+        p.push_back("transpose to slabs along y: stores into the other GPUs' memory in Makhoul's order along x (and this rank's own piece)");
       if (transposed_) move("transpose to slabs along y", &cos_to_b_, true);
       if (cos_b_box_.size() > 0) {
-        if (transposed_) p.push_back("reorder along x");
+        if (transposed_ && !cos_reordered_) p.push_back("reorder along x");
         p.insert(p.end(), {"complex FFT along x", "divide (cosine pairs)", "inverse complex FFT along x"});
-        if (transposed_) p.push_back("reorder back along x");
+        if (transposed_ && !cos_reordered_) p.push_back("reorder back along x");
       }
-      if (peer_) p.push_back("transpose back: loads from the other GPUs' memory (and this rank's own piece)");
+      if (peer_ && !copies_) p.push_back("transpose back: loads from the other GPUs' memory (and this rank's own piece)");
       if (transposed_) move("transpose back", &cos_back_, true);
-      if (mine_a_.size() > 0) p.insert(p.end(), {"complex-to-real FFT along y", "scatter rows"});
+      if (copies_) p.push_back("complex-to-real FFT along y in pieces, each after its copy back by the copy engines");
+      else if (mine_a_.size() > 0) p.push_back("complex-to-real FFT along y");
+      if (mine_a_.size() > 0) p.push_back("scatter rows");
     } else if (cos_yz_) {
       if (mine_a_.size() > 0) p.insert(p.end(), {"gather (reordered along y,z)", "2D real FFT over y,z", "cosine coefficients"});
       move("transpose to slabs along y", first(a_to_b_), true);
@@ -473,7 +482,6 @@ class DistributedTransformPoisson {
       rows_ = fft::BatchedRealFft2<T>(ctx, rows), rows_real_ = Array<T, 3>(ctx, rows);
     }
     if (transposed_) {
-      cos_v_ = Array<T, 3>(ctx, nonempty3(cos_b_box_.shape()));
       // the same moves on the spectrum seen as reals (rows, 2 columns)
       std::vector<Box<Rank>> flat_a, flat_b;
       for (int r = 0; r < ranks; ++r) {
@@ -484,7 +492,14 @@ class DistributedTransformPoisson {
         fb.lo[0] = b.lo[0], fb.hi[0] = b.hi[0], fb.lo[Rank - 1] = 2 * b.lo[1], fb.hi[Rank - 1] = 2 * b.hi[1];
         flat_a.push_back(fa), flat_b.push_back(fb);
       }
-      if (!plan_peer(comm, ctx, flat_a, flat_b)) {
+      // between GPUs the moves place this rank's rows, held in makhoul_segments' order, in
+      // Makhoul's order along x (no reordering pass)
+      if (plan_peer(comm, ctx, flat_a, flat_b, makhoul_segments(mine_a_.lo[0], mine_a_.hi[0], n1))) {
+        cos_reordered_ = true;
+        const std::string& path = tuning::current().transpose_path;
+        if (path == "copies" || (path == "auto" && ranks == 2)) plan_cos2_copies(ctx, n2);
+      } else {
+        cos_v_ = Array<T, 3>(ctx, nonempty3(cos_b_box_.shape()));
         cos_b_ = Array<T, 3>(ctx, nonempty3(cos_b_box_.shape()));
         cos_to_b_ = Redistribution<T, 3>(comm, ctx, spectrum_a, spectrum_b);
         cos_back_ = Redistribution<T, 3>(comm, ctx, spectrum_b, spectrum_a);
@@ -505,11 +520,32 @@ class DistributedTransformPoisson {
     cos_lx_ = Array<double, 1>::from_host(ctx, extents(n1), lx), cos_ly_ = Array<double, 1>::from_host(ctx, extents(n2), ly);
     cos_tw1_ = Array<double, 1>::from_host(ctx, extents(2 * n1), t1), cos_tw2_ = Array<double, 1>::from_host(ctx, extents(2 * n2), t2);
   }
+  /// The half spectrum's transposes by the copy engines, in pieces along x overlapping the
+  /// real FFTs along y, as plan_copies' in 3D (the same number of pieces): piece k's FFT runs
+  /// while piece k - 1 is copied into the ranks' slabs B, and on the way back each piece's
+  /// inverse FFT while the next is copied back.
+  void plan_cos2_copies(const Context& ctx, index_t n2) {
+    const index_t rows = mine_a_.extent(0);
+    if (rows == 0) return void(copies_ = true);
+    const long long knob = tuning::current().transpose_chunks;
+    const index_t wanted = requested_chunks_ > 1 ? requested_chunks_ : knob > 0 ? index_t(knob) : 8;
+    const index_t pieces = std::min<index_t>({rows, wanted, index_t(PeerSlabs<T, Rank>::kMaxPieces)});
+    copy_bounds_.clear(), rows_pieces_.clear();
+    for (index_t k = 0; k <= pieces; ++k) copy_bounds_.push_back(rows * k / pieces);
+    const Extents<3> shape = extents(rows, 1, n2);
+    cos_copy_spectrum_ = Array<T, 3>(ctx, fft::BatchedRealFft2<T>::spectrum_shape(shape));
+    rows_ = fft::BatchedRealFft2<T>();  // (the pieces' plans replace the whole slab's)
+    const View<T, 3> sa = cos_copy_spectrum_.view();
+    for (index_t k = 0; k < pieces; ++k)
+      rows_pieces_.emplace_back(ctx, extents(copy_bounds_[std::size_t(k + 1)] - copy_bounds_[std::size_t(k)], 1, n2),
+                                sa.ptr + copy_bounds_[std::size_t(k)] * sa.stride[0]);
+    copies_ = true;
+  }
   /// This rank's part of the half spectrum in slabs A (rows along x) and B (columns), as
   /// (rows, columns, 2) reals.
   View<T, 3> cos_spectrum_a() {
     if (mine_a_.size() == 0) return cos_empty_.view().sub(Box<3>{});
-    View<T, 3> v = rows_.spectrum();  // (rows, 1, 2 (n2 / 2 + 1))
+    View<T, 3> v = copies_ ? cos_copy_spectrum_.view() : rows_.spectrum();  // (rows, 1, 2 (n2 / 2 + 1))
     const index_t columns = v.shape.n[2] / 2;
     v.shape = extents(v.shape.n[0], columns, 2), v.stride[0] = 2 * columns, v.stride[1] = 2, v.stride[2] = 1;
     return v;
@@ -527,10 +563,12 @@ class DistributedTransformPoisson {
   /// Plans peer_ (slabs B in memory the other GPUs reach) for the moves between the splits
   /// from and to when the peer kernels can make them (true); else keeps why in peer_why_ for
   /// description() where they were expected (on GPUs, the path not turned off).
-  bool plan_peer(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from, const std::vector<Box<Rank>>& to) {
+  /// rows: this rank's from-rows as segments of the to-layout's (PeerSlabs), where not in order.
+  bool plan_peer(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from, const std::vector<Box<Rank>>& to,
+                 const std::vector<RowSegment>& rows = {}) {
     const std::string why = PeerSlabs<T, Rank>::unavailable(comm, ctx, from, to);
     if (why.empty()) {
-      peer_ = PeerSlabs<T, Rank>(comm, ctx, from, to);
+      peer_ = rows.empty() ? PeerSlabs<T, Rank>(comm, ctx, from, to) : PeerSlabs<T, Rank>(comm, ctx, from, to, rows);
       return true;
     }
     if (ctx.is_cuda() && tuning::current().transpose_path != "nccl") peer_why_ = why;
@@ -562,34 +600,59 @@ class DistributedTransformPoisson {
       const View<T, 2> a = to_a_.identity() ? View<T, 2>{} : slabs_a_view();
       if (!to_a_.identity()) to_a_(b, a), in = a;
       const index_t n1 = index_t(axes_[0].eigenvalues.size()), n2 = index_t(axes_[1].eigenvalues.size());
-      const bool whole_x = !transposed_;  // slabs A are the whole grid: x reordered with y
+      // slab A's rows in Makhoul's order on one rank (the whole grid), in makhoul_segments'
+      // order where the peer moves put them in Makhoul's order, else as they are
+      const SlabRowPlace place = SlabRowPlace::of(mine_a_.lo[0], mine_a_.hi[0], n1, !transposed_ || cos_reordered_);
       const View<T, 3> real = mine_a_.size() > 0 ? rows_real_.view() : View<T, 3>{};
-      if (mine_a_.size() > 0) {
-        for_each(ctx_, "poisson::cosine_rows_gather", box_of(mine_a_.shape()), CosineRowsGather<T>{in, real, n1, n2, whole_x});
-        rows_.forward(real);
-      }
-      const View<T, 3> sa = cos_spectrum_a(), sb = cos_spectrum_b();
-      const View<T, 3> v = transposed_ && cos_b_box_.size() > 0 ? cos_v_.view() : sb;
-      if (transposed_) cos_spectrum_to_b(sa, sb);
-      if (cos_b_box_.size() > 0) {
-        const Box<3> all{{0, 0, 0}, {n1, cos_b_box_.extent(1), 2}};
-        if (transposed_) for_each(ctx_, "poisson::cosine_columns_reorder", all, CosineColumnsReorder<T>{sb, v, n1, false});
-        cos_x_.forward(v);
-        const Box<2> pairs{{0, 0}, {n1 / 2 + 1, cos_b_box_.extent(1)}};
-        for_each(ctx_, "poisson::cosine_columns_divide", pairs,
-                 CosineColumnsDivide<T>{v, cos_lx_.view(), cos_ly_.view(), cos_tw1_.view(), cos_tw2_.view(), n1, n2, n2 / 2 + 1,
-                                        cos_b_box_.lo[1], 1.0 / (4.0 * double(n1) * double(n2))});
-        cos_x_.inverse(v);
-        if (transposed_) for_each(ctx_, "poisson::cosine_columns_reorder_back", all, CosineColumnsReorder<T>{v, sb, n1, true});
-      }
-      if (transposed_) cos_spectrum_from_b(sb, sa);
       const View<T, 2> out = from_a_.identity() ? x : a;
-      if (mine_a_.size() > 0) {
-        rows_.inverse(real);
-        for_each(ctx_, "poisson::cosine_rows_scatter", box_of(mine_a_.shape()), CosineRowsScatter<T>{real, out, n1, n2, whole_x});
+      if (mine_a_.size() > 0)
+        for_each(ctx_, "poisson::cosine_rows_gather", box_of(mine_a_.shape()), CosineRowsGather<T>{in, real, n2, place});
+      const View<T, 3> sa = cos_spectrum_a(), sb = cos_spectrum_b();
+      if (copies_) {  // (plan_cos2_copies)
+        const View<T, 2> flat = flat_rows(sa);
+        for (std::size_t k = 0; k < rows_pieces_.size(); ++k) {
+          rows_pieces_[k].forward(real.sub(row_piece(k, n2)));
+          peer_.push(flat, copy_bounds_[k], copy_bounds_[k + 1]);
+        }
+        peer_.join();
+        peer_.barrier();  // every rank's pieces in this rank's slab B
+        solve_cos_columns(sb, n1, n2);
+        peer_.barrier();  // every rank's slab B solved
+        peer_.pull(flat, copy_bounds_);
+        for (std::size_t k = 0; k < rows_pieces_.size(); ++k) {
+          peer_.wait_pulled(int(k));
+          rows_pieces_[k].inverse(real.sub(row_piece(k, n2)));
+        }
+      } else {
+        if (mine_a_.size() > 0) rows_.forward(real);
+        if (transposed_) cos_spectrum_to_b(sa, sb);
+        solve_cos_columns(sb, n1, n2);
+        if (transposed_) cos_spectrum_from_b(sb, sa);
+        if (mine_a_.size() > 0) rows_.inverse(real);
       }
+      if (mine_a_.size() > 0)
+        for_each(ctx_, "poisson::cosine_rows_scatter", box_of(mine_a_.shape()), CosineRowsScatter<T>{real, out, n2, place});
       if (!from_a_.identity()) from_a_(a, x);
     }
+  }
+  /// Rows [copy_bounds_[k], copy_bounds_[k + 1]) of the reordered rows (plan_cos2_copies).
+  Box<3> row_piece(std::size_t k, index_t n2) const { return Box<3>{{copy_bounds_[k], 0, 0}, {copy_bounds_[k + 1], 1, n2}}; }
+  /// The complex FFT along x of this rank's columns of the half spectrum (sb, in slabs B), the
+  /// division of each pair of rows and the inverse; reordered into Makhoul's order along x
+  /// first (and back after) where the transposes did not.
+  void solve_cos_columns(View<T, 3> sb, index_t n1, index_t n2) {
+    if (cos_b_box_.size() == 0) return;
+    const bool reorder = transposed_ && !cos_reordered_;
+    const View<T, 3> v = reorder ? cos_v_.view() : sb;
+    const Box<3> all{{0, 0, 0}, {n1, cos_b_box_.extent(1), 2}};
+    if (reorder) for_each(ctx_, "poisson::cosine_columns_reorder", all, CosineColumnsReorder<T>{sb, v, n1, false});
+    cos_x_.forward(v);
+    const Box<2> pairs{{0, 0}, {n1 / 2 + 1, cos_b_box_.extent(1)}};
+    for_each(ctx_, "poisson::cosine_columns_divide", pairs,
+             CosineColumnsDivide<T>{v, cos_lx_.view(), cos_ly_.view(), cos_tw1_.view(), cos_tw2_.view(), n1, n2, n2 / 2 + 1,
+                                    cos_b_box_.lo[1], 1.0 / (4.0 * double(n1) * double(n2))});
+    cos_x_.inverse(v);
+    if (reorder) for_each(ctx_, "poisson::cosine_columns_reorder_back", all, CosineColumnsReorder<T>{v, sb, n1, true});
   }
 
   /// The 3D path for walls on y and z and slabs along x (see the top of this file; the
@@ -696,14 +759,14 @@ class DistributedTransformPoisson {
   /// the forward FFT of piece k runs while piece k - 1's values are copied into the other
   /// ranks' slabs B, and the inverse FFT of piece k while piece k + 1's are copied back (the
   /// copy engines leave the SMs to the FFTs; stores from a kernel would not,
-  /// bench/results/2026-11-28-h200x2-multi-gpu). Pieces: chunks_ where more than 1, else
+  /// bench/results/2026-11-28-h200x2-multi-gpu). Pieces: the constructor's chunks where more than 1, else
   /// SIMKIT_TRANSPOSE_CHUNKS where set, else 8 (on 2 H200s the 512^3 solve took 3.50 ms in 4
   /// pieces, 3.42 in 8, 3.40 in 16); at most PeerSlabs::kMaxPieces, and the slab's planes.
   void plan_copies(const Context& ctx) {
     if constexpr (Rank == 3) {
       const long long knob = tuning::current().transpose_chunks;
       const index_t planes = mine_a_.extent(0);
-      const index_t wanted = chunks_ > 1 ? chunks_ : knob > 0 ? index_t(knob) : 8;
+      const index_t wanted = requested_chunks_ > 1 ? requested_chunks_ : knob > 0 ? index_t(knob) : 8;
       const index_t pieces = std::min<index_t>({planes, wanted, index_t(PeerSlabs<T, Rank>::kMaxPieces)});
       copy_bounds_.clear(), yz_pieces_.clear();
       for (index_t k = 0; k <= pieces && planes > 0; ++k) copy_bounds_.push_back(planes * k / pieces);
@@ -795,7 +858,7 @@ class DistributedTransformPoisson {
   }
 
   Context ctx_;
-  int a_ = 0, b_ = 1, ranks_ = 1, chunks_ = 1;
+  int a_ = 0, b_ = 1, ranks_ = 1, chunks_ = 1, requested_chunks_ = 0;  // (requested: the constructor's chunks)
   bool transposed_ = false;  // several ranks: slabs A and B differ
   bool yz_fft_ = false;      // the path of plan_yz
   std::vector<TransformAxis> axes_;
@@ -814,6 +877,9 @@ class DistributedTransformPoisson {
   bool cos2_ = false;                   // the path of plan_cos2 (2D, walls all round)
   fft::BatchedRealFft2<T> rows_;        // plan_cos2: the real FFTs of slabs A's rows
   Array<T, 3> rows_real_, cos_b_, cos_v_, cos_empty_;  // plan_cos2: reordered rows; the spectrum's slab B, reordered
+  bool cos_reordered_ = false;          // plan_cos2: the peer moves place the rows in Makhoul's order along x
+  std::vector<fft::BatchedRealFft2<T>> rows_pieces_;  // plan_cos2_copies: the real FFTs of each piece's rows
+  Array<T, 3> cos_copy_spectrum_;       // plan_cos2_copies: this rank's half spectrum in slabs A
   Redistribution<T, 3> cos_to_b_, cos_back_;           // plan_cos2: the half spectrum's transposes
   fft::BatchedComplexFft<T> cos_x_;     // plan_cos2: along x in slabs B
   Array<double, 1> cos_lx_, cos_ly_, cos_tw1_, cos_tw2_;  // plan_cos2: eigenvalues over h^2, twiddles (plan_cos_yz: along y and z)

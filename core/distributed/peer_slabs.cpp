@@ -1,6 +1,7 @@
 // PeerSlabs (peer_slabs.hpp): CUDA IPC between the GPUs of one host; elsewhere unavailable.
 #include "core/distributed/peer_slabs.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "core/detail/dispatch.hpp"
@@ -34,6 +35,18 @@ template <int Rank>
 struct RankBoxes {
   Box<Rank> box[kMaxRanks];
   int count = 0;
+};
+
+/// This rank's from-box rows along dimension 0 as segments of the to-layout's rows (RowSegment), as a kernel argument.
+struct RowMap {
+  index_t local[4] = {}, global[4] = {};  // (PeerSlabs::kMaxSegments)
+  int count = 0;
+  /// The to-layout's row of the from-box's row `row` along dimension 0.
+  SIM_INLINE index_t operator()(index_t row) const {
+    int s = 0;
+    while (s + 1 < count && row >= local[s + 1]) ++s;
+    return global[s] + (row - local[s]);
+  }
 };
 
 /// Every rank's buffer as this process sees it (its own, and the others' opened by CUDA IPC):
@@ -86,8 +99,8 @@ struct alignas(sizeof(T) * W) Packet {
 /// to-box holds moved by the warp's lanes in vectors of W; a barrier with the other ranks'
 /// same block before (and, for a scatter, after).
 template <class T, int Rank, int W>
-__global__ void __launch_bounds__(kThreads) peer_slabs_move(View<T, Rank> a, Box<Rank> from, RankBoxes<Rank> to,
-                                                            PeerBuffers peers, bool scatter) {
+__global__ void __launch_bounds__(kThreads) peer_slabs_move(View<T, Rank> a, Box<Rank> from, RowMap rows_of_from,
+                                                            RankBoxes<Rank> to, PeerBuffers peers, bool scatter) {
   cross_rank_barrier(peers);
   constexpr int L = Rank - 1;  // the last dimension
   const index_t last = a.shape.n[L], rows = last > 0 ? a.size() / last : 0;
@@ -97,7 +110,7 @@ __global__ void __launch_bounds__(kThreads) peer_slabs_move(View<T, Rank> a, Box
     index_t local[Rank] = {}, g[Rank] = {};
     index_t rest = row;
     for (int d = L - 1; d >= 0; --d) local[d] = rest % a.shape.n[d], rest /= a.shape.n[d];
-    for (int d = 0; d < L; ++d) g[d] = from.lo[d] + local[d];
+    for (int d = 0; d < L; ++d) g[d] = d == 0 ? rows_of_from(local[0]) : from.lo[d] + local[d];
     T* here = a.ptr;
     for (int d = 0; d < L; ++d) here += local[d] * a.stride[d];
     for (int r = 0; r < to.count; ++r) {
@@ -222,6 +235,8 @@ struct PeerSlabs<T, Rank>::Impl {
   Context ctx;
   Comm comm;
   RankBoxes<Rank> to;
+  RowMap rows;                        // the from-box's rows along dimension 0 in the to-layout
+  std::vector<RowSegment> segments;   // the same, for the copies
   PeerBuffers peers;
   char* own = nullptr;
   // the copy engines' moves (push, pull): side[r] to and from rank r (this rank's own piece
@@ -270,6 +285,17 @@ struct PeerSlabs<T, Rank>::Impl {
       }
     }
   }
+  /// Segment s of the from-box (from): its rows in the to-layout, and where they start in a dense buffer at a.
+  Box<Rank> segment_box(const Box<Rank>& from, const RowSegment& s) const {
+    Box<Rank> b = from;
+    b.lo[0] = s.global, b.hi[0] = s.global + s.count;
+    return b;
+  }
+  static index_t row_elements(const Box<Rank>& from) {
+    index_t n = 1;
+    for (int d = 1; d < Rank; ++d) n *= from.extent(d);
+    return n;
+  }
   void move(View<T, Rank> a, const Box<Rank>& from, bool scatter) const {
     auto stream = static_cast<cudaStream_t>(ctx.stream());
     // pairs where every run starts and ends on an even element, here and there
@@ -277,8 +303,8 @@ struct PeerSlabs<T, Rank>::Impl {
                  from.hi[Rank - 1] % 2 == 0;
     for (int d = 0; d < Rank - 1; ++d) pairs = pairs && a.stride[d] % 2 == 0;
     for (int r = 0; r < to.count; ++r) pairs = pairs && to.box[r].lo[Rank - 1] % 2 == 0 && to.box[r].hi[Rank - 1] % 2 == 0;
-    if (pairs) peer_slabs_move<T, Rank, 2><<<kBlocks, kThreads, 0, stream>>>(a, from, to, peers, scatter);
-    else peer_slabs_move<T, Rank, 1><<<kBlocks, kThreads, 0, stream>>>(a, from, to, peers, scatter);
+    if (pairs) peer_slabs_move<T, Rank, 2><<<kBlocks, kThreads, 0, stream>>>(a, from, rows, to, peers, scatter);
+    else peer_slabs_move<T, Rank, 1><<<kBlocks, kThreads, 0, stream>>>(a, from, rows, to, peers, scatter);
     SIM_CUDA_CHECK_LAUNCH(scatter ? "distributed::peer_slabs_scatter" : "distributed::peer_slabs_gather", stream);
   }
 };
@@ -297,6 +323,12 @@ std::string PeerSlabs<T, Rank>::unavailable(const Comm& comm, const Context& ctx
 template <class T, int Rank>
 PeerSlabs<T, Rank>::PeerSlabs(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from,
                               const std::vector<Box<Rank>>& to)
+    : PeerSlabs(comm, ctx, from, to,
+                {RowSegment{0, from.at(std::size_t(comm.rank())).lo[0], from.at(std::size_t(comm.rank())).extent(0)}}) {}
+
+template <class T, int Rank>
+PeerSlabs<T, Rank>::PeerSlabs(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from,
+                              const std::vector<Box<Rank>>& to, const std::vector<RowSegment>& rows)
     : impl_(std::make_shared<Impl>()) {
   const std::string why = unavailable(comm, ctx, from, to);
   if (!why.empty()) throw Error("peer transposes: " + why);
@@ -304,12 +336,28 @@ PeerSlabs<T, Rank>::PeerSlabs(const Comm& comm, const Context& ctx, const std::v
   im.ctx = ctx, im.comm = comm;
   const std::size_t me = std::size_t(comm.rank());
   from_ = from[me], to_ = to[me];
+  // the segments: in the buffer's order, back to back, covering the from-box's rows
+  if (rows.empty() || rows.size() > std::size_t(kMaxSegments))
+    throw Error("peer transposes: " + std::to_string(rows.size()) + " row segments (1 to " + std::to_string(kMaxSegments) + " expected)");
+  index_t next = 0;
+  for (const RowSegment& s : rows) {
+    if (s.local != next || s.count < 0)
+      throw Error("peer transposes: row segments must follow one another from row 0 of the from-box");
+    next += s.count;
+  }
+  if (next != from_.extent(0))
+    throw Error("peer transposes: row segments of " + std::to_string(next) + " rows for a from-box of " +
+                std::to_string(from_.extent(0)));
+  im.segments = rows;
+  im.rows.count = int(rows.size());
+  for (std::size_t k = 0; k < rows.size(); ++k) im.rows.local[k] = rows[k].local, im.rows.global[k] = rows[k].global;
   im.to.count = int(to.size());
   std::size_t largest = 1;
   for (std::size_t r = 0; r < to.size(); ++r) {
     im.to.box[r] = to[r];
     largest = std::size_t(to[r].size()) > largest ? std::size_t(to[r].size()) : largest;
-    if (r != me) sent_ += std::size_t(intersect(from_, to[r]).size()) * sizeof(T);
+    for (const RowSegment& s : rows)
+      if (r != me) sent_ += std::size_t(intersect(im.segment_box(from_, s), to[r]).size()) * sizeof(T);
   }
   // this rank's to-box, then the flags; the same size on every rank
   const std::size_t values = (largest * sizeof(T) + 255) / 256 * 256;
@@ -379,10 +427,14 @@ void PeerSlabs<T, Rank>::push(View<const T, Rank> a, index_t lo, index_t hi) con
     throw ShapeError("peer transposes: push takes the dense from-box " + to_string(from_.shape()) + ", got " + to_string(a.shape));
   Impl& im = *impl_;
   im.side_after_stream();
-  const Box<Rank> rows = rows_of(from_, lo, hi);
-  for (int r = 0; r < im.to.count; ++r)
-    copy_piece<T, Rank>(a.ptr, from_, reinterpret_cast<T*>(im.peers.base[r]), im.to.box[r], intersect(rows, im.to.box[r]),
-                        im.side[r]);
+  for (const RowSegment& s : im.segments) {
+    const index_t l0 = std::max(lo, s.local), l1 = std::min(hi, s.local + s.count);
+    if (l1 <= l0) continue;
+    const Box<Rank> seg = im.segment_box(from_, s), rows = rows_of(seg, l0 - s.local, l1 - s.local);
+    const T* src = a.ptr + s.local * Impl::row_elements(from_);
+    for (int r = 0; r < im.to.count; ++r)
+      copy_piece<T, Rank>(src, seg, reinterpret_cast<T*>(im.peers.base[r]), im.to.box[r], intersect(rows, im.to.box[r]), im.side[r]);
+  }
   for (int i = 0; i < im.streams; ++i) SIM_CUDA_CHECK(cudaEventRecord(im.pushed[i], im.side[i]));
 }
 
@@ -403,10 +455,15 @@ void PeerSlabs<T, Rank>::pull(View<T, Rank> a, const std::vector<index_t>& bound
   Impl& im = *impl_;
   im.side_after_stream();
   for (std::size_t k = 0; k + 1 < bounds.size(); ++k) {
-    const Box<Rank> rows = rows_of(from_, bounds[k], bounds[k + 1]);
-    for (int r = 0; r < im.to.count && from_.size() > 0; ++r)
-      copy_piece<T, Rank>(reinterpret_cast<const T*>(im.peers.base[r]), im.to.box[r], a.ptr, from_, intersect(rows, im.to.box[r]),
-                          im.side[r]);
+    for (const RowSegment& s : im.segments) {
+      const index_t l0 = std::max(bounds[k], s.local), l1 = std::min(bounds[k + 1], s.local + s.count);
+      if (l1 <= l0 || from_.size() == 0) continue;
+      const Box<Rank> seg = im.segment_box(from_, s), rows = rows_of(seg, l0 - s.local, l1 - s.local);
+      T* dst = a.ptr + s.local * Impl::row_elements(from_);
+      for (int r = 0; r < im.to.count; ++r)
+        copy_piece<T, Rank>(reinterpret_cast<const T*>(im.peers.base[r]), im.to.box[r], dst, seg, intersect(rows, im.to.box[r]),
+                            im.side[r]);
+    }
     for (int i = 0; i < im.streams; ++i) SIM_CUDA_CHECK(cudaEventRecord(im.pulled[i][k], im.side[i]));
   }
 }
@@ -443,6 +500,12 @@ std::string PeerSlabs<T, Rank>::unavailable(const Comm& comm, const Context& ctx
 template <class T, int Rank>
 PeerSlabs<T, Rank>::PeerSlabs(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from,
                               const std::vector<Box<Rank>>& to) {
+  throw Error("peer transposes: " + unavailable(comm, ctx, from, to));
+}
+
+template <class T, int Rank>
+PeerSlabs<T, Rank>::PeerSlabs(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from,
+                              const std::vector<Box<Rank>>& to, const std::vector<RowSegment>&) {
   throw Error("peer transposes: " + unavailable(comm, ctx, from, to));
 }
 

@@ -18,7 +18,9 @@
 //
 // Available where every rank (at most 16) runs on one host and its GPU has peer access to
 // every other rank's. Any boxes: a warp moves a row (every index but the last) of the
-// from-box, each run of it that one rank's to-box holds at once. The moves are copies: the
+// from-box, each run of it that one rank's to-box holds at once. The from-box's rows along
+// dimension 0 may be segments of the to-layout's rows in another order (RowSegment): the move
+// then also reorders dimension 0, at no cost of its own. The moves are copies: the
 // same values as the all-to-all's (Redistribution). Planning and destruction are collective.
 #include <memory>
 #include <string>
@@ -31,9 +33,17 @@ namespace sim {
 
 /// This rank's part of a split grid in GPU memory the other ranks' kernels reach, and the
 /// kernels that move another split's values into it and back.
+/// Rows [local, local + count) along dimension 0 of a rank's from-box buffer hold rows
+/// [global, global + count) of the to-layout.
+struct RowSegment {
+  index_t local = 0, global = 0, count = 0;
+};
+
 template <class T, int Rank>
 class PeerSlabs {
  public:
+  /// Segments a from-box's rows may come in.
+  static constexpr int kMaxSegments = 4;
   PeerSlabs() = default;
   /// Why the peer path cannot move between the splits from and to on comm's GPUs ("" when it
   /// can; collective on GPUs: every rank asks at the same point).
@@ -41,6 +51,12 @@ class PeerSlabs {
                                  const std::vector<Box<Rank>>& to);
   /// The buffer for this rank's to-box, opened by every other rank (collective; unavailable() must be "").
   PeerSlabs(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from, const std::vector<Box<Rank>>& to);
+  /// The same with this rank's from-box rows along dimension 0 in segments of the to-layout's
+  /// rows (at most kMaxSegments, in the buffer's order, their counts summing to the from-box's
+  /// extent along dimension 0, whose place is then given by the segments alone; the from-boxes
+  /// of the ranks together cover the to-boxes' rows once). Throws Error on segments that do not fit.
+  PeerSlabs(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from, const std::vector<Box<Rank>>& to,
+            const std::vector<RowSegment>& rows);
   /// This rank's to-box values, row-major, in the buffer the other ranks reach.
   View<T, Rank> local() const;
   /// Every rank's to-box (in the shared buffers) = the values of every rank's from-box
@@ -69,7 +85,7 @@ class PeerSlabs {
   void wait_pulled(int k) const;
   /// Bytes this rank stores into other ranks' memory in one scatter (and loads in one gather).
   std::size_t bytes_sent() const { return sent_; }
-  /// This rank's from-box and to-box.
+  /// This rank's from-box (its rows along dimension 0 the segments' where given) and to-box.
   const Box<Rank>& from_box() const { return from_; }
   const Box<Rank>& to_box() const { return to_; }
   explicit operator bool() const { return bool(impl_); }

@@ -519,6 +519,8 @@ class FluidModel final : public Model {
   void choose_decomposed_steps() {
     batches_.set_mode(ctx_, tuning::current().decomposed_steps);
     const solvers::DistributedTransformPoisson<T, 2>* solve = solver_->distributed_transform();
+    // the transposes on the copy engines: per-step replays, not one device loop (see copies_beside_stream)
+    if (solve && solve->copies_beside_stream() && batches_.mode() == "auto") batches_.set_mode(ctx_, "replays");
     if (!comm_.parallel() || params_.implicit_viscosity || !solve || batches_.mode() == "host") return;
     const std::string nccl = "NCCL";
     const bool on_stream = !ctx_.is_cuda() || (halo_.transport() == nccl && solver_->level().halo.transport() == nccl &&

@@ -1,7 +1,8 @@
 // Checks the peer transposes (core/distributed/peer_slabs.hpp) between the GPUs of one host:
 // PeerSlabs moving small 2D and 3D grids between slabs (even and uneven splits, float64 and
 // float32) there and back, by the move kernels (scatter, gather) and by the copy engines (push
-// and pull in pieces), every value checked against its global index. Elsewhere (CPU
+// and pull in pieces), every value checked against its global index; also with each rank's
+// from-rows held in another order (row segments). Elsewhere (CPU
 // ranks, GPUs without peer access) it prints why the path is unavailable and checks nothing.
 //   mpirun -np N peer_slabs_check [cpu|cuda]
 #include <cstdio>
@@ -44,15 +45,27 @@ std::vector<T> values_of(const Box<Rank>& b, const index_t (&n)[Rank]) {
 
 /// One grid of cells split along axis a (from) and axis b (to): scatter, check the to-box,
 /// gather into a cleared array, check the from-box; then the same by the copy engines (push
-/// in 3 pieces, pull in 3 pieces). Returns the wrong values on this rank.
+/// in 3 pieces, pull in 3 pieces). With makhoul (a = 0), each rank's from-rows are held in
+/// solvers::makhoul_segments' order: the moves also reorder dimension 0. Returns the wrong
+/// values on this rank.
 template <class T, int Rank>
-long check_grid(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], int a_axis = 0, int b_axis = 1) {
+long check_grid(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], int a_axis = 0, int b_axis = 1,
+                bool makhoul = false) {
   std::vector<Box<Rank>> from, to;
   for (int r = 0; r < comm.size(); ++r)
     from.push_back(solvers::slab_box<Rank>(cells, a_axis, comm.size(), r)), to.push_back(solvers::slab_box<Rank>(cells, b_axis, comm.size(), r));
   const Box<Rank> mine_from = from[std::size_t(comm.rank())], mine_to = to[std::size_t(comm.rank())];
-  PeerSlabs<T, Rank> peer(comm, ctx, from, to);
-  const std::vector<T> want_from = values_of<T, Rank>(mine_from, cells), want_to = values_of<T, Rank>(mine_to, cells);
+  std::vector<RowSegment> segments = {RowSegment{0, mine_from.lo[0], mine_from.extent(0)}};
+  if (makhoul) segments = solvers::makhoul_segments(mine_from.lo[0], mine_from.hi[0], cells[0]);
+  PeerSlabs<T, Rank> peer(comm, ctx, from, to, segments);
+  std::vector<T> want_from;  // the from-rows' values, segment by segment
+  for (const RowSegment& s : segments) {
+    Box<Rank> b = mine_from;
+    b.lo[0] = s.global, b.hi[0] = s.global + s.count;
+    const std::vector<T> v = values_of<T, Rank>(b, cells);
+    want_from.insert(want_from.end(), v.begin(), v.end());
+  }
+  const std::vector<T> want_to = values_of<T, Rank>(mine_to, cells);
   Array<T, Rank> a = Array<T, Rank>::from_host(ctx, mine_from.shape(), want_from);
   peer.scatter(a.view());
   ctx.synchronize();
@@ -123,6 +136,10 @@ int main(int argc, char** argv) {
     wrong += check_grid<double, 3>(comm, ctx, odd3, 0, 2), ++cases;  // pieces strided in every dimension: 3D copies
     wrong += check_grid<float, 3>(comm, ctx, even3, 1, 0), ++cases;
     wrong += check_grid<double, 2>(comm, ctx, odd2, 1, 0), ++cases;
+    // the from-rows in Makhoul's segments (the 2D cosine solve's transposes), odd and even rows
+    wrong += check_grid<double, 2>(comm, ctx, even2, 0, 1, true), ++cases;
+    wrong += check_grid<float, 2>(comm, ctx, odd2, 0, 1, true), ++cases;
+    wrong += check_grid<double, 3>(comm, ctx, odd3, 0, 2, true), ++cases;
     const double total = comm.sum(double(wrong));
     if (comm.rank() == 0)
       std::printf("peer_slabs_check on %d ranks: %d grids there and back, %.0f values wrong: %s\n", comm.size(), cases, total,
