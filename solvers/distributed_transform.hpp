@@ -277,7 +277,12 @@ class DistributedTransformPoisson {
 
   /// True when a solve queues its transposes on the stream without the host waiting (one rank,
   /// CPU ranks, NCCL between GPUs; not host staging): a step that solves may be recorded.
-  bool stream_ordered() const { return std::string(to_a_.transport()) != "host buffers (MPI)"; }
+  bool stream_ordered() const {
+    auto on_stream = [](const Redistribution<T, Rank>& r) { return std::string(r.transport()) != "host buffers (MPI)"; };
+    bool ok = on_stream(to_a_) && on_stream(from_a_);
+    for (const Redistribution<T, Rank>& r : a_to_b_) ok = ok && on_stream(r);
+    return ok && std::string(cos_to_b_.transport()) != "host buffers (MPI)";
+  }
 
   /// Whether the transposes run on the copy engines beside the stream (plan_copies): a step
   /// recorded with them replays faster per step than inside a CUDA graph's device loop, whose

@@ -128,7 +128,7 @@ Redistribution<T, Rank>::Redistribution(const Comm& comm, const Context& ctx, co
     send_pieces.push_back(intersect(mine_from_, to[r])), recv_pieces.push_back(intersect(from[r], mine_to_));
   p.send_buf = Array<T, 1>(ctx, Extents<1>{{index_t(out > 0 ? out : 1)}});
   p.recv_buf = Array<T, 1>(ctx, Extents<1>{{index_t(in > 0 ? in : 1)}});
-  if (!comm.parallel()) return;
+  if (!comm.parallel() || identity_) return;  // (nothing ever leaves a rank: no channel)
 #if SIMKIT_HAS_NCCL
   if (ctx.is_cuda()) {
     p.channel = NcclChannel::get(comm, ctx);  // (collective on its first use)
@@ -158,7 +158,7 @@ void Redistribution<T, Rank>::start(View<const T, Rank> in, View<T, Rank> out) c
     throw ShapeError("redistribution: arrays of shape " + text(in.shape) + " and " + text(out.shape) +
                      " for this rank's boxes of " + text(mine_from_.shape()) + " and " + text(mine_to_.shape()));
   if (p.own_in.size() > 0) detail::copy<T, Rank>(p.ctx, in.sub(p.own_in), out.sub(p.own_out));
-  if (!p.comm.parallel()) return;
+  if (!p.comm.parallel() || identity_) return;
   const bool send_direct = p.sends_direct(in.ptr, in.contiguous()), recv_direct = p.recvs_direct(out.ptr, out.contiguous());
   T* send = send_direct ? const_cast<T*>(in.ptr) : p.send_buf.data();
   T* recv = recv_direct ? out.ptr : p.recv_buf.data();
@@ -192,7 +192,7 @@ template <class T, int Rank>
 void Redistribution<T, Rank>::finish(View<T, Rank> out) const {
   if (!plan_) throw Error("redistribution: not planned");
   const Plan& p = *plan_;
-  if (!p.comm.parallel()) return;
+  if (!p.comm.parallel() || identity_) return;
 #if SIMKIT_HAS_NCCL
   if (p.through_nccl()) p.channel->join(p.ctx);
 #endif
@@ -214,7 +214,7 @@ bool Redistribution<T, Rank>::unpacks() const {
 
 template <class T, int Rank>
 const char* Redistribution<T, Rank>::transport() const {
-  if (!plan_ || !plan_->comm.parallel()) return "local";
+  if (!plan_ || !plan_->comm.parallel() || identity_) return "local";
   if (plan_->through_nccl()) return "NCCL";
   return plan_->ctx.is_cuda() ? "host buffers (MPI)" : "MPI";
 }
