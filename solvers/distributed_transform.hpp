@@ -510,6 +510,9 @@ class DistributedTransformPoisson {
         cos_back_ = Redistribution<T, 3>(comm, ctx, spectrum_b, spectrum_a);
       }
     }
+    // slab A's rows in Makhoul's order on one rank (the whole grid), in makhoul_segments'
+    // order where the peer moves put them in Makhoul's order, else as they are
+    cos_place_ = SlabRowPlace::of(mine_a_.lo[0], mine_a_.hi[0], n1, !transposed_ || cos_reordered_);
     if (cos_b_box_.size() > 0) cos_x_ = fft::BatchedComplexFft<T>(ctx, cos_b_box_.shape());
     std::vector<double> lx(static_cast<std::size_t>(n1)), ly(static_cast<std::size_t>(n2));
     std::vector<double> t1(static_cast<std::size_t>(2 * n1)), t2(static_cast<std::size_t>(2 * n2));
@@ -605,9 +608,7 @@ class DistributedTransformPoisson {
       const View<T, 2> a = to_a_.identity() ? View<T, 2>{} : slabs_a_view();
       if (!to_a_.identity()) to_a_(b, a), in = a;
       const index_t n1 = index_t(axes_[0].eigenvalues.size()), n2 = index_t(axes_[1].eigenvalues.size());
-      // slab A's rows in Makhoul's order on one rank (the whole grid), in makhoul_segments'
-      // order where the peer moves put them in Makhoul's order, else as they are
-      const SlabRowPlace place = SlabRowPlace::of(mine_a_.lo[0], mine_a_.hi[0], n1, !transposed_ || cos_reordered_);
+      const SlabRowPlace& place = cos_place_;
       const View<T, 3> real = mine_a_.size() > 0 ? rows_real_.view() : View<T, 3>{};
       const View<T, 2> out = from_a_.identity() ? x : a;
       if (mine_a_.size() > 0)
@@ -883,6 +884,7 @@ class DistributedTransformPoisson {
   fft::BatchedRealFft2<T> rows_;        // plan_cos2: the real FFTs of slabs A's rows
   Array<T, 3> rows_real_, cos_b_, cos_v_, cos_empty_;  // plan_cos2: reordered rows; the spectrum's slab B, reordered
   bool cos_reordered_ = false;          // plan_cos2: the peer moves place the rows in Makhoul's order along x
+  SlabRowPlace cos_place_;              // plan_cos2: where the gather puts slab A's rows
   std::vector<fft::BatchedRealFft2<T>> rows_pieces_;  // plan_cos2_copies: the real FFTs of each piece's rows
   Array<T, 3> cos_copy_spectrum_;       // plan_cos2_copies: this rank's half spectrum in slabs A
   Redistribution<T, 3> cos_to_b_, cos_back_;           // plan_cos2: the half spectrum's transposes

@@ -230,13 +230,19 @@ void copy_piece(const T* src, const Box<Rank>& src_box, T* dst, const Box<Rank>&
   SIM_CUDA_CHECK(cudaMemcpy3DAsync(&p, stream));
 }
 
+/// Rows [lo, hi) along dimension 0 of box b.
+template <int Rank>
+Box<Rank> rows_of(Box<Rank> b, index_t lo, index_t hi) {
+  b.hi[0] = b.lo[0] + hi, b.lo[0] += lo;
+  return b;
+}
+
 template <class T, int Rank>
 struct PeerSlabs<T, Rank>::Impl {
   Context ctx;
   Comm comm;
   RankBoxes<Rank> to;
-  RowMap rows;                        // the from-box's rows along dimension 0 in the to-layout
-  std::vector<RowSegment> segments;   // the same, for the copies
+  std::vector<RowSegment> segments;   // the from-box's rows along dimension 0 in the to-layout
   PeerBuffers peers;
   char* own = nullptr;
   // the copy engines' moves (push, pull): side[r] to and from rank r (this rank's own piece
@@ -291,10 +297,25 @@ struct PeerSlabs<T, Rank>::Impl {
     b.lo[0] = s.global, b.hi[0] = s.global + s.count;
     return b;
   }
-  static index_t row_elements(const Box<Rank>& from) {
-    index_t n = 1;
-    for (int d = 1; d < Rank; ++d) n *= from.extent(d);
-    return n;
+  /// f(segment's box, its rows among from-rows [lo, hi), its first element's offset in a dense
+  /// from buffer) for each segment those rows meet: the copies' pieces.
+  template <class F>
+  void segment_pieces(const Box<Rank>& from, index_t lo, index_t hi, F f) const {
+    index_t row = 1;  // elements a row along dimension 0
+    for (int d = 1; d < Rank; ++d) row *= from.extent(d);
+    for (const RowSegment& s : segments) {
+      const index_t l0 = std::max(lo, s.local), l1 = std::min(hi, s.local + s.count);
+      if (l1 <= l0) continue;
+      const Box<Rank> seg = segment_box(from, s);
+      f(seg, rows_of(seg, l0 - s.local, l1 - s.local), s.local * row);
+    }
+  }
+  /// The segments as the move kernel's argument.
+  RowMap row_map() const {
+    RowMap m;
+    m.count = int(segments.size());
+    for (std::size_t k = 0; k < segments.size(); ++k) m.local[k] = segments[k].local, m.global[k] = segments[k].global;
+    return m;
   }
   void move(View<T, Rank> a, const Box<Rank>& from, bool scatter) const {
     auto stream = static_cast<cudaStream_t>(ctx.stream());
@@ -303,6 +324,7 @@ struct PeerSlabs<T, Rank>::Impl {
                  from.hi[Rank - 1] % 2 == 0;
     for (int d = 0; d < Rank - 1; ++d) pairs = pairs && a.stride[d] % 2 == 0;
     for (int r = 0; r < to.count; ++r) pairs = pairs && to.box[r].lo[Rank - 1] % 2 == 0 && to.box[r].hi[Rank - 1] % 2 == 0;
+    const RowMap rows = row_map();
     if (pairs) peer_slabs_move<T, Rank, 2><<<kBlocks, kThreads, 0, stream>>>(a, from, rows, to, peers, scatter);
     else peer_slabs_move<T, Rank, 1><<<kBlocks, kThreads, 0, stream>>>(a, from, rows, to, peers, scatter);
     SIM_CUDA_CHECK_LAUNCH(scatter ? "distributed::peer_slabs_scatter" : "distributed::peer_slabs_gather", stream);
@@ -349,15 +371,13 @@ PeerSlabs<T, Rank>::PeerSlabs(const Comm& comm, const Context& ctx, const std::v
     throw Error("peer transposes: row segments of " + std::to_string(next) + " rows for a from-box of " +
                 std::to_string(from_.extent(0)));
   im.segments = rows;
-  im.rows.count = int(rows.size());
-  for (std::size_t k = 0; k < rows.size(); ++k) im.rows.local[k] = rows[k].local, im.rows.global[k] = rows[k].global;
   im.to.count = int(to.size());
   std::size_t largest = 1;
   for (std::size_t r = 0; r < to.size(); ++r) {
     im.to.box[r] = to[r];
     largest = std::size_t(to[r].size()) > largest ? std::size_t(to[r].size()) : largest;
-    for (const RowSegment& s : rows)
-      if (r != me) sent_ += std::size_t(intersect(im.segment_box(from_, s), to[r]).size()) * sizeof(T);
+    if (r == me) continue;
+    for (const RowSegment& s : rows) sent_ += std::size_t(intersect(im.segment_box(from_, s), to[r]).size()) * sizeof(T);
   }
   // this rank's to-box, then the flags; the same size on every rank
   const std::size_t values = (largest * sizeof(T) + 255) / 256 * 256;
@@ -412,13 +432,6 @@ void PeerSlabs<T, Rank>::barrier() const {
   SIM_CUDA_CHECK_LAUNCH("distributed::peer_slabs_barrier", stream);
 }
 
-/// Rows [lo, hi) along dimension 0 of box b.
-template <int Rank>
-Box<Rank> rows_of(Box<Rank> b, index_t lo, index_t hi) {
-  b.hi[0] = b.lo[0] + hi, b.lo[0] += lo;
-  return b;
-}
-
 template <class T, int Rank>
 void PeerSlabs<T, Rank>::push(View<const T, Rank> a, index_t lo, index_t hi) const {
   if (!impl_) throw Error("peer transposes: not planned");
@@ -427,14 +440,11 @@ void PeerSlabs<T, Rank>::push(View<const T, Rank> a, index_t lo, index_t hi) con
     throw ShapeError("peer transposes: push takes the dense from-box " + to_string(from_.shape()) + ", got " + to_string(a.shape));
   Impl& im = *impl_;
   im.side_after_stream();
-  for (const RowSegment& s : im.segments) {
-    const index_t l0 = std::max(lo, s.local), l1 = std::min(hi, s.local + s.count);
-    if (l1 <= l0) continue;
-    const Box<Rank> seg = im.segment_box(from_, s), rows = rows_of(seg, l0 - s.local, l1 - s.local);
-    const T* src = a.ptr + s.local * Impl::row_elements(from_);
+  im.segment_pieces(from_, lo, hi, [&](const Box<Rank>& seg, const Box<Rank>& rows, index_t offset) {
     for (int r = 0; r < im.to.count; ++r)
-      copy_piece<T, Rank>(src, seg, reinterpret_cast<T*>(im.peers.base[r]), im.to.box[r], intersect(rows, im.to.box[r]), im.side[r]);
-  }
+      copy_piece<T, Rank>(a.ptr + offset, seg, reinterpret_cast<T*>(im.peers.base[r]), im.to.box[r], intersect(rows, im.to.box[r]),
+                          im.side[r]);
+  });
   for (int i = 0; i < im.streams; ++i) SIM_CUDA_CHECK(cudaEventRecord(im.pushed[i], im.side[i]));
 }
 
@@ -455,15 +465,12 @@ void PeerSlabs<T, Rank>::pull(View<T, Rank> a, const std::vector<index_t>& bound
   Impl& im = *impl_;
   im.side_after_stream();
   for (std::size_t k = 0; k + 1 < bounds.size(); ++k) {
-    for (const RowSegment& s : im.segments) {
-      const index_t l0 = std::max(bounds[k], s.local), l1 = std::min(bounds[k + 1], s.local + s.count);
-      if (l1 <= l0 || from_.size() == 0) continue;
-      const Box<Rank> seg = im.segment_box(from_, s), rows = rows_of(seg, l0 - s.local, l1 - s.local);
-      T* dst = a.ptr + s.local * Impl::row_elements(from_);
-      for (int r = 0; r < im.to.count; ++r)
-        copy_piece<T, Rank>(reinterpret_cast<const T*>(im.peers.base[r]), im.to.box[r], dst, seg, intersect(rows, im.to.box[r]),
-                            im.side[r]);
-    }
+    if (from_.size() > 0)
+      im.segment_pieces(from_, bounds[k], bounds[k + 1], [&](const Box<Rank>& seg, const Box<Rank>& rows, index_t offset) {
+        for (int r = 0; r < im.to.count; ++r)
+          copy_piece<T, Rank>(reinterpret_cast<const T*>(im.peers.base[r]), im.to.box[r], a.ptr + offset, seg,
+                              intersect(rows, im.to.box[r]), im.side[r]);
+      });
     for (int i = 0; i < im.streams; ++i) SIM_CUDA_CHECK(cudaEventRecord(im.pulled[i][k], im.side[i]));
   }
 }
