@@ -140,21 +140,42 @@ std::vector<double> Comm::allgather(double v) const {
   if (mpi_) check(MPI_Allgather(&v, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, native_mpi_comm(*this)), "MPI_Allgather");
   return all;
 }
+namespace {
+/// MPI_Allgatherv's counts and displacements for sizes[r] items from rank r, and their total.
+struct GatherLayout {
+  std::vector<int> count, displ;
+  std::size_t total = 0;
+};
+GatherLayout gather_layout(const std::vector<double>& sizes, const char* items) {
+  GatherLayout g{std::vector<int>(sizes.size()), std::vector<int>(sizes.size()), 0};
+  for (std::size_t r = 0; r < sizes.size(); ++r) {
+    if (g.total + std::size_t(sizes[r]) > std::size_t(std::numeric_limits<int>::max()))
+      throw Error(std::string("Comm::allgather: more ") + items + " than MPI's int count");
+    g.count[r] = int(sizes[r]), g.displ[r] = int(g.total), g.total += std::size_t(sizes[r]);
+  }
+  return g;
+}
+}  // namespace
+
 std::vector<double> Comm::allgather(const std::vector<double>& mine) const {
   if (!mpi_) return mine;
-  const std::vector<double> counts = allgather(double(mine.size()));
-  std::vector<int> count(counts.size()), displ(counts.size());
-  std::size_t total = 0;
-  for (std::size_t r = 0; r < counts.size(); ++r) {
-    if (total + std::size_t(counts[r]) > std::size_t(std::numeric_limits<int>::max()))
-      throw Error("Comm::allgather: more values than MPI's int count");
-    count[r] = int(counts[r]), displ[r] = int(total), total += std::size_t(counts[r]);
-  }
-  std::vector<double> all(total);
-  check(MPI_Allgatherv(mine.data(), int(mine.size()), MPI_DOUBLE, all.data(), count.data(), displ.data(), MPI_DOUBLE,
+  const GatherLayout g = gather_layout(allgather(double(mine.size())), "values");
+  std::vector<double> all(g.total);
+  check(MPI_Allgatherv(mine.data(), int(mine.size()), MPI_DOUBLE, all.data(), g.count.data(), g.displ.data(), MPI_DOUBLE,
                        native_mpi_comm(*this)),
         "MPI_Allgatherv");
   return all;
+}
+std::vector<std::string> Comm::allgather(const std::string& mine) const {
+  if (!mpi_) return {mine};
+  const GatherLayout g = gather_layout(allgather(double(mine.size())), "text");
+  std::string all(g.total, '\0');
+  check(MPI_Allgatherv(mine.data(), int(mine.size()), MPI_CHAR, all.data(), g.count.data(), g.displ.data(), MPI_CHAR,
+                       native_mpi_comm(*this)),
+        "MPI_Allgatherv");
+  std::vector<std::string> out;
+  for (std::size_t r = 0; r < g.count.size(); ++r) out.push_back(all.substr(std::size_t(g.displ[r]), std::size_t(g.count[r])));
+  return out;
 }
 void Comm::barrier() const {
   if (mpi_) check(MPI_Barrier(native_mpi_comm(*this)), "MPI_Barrier");
@@ -243,6 +264,7 @@ std::int64_t Comm::broadcast(std::int64_t v) const { return v; }
 std::string Comm::broadcast(const std::string& text) const { return text; }
 std::vector<double> Comm::allgather(double v) const { return {v}; }
 std::vector<double> Comm::allgather(const std::vector<double>& mine) const { return mine; }
+std::vector<std::string> Comm::allgather(const std::string& mine) const { return {mine}; }
 void Comm::barrier() const {}
 void Comm::alltoallv(const void* send, const std::vector<std::size_t>& send_bytes, const std::vector<std::size_t>& send_offsets,
                      void* recv, const std::vector<std::size_t>& recv_bytes, const std::vector<std::size_t>& recv_offsets) const {

@@ -77,6 +77,8 @@ class Comm {
   std::vector<double> allgather(double v) const;
   /// Every rank's values (any number per rank), concatenated in rank order, on every rank.
   std::vector<double> allgather(const std::vector<double>& mine) const;
+  /// Every rank's text, in rank order, on every rank.
+  std::vector<std::string> allgather(const std::string& mine) const;
   /// Waits until every rank has arrived.
   void barrier() const;
   /// Every rank sends send_bytes[r] bytes from send + send_offsets[r] to rank r and receives

@@ -146,7 +146,10 @@ template <class T, int Rank>
 bool Halo<T, Rank>::use_nccl(const Context& ctx, HaloUse use) const {
   if (!SIMKIT_HAS_NCCL || !ctx.is_cuda()) return false;
   const std::string mode = halo_mode();
-  if (mode != "auto") return mode == "nccl";
+  if (mode != "auto") return mode == "nccl";  // (nccl on ranks that share a GPU: NcclChannel::get says why not)
+#if SIMKIT_HAS_NCCL
+  if (!NcclChannel::usable(comm_, ctx)) return false;
+#endif
   if (use == HaloUse::blocking) return true;
   double face = 0, count = 0;  // this rank's largest face message and its faces, then all ranks' largest
   for (auto [d, side] : faces(0, Rank, false)) {

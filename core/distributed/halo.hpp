@@ -14,7 +14,8 @@
 // field's storage, sent from and received into the field itself; the others are packed. SIMKIT_HALO=nccl
 // or =host forces one path; the default (auto) takes NCCL for faces of 256 KB and more when
 // a rank has two or more, where host staging no longer hides behind the interior update,
-// and always for HaloUse::blocking, where nothing hides either path (see halo.cpp).
+// and always for HaloUse::blocking, where nothing hides either path (see halo.cpp); never
+// when two ranks share a GPU, which NCCL refuses (NcclChannel::usable).
 #include <memory>
 #include <utility>
 #include <vector>

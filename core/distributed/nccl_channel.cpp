@@ -3,12 +3,15 @@
 
 #include <cuda_runtime.h>
 #include <nccl.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "core/cuda/check.hpp"
+#include "core/distributed/gpu_sharing.hpp"
 #include "core/runtime/error.hpp"
 #include "core/runtime/graph.hpp"
 #include "core/runtime/tuning.hpp"
@@ -88,10 +91,47 @@ NcclChannel::~NcclChannel() {
   if (impl_->stream) cudaStreamDestroy(impl_->stream);
 }
 
+namespace {
+/// The ranks' GPU keys ("host PCI-bus-id"): collective on the first call, kept after it.
+const std::vector<std::string>& gpu_keys(const Comm& comm) {
+  static const std::vector<std::string> keys = [&] {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    int device = 0;
+    char bus[64] = {};
+    SIM_CUDA_CHECK(cudaGetDevice(&device));
+    SIM_CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, device));
+    return comm.allgather(std::string(host) + " " + bus);
+  }();
+  return keys;
+}
+}  // namespace
+
+bool NcclChannel::usable(const Comm& comm, const Context& ctx) {
+  if (!ctx.is_cuda() || !comm.parallel()) return false;
+  static const bool own_gpus = [&] {
+    const auto shared = first_shared_gpu(gpu_keys(comm));
+    if (shared.first >= 0 && comm.rank() == 0)
+      std::fprintf(stderr,
+                   "simkit: ranks %d and %d share the GPU %s; NCCL needs a GPU of its own per rank, so the "
+                   "exchanges between ranks go through host buffers (MPI)\n",
+                   shared.first, shared.second, gpu_keys(comm)[std::size_t(shared.first)].c_str());
+    return shared.first < 0;
+  }();
+  return own_gpus;
+}
+
 std::shared_ptr<NcclChannel> NcclChannel::get(const Comm& comm, const Context& ctx) {
   static std::shared_ptr<NcclChannel> channel;
   if (channel) return channel;
   if (!ctx.is_cuda()) throw Error("NcclChannel: the context is not a GPU context");
+  if (comm.parallel() && !usable(comm, ctx)) {
+    const auto [a, b] = first_shared_gpu(gpu_keys(comm));
+    throw Error("NCCL: ranks " + std::to_string(a) + " and " + std::to_string(b) + " share the GPU " +
+                gpu_keys(comm)[std::size_t(a)] +
+                " and NCCL needs a GPU of its own per rank; start at most as many ranks as GPUs, or leave "
+                "SIMKIT_HALO and SIMKIT_TRANSPOSE_PATH at auto (exchanges through host buffers)");
+  }
   ncclUniqueId id;
   if (comm.rank() == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
   const std::string bytes = comm.broadcast(std::string(reinterpret_cast<const char*>(&id), sizeof id));

@@ -24,7 +24,11 @@ class NcclChannel {
  public:
   /// The process's channel for comm's ranks on ctx's GPU, created on first use (collective:
   /// every rank must make its first call at the same point).
+  /// Throws when two ranks share a GPU (see usable).
   static std::shared_ptr<NcclChannel> get(const Comm& comm, const Context& ctx);
+  /// True when comm has several ranks on GPUs and each has a GPU of its own (NCCL refuses two
+  /// ranks on one GPU). Collective on the first call; rank 0 then says which ranks share one.
+  static bool usable(const Comm& comm, const Context& ctx);
   ~NcclChannel();
   /// After the work queued so far on ctx's stream: every send and receive, as one group.
   /// Between two ranks, receives match sends in the order each side lists them.

@@ -27,7 +27,7 @@ void through_host(const Context& ctx, T* data, std::size_t count, const Reduce& 
 
 RankReduction::RankReduction(const Comm& comm, const Context& ctx) : comm_(comm), ctx_(ctx) {
 #if SIMKIT_HAS_NCCL
-  if (ctx.is_cuda() && comm.parallel()) channel_ = NcclChannel::get(comm, ctx);  // (collective on its first use)
+  if (NcclChannel::usable(comm, ctx)) channel_ = NcclChannel::get(comm, ctx);  // (collective on its first use)
 #endif
 }
 

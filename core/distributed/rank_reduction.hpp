@@ -2,7 +2,7 @@
 // The sum or the maximum over ranks of a small buffer in a context's memory, in place, with the
 // same bits on every rank: between GPUs through NCCL's all-reduce on the channel the halos and
 // transposes use (stream ordered, no host wait, recordable in a CUDA graph); elsewhere (CPU
-// ranks, GPUs without NCCL) through the host and MPI, a sum's values added in rank order. A
+// ranks, GPUs without NCCL or shared by two ranks) through the host and MPI, a sum's values added in rank order. A
 // maximum is exact.
 #include <cstddef>
 #include <memory>

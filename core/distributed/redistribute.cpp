@@ -130,7 +130,7 @@ Redistribution<T, Rank>::Redistribution(const Comm& comm, const Context& ctx, co
   p.recv_buf = Array<T, 1>(ctx, Extents<1>{{index_t(in > 0 ? in : 1)}});
   if (!comm.parallel() || identity_) return;  // (nothing ever leaves a rank: no channel)
 #if SIMKIT_HAS_NCCL
-  if (ctx.is_cuda()) {
+  if (NcclChannel::usable(comm, ctx)) {  // (else: ranks share a GPU, staged through the host)
     p.channel = NcclChannel::get(comm, ctx);  // (collective on its first use)
     // NCCL connects a pair of ranks on their first transfer (a fraction of a second): one
     // element to and from every peer now, so that it is not the first solve that pays

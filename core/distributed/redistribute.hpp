@@ -4,7 +4,7 @@
 // grid before ("from") and one after ("to"); each rank sends every other rank the
 // intersection of its from-box with that rank's to-box. The pieces are packed into one
 // contiguous buffer in rank order, exchanged by one all-to-all (MPI_Alltoallv on the CPU,
-// grouped NCCL sends and receives between GPUs, host staging and MPI for GPUs without NCCL),
+// grouped NCCL sends and receives between GPUs, host staging and MPI for GPUs without NCCL or shared by two ranks),
 // and unpacked; a rank's own piece is copied directly. Where the pieces a rank sends (receives)
 // follow one another, in rank order, in its contiguous from-box (to-box), as between slabs
 // split along the first axis and slabs split along another, the exchange sends from that

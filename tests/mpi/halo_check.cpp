@@ -1,8 +1,10 @@
 // Run under mpirun: on every rank, fill_ghosts + Halo::exchange of its box must give every
 // cell, ghosts, edges and corners included, the value the one-rank fill of the whole grid
 // gives there. 1D/2D/3D, ghost widths 1 and 2, periodic/Dirichlet/Neumann faces, every
-// arrangement of the ranks; on a GPU both packed (narrow rows) and pitched slab copies. Prints the first difference; exit 1 on any rank's mismatch.
+// arrangement of the ranks; on a GPU both packed (narrow rows) and pitched slab copies. Also
+// Comm::allgather of text. Prints the first difference; exit 1 on any rank's mismatch.
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -78,10 +80,7 @@ int check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], co
   return bad;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // usage: halo_check [cpu|cuda]   (cuda: one GPU per rank, halos through NCCL when built with it)
+int run(int argc, char** argv) {
   const Comm comm = Comm::world();
   const std::string backend = argc > 1 ? argv[1] : "cpu";
   ContextOptions options;
@@ -90,6 +89,14 @@ int main(int argc, char** argv) {
   const int n = comm.size();
   const FaceBc per{BcKind::periodic, 0}, dir{BcKind::dirichlet, 0.75}, neu{BcKind::neumann, -0.5};
   int bad = 0, cases = 0;
+  // (Comm's text gather, which tells ranks that share a GPU: every rank's text, of its own length, in rank order)
+  const std::vector<std::string> texts = comm.allgather(std::string(std::size_t(comm.rank()), 'x') + "@" + std::to_string(comm.rank()));
+  for (int r = 0; r < n; ++r)
+    if (texts.size() != std::size_t(n) || texts[std::size_t(r)] != std::string(std::size_t(r), 'x') + "@" + std::to_string(r)) {
+      std::fprintf(stderr, "halo_check: rank %d: Comm::allgather of text gave a wrong entry for rank %d\n", comm.rank(), r);
+      ++bad;
+      break;
+    }
   for (int ghost = 1; ghost <= 2; ++ghost) {
     Boundary<1> b1 = Boundary<1>::periodic();
     bad += check<1>(comm, ctx, {11}, {n}, ghost, b1), ++cases;
@@ -123,4 +130,16 @@ int main(int argc, char** argv) {
   if (comm.rank() == 0)
     std::printf("halo_check (%s): %d cases on %d ranks, %.0f cells differ\n", ctx.device_name().c_str(), cases, n, total);
   return total == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // usage: halo_check [cpu|cuda]   (cuda: one GPU per rank, halos through NCCL when built with it)
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "halo_check: %s\n", e.what());
+    return 1;
+  }
 }
