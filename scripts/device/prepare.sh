@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 shared=${SIMKIT_SHARED:-$(dirname "$PWD")/shared}
-scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90 -DSIMKIT_BUILD_BENCH=ON >/dev/null
+scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90 -DSIMKIT_CUDA_COMPILE_ONLY=OFF -DSIMKIT_BUILD_BENCH=ON >/dev/null
 rm -rf .dev .shared && mkdir -p .dev .shared
 for f in $(find build -path build/CMakeFiles -prune -o -type f -executable \( -name 'test_*' -o -name 'bench_*' -o -name array_tour -o -name halo_check -o -name '*_check' -o -name 'from_cupy_*' -o -name simulate -o -name 'lib*plugin*.so' \) -print); do
   mkdir -p ".dev/$(dirname "${f#build/}")" && cp "$f" ".dev/${f#build/}"
