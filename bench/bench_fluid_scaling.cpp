@@ -32,7 +32,9 @@
 //                   solve on rank 0 alone, and on the N ranks: ms per solve, passes over
 //                   memory per solve (kernels, library transform calls, transpose packs and
 //                   unpacks; the passes themselves are listed after the table), ms in the
-//                   transposes and outside them (--solves-only: these rows alone);
+//                   transposes and outside them, ms per solve recorded once and replayed (no
+//                   host work: 0 where it cannot be recorded) and the host's ms to queue one
+//                   unrecorded solve (--solves-only: these rows alone);
 //   taylor-green 3D the whole 3D fluid step (Heun's two stages: ghost fills and halo
 //                   exchanges, momentum, the distributed pressure solve, projection) of the
 //                   Taylor-Green vortex, split as simulate splits it, strong (n^3 in all) and
@@ -42,6 +44,8 @@
 // Times are medians of --steps samples, the slowest rank's.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -53,6 +57,7 @@
 #include "core/distributed/comm.hpp"
 #include "core/distributed/decomposition.hpp"
 #include "core/runtime/device_clock.hpp"
+#include "core/runtime/graph.hpp"
 #include "core/runtime/tuning.hpp"
 #include "io/config.hpp"
 #include "models/model.hpp"
@@ -260,6 +265,27 @@ struct Solve {
     const double transposes = timed(comm, ctx, repeat, [&] { solver.transposes_alone(); });
     return {solve, transposes};
   }
+  /// Seconds per solve recorded once and replayed (no host work inside the timing; 0 where the
+  /// solve cannot be recorded: CPU ranks, exchanges through the host), and the host's seconds
+  /// to queue one solve unrecorded (an unrecorded solve is host-bound where that is the larger).
+  std::pair<double, double> recorded_and_queued(const Comm& comm, const Context& ctx, int repeat) {
+    double replayed = 0;
+    if (ctx.is_cuda() && solver.stream_ordered()) {
+      const Recorded once = record(ctx, [&] { solver.solve(b.view(), x.view()); });
+      replayed = timed(comm, ctx, repeat, [&] { once.replay(); });
+    }
+    std::vector<double> queued;
+    for (int r = 0; r < repeat; ++r) {
+      ctx.synchronize();
+      comm.barrier();
+      const auto t0 = std::chrono::steady_clock::now();
+      solver.solve(b.view(), x.view());
+      queued.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    ctx.synchronize();
+    std::sort(queued.begin(), queued.end());
+    return {replayed, comm.max(queued[queued.size() / 2])};
+  }
 };
 
 /// The row of one case: N-rank ms against one rank's, transposes and their bandwidth.
@@ -432,6 +458,7 @@ void solve_alone_case(const Comm& comm, const Context& ctx, index_t n, int steps
   fused_ms = comm.max(fused_ms), one_ms = comm.max(one_ms), fused_passes = comm.max(fused_passes), one_passes = comm.max(one_passes);
   Solve<T, Rank> many(comm, ctx, cells, periodic);
   const auto [solve, transposes] = many.time(comm, ctx, steps);
+  const auto [recorded, queued] = many.recorded_and_queued(comm, ctx, steps);
   const std::vector<std::string> many_list = many.solver.passes();
   const double many_passes = comm.max(double(many_list.size()));
   const double bytes = comm.max(double(many.solver.transpose_bytes()));
@@ -443,7 +470,8 @@ void solve_alone_case(const Comm& comm, const Context& ctx, index_t n, int steps
                    {"ms_1_rank", one_ms}, {"passes_1_rank", one_passes}, {"ms", solve * 1e3}, {"passes", many_passes},
                    {"speedup_vs_fused", solve > 0 ? fused_ms / (solve * 1e3) : 0}, {"ms_transposes", transposes * 1e3},
                    {"ms_outside_transposes", (solve - transposes) * 1e3}, {"GB/s_transposes", gbs},
-                   {"fraction_of_all_to_all", bus > 0 ? gbs / bus : 0}}});
+                   {"fraction_of_all_to_all", bus > 0 ? gbs / bus : 0}, {"ms_recorded", recorded * 1e3},
+                   {"ms_host_queue", queued * 1e3}}});
   if (comm.rank() == 0) {
     lists.push_back(name + ", passes of one solve:");
     lists.push_back("  " + pass_list("fused, 1 rank", fused_list));
