@@ -90,6 +90,10 @@ double all_to_all_gbs(const Comm& comm, const Context& ctx, double bytes, int re
   std::function<void()> exchange;
 #if SIMKIT_HAS_NCCL
   std::shared_ptr<NcclChannel> channel;
+  if (ctx.is_cuda() && comm.parallel() && !NcclChannel::usable(comm, ctx)) {  // (ranks sharing a GPU: nothing to compare with)
+    rows.push_back({"all-to-all float64: none (ranks share a GPU, which NCCL refuses)", {{"GB/s_bus", 0.0}}});
+    return 0;
+  }
   if (ctx.is_cuda()) {
     channel = NcclChannel::get(comm, ctx);
     exchange = [&] { channel->all_to_all_v(ctx, send.data(), counts, offsets, recv.data(), counts, offsets, true); };
