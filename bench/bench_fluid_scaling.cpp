@@ -34,7 +34,10 @@
 //                   unpacks; the passes themselves are listed after the table), ms in the
 //                   transposes and outside them, ms per solve recorded once and replayed (no
 //                   host work: 0 where it cannot be recorded) and the host's ms to queue one
-//                   unrecorded solve (--solves-only: these rows alone);
+//                   unrecorded solve; after the table, each distributed solve's phases
+//                   (marked on the stream: transforms and transposes there, the waits for the
+//                   other ranks, the transform along the slabs, the way back) (--solves-only:
+//                   these rows alone);
 //   taylor-green 3D the whole 3D fluid step (Heun's two stages: ghost fills and halo
 //                   exchanges, momentum, the distributed pressure solve, projection) of the
 //                   Taylor-Green vortex, split as simulate splits it, strong (n^3 in all) and
@@ -290,6 +293,26 @@ struct Solve {
     std::sort(queued.begin(), queued.end());
     return {replayed, comm.max(queued[queued.size() / 2])};
   }
+  /// The phases of one solve (DistributedTransformPoisson::mark_phases): each phase's median ms
+  /// over repeat marked solves, the slowest rank's.
+  std::vector<std::pair<std::string, double>> phases(const Comm& comm, int repeat) {
+    solver.mark_phases(true);
+    std::vector<std::string> labels;
+    std::vector<std::vector<double>> ms;
+    for (int r = 0; r < repeat; ++r) {
+      solver.solve(b.view(), x.view());
+      const std::vector<std::pair<std::string, double>> p = solver.phase_ms();
+      labels.resize(p.size()), ms.resize(p.size());
+      for (std::size_t i = 0; i < p.size(); ++i) labels[i] = p[i].first, ms[i].push_back(p[i].second);
+    }
+    solver.mark_phases(false);
+    std::vector<std::pair<std::string, double>> out;
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      std::sort(ms[i].begin(), ms[i].end());
+      out.emplace_back(labels[i], comm.max(ms[i][ms[i].size() / 2]));
+    }
+    return out;
+  }
 };
 
 /// The row of one case: N-rank ms against one rank's, transposes and their bandwidth.
@@ -463,6 +486,7 @@ void solve_alone_case(const Comm& comm, const Context& ctx, index_t n, int steps
   Solve<T, Rank> many(comm, ctx, cells, periodic);
   const auto [solve, transposes] = many.time(comm, ctx, steps);
   const auto [recorded, queued] = many.recorded_and_queued(comm, ctx, steps);
+  const std::vector<std::pair<std::string, double>> phases = many.phases(comm, steps);
   const std::vector<std::string> many_list = many.solver.passes();
   const double many_passes = comm.max(double(many_list.size()));
   const double bytes = comm.max(double(many.solver.transpose_bytes()));
@@ -481,6 +505,13 @@ void solve_alone_case(const Comm& comm, const Context& ctx, index_t n, int steps
     lists.push_back("  " + pass_list("fused, 1 rank", fused_list));
     lists.push_back("  " + pass_list("distributed, 1 rank", one_list));
     if (comm.parallel()) lists.push_back("  " + pass_list("distributed, rank 0 of " + std::to_string(comm.size()), many_list));
+    std::string line = "  phases of the distributed solve on " + std::to_string(comm.size()) + " ranks (ms, the slowest rank's):";
+    for (const auto& [label, ms] : phases) {
+      char figure[32];
+      std::snprintf(figure, sizeof figure, " %.3f", ms);
+      line += " " + label + figure + ";";
+    }
+    lists.push_back(line);
   }
 }
 

@@ -69,6 +69,7 @@
 #include "core/distributed/redistribute.hpp"
 #include "core/kernels/for_each.hpp"
 #include "core/numerics/fft.hpp"
+#include "core/runtime/stream_marks.hpp"
 #include "core/runtime/tuning.hpp"
 #include "core/numerics/spectral/batched_cfft.hpp"
 #include "core/numerics/spectral/batched_rfft2.hpp"
@@ -239,9 +240,22 @@ class DistributedTransformPoisson {
   /// x = the solution of A x = b on this rank's box (b and x: views of its shape, e.g. a
   /// Field's interior); collective, asynchronous where the transport is.
   void solve(View<const T, Rank> b, View<T, Rank> x) {
-    if (yz_fft_) return solve_yz(b, x);
-    if (cos2_) return solve_cos2(b, x);
-    if (cos_yz_) return solve_cos_yz(b, x);
+    marks_.clear();
+    marks_.mark("start");
+    if (yz_fft_) solve_yz(b, x);
+    else if (cos2_) solve_cos2(b, x);
+    else if (cos_yz_) solve_cos_yz(b, x);
+    else solve_per_axis(b, x);
+    marks_.mark("the way back: transposes to slabs A and the inverse transforms");
+  }
+  /// Diagnostic: while on, each solve marks its phases on the stream (StreamMarks; not inside a
+  /// recording); phase_ms() then gives the last solve's, on this rank.
+  void mark_phases(bool on) { marks_ = on ? StreamMarks(ctx_) : StreamMarks(); }
+  /// The last solve's phases and their ms on this rank (mark_phases; waits for the stream).
+  std::vector<std::pair<std::string, double>> phase_ms() const { return marks_.spans_ms(); }
+
+  /// solve() by per-axis transforms (the general path).
+  void solve_per_axis(View<const T, Rank> b, View<T, Rank> x) {
     View<T, Rank> a = slabs_a_view(), s = slabs_b_view();
     View<const T, Rank> in = b;
     if (!to_a_.identity()) to_a_(b, a), in = a;
@@ -255,11 +269,13 @@ class DistributedTransformPoisson {
     }
     if (transposed_)
       for (int k = 0; k < chunks_; ++k) a_to_b_[std::size_t(k)].finish(s);
+    marks_.mark("forward transforms and the transposes to slabs B");
     if (mine_b_.size() > 0) {
       forward_b_(s, s);
       divide(s);
       backward_b_(s, s);
     }
+    marks_.mark("the transform along the slabs' axis, the division, its inverse");
     // back to slabs A piece by piece, each piece's inverse transforms beside the next piece's
     // transpose; the last transform straight into x when x is slabs A
     const View<T, Rank> out = from_a_.identity() ? x : a;
@@ -621,9 +637,13 @@ class DistributedTransformPoisson {
           peer_.push(flat, copy_bounds_[k], copy_bounds_[k + 1]);
         }
         peer_.join();
+        marks_.mark("row FFTs and the pushes to slabs B");
         peer_.barrier();  // every rank's pieces in this rank's slab B
+        marks_.mark("the wait for every rank's pushes");
         solve_cos_columns(sb, n1, n2);
+        marks_.mark("the FFTs along x, the division, their inverses");
         peer_.barrier();  // every rank's slab B solved
+        marks_.mark("the wait for every rank's columns");
         peer_.pull(flat, copy_bounds_);
         for (std::size_t k = 0; k < rows_pieces_.size(); ++k) {
           peer_.wait_pulled(int(k));
@@ -632,7 +652,9 @@ class DistributedTransformPoisson {
       } else {
         if (mine_a_.size() > 0) rows_.forward(real);
         if (transposed_) cos_spectrum_to_b(sa, sb);
+        marks_.mark("row FFTs and the transposes to slabs B");
         solve_cos_columns(sb, n1, n2);
+        marks_.mark("the FFTs along x, the division, their inverses");
         if (transposed_) cos_spectrum_from_b(sb, sa);
         if (mine_a_.size() > 0) rows_.inverse(real);
       }
@@ -696,11 +718,13 @@ class DistributedTransformPoisson {
                  CosineYzCoefficients<T>{yz_.spectrum(), a, cos_tw1_.view(), cos_tw2_.view(), ny, nz, nz / 2 + 1});
       }
       if (transposed_) a_to_b_[0](a, s);
+      marks_.mark("cosine transforms over y,z and the transposes to slabs B");
       if (mine_b_.size() > 0) {
         forward_b_(s, s);
         divide(s);
         backward_b_(s, s);
       }
+      marks_.mark("the transform along x, the division, its inverse");
       if (transposed_) b_to_a_[0](s, a);
       const View<T, 3> out = from_a_.identity() ? x : a;
       if (mine_a_.size() > 0) {
@@ -842,9 +866,13 @@ class DistributedTransformPoisson {
           peer_.push(sa, lo, hi);
         }
         peer_.join();
+        marks_.mark("2D FFTs over y,z and the pushes to slabs B");
         peer_.barrier();  // every rank's pieces in this rank's slab B
+        marks_.mark("the wait for every rank's pushes");
         solve_along_x(sb);
+        marks_.mark("the transform along x, the division, its inverse");
         peer_.barrier();  // every rank's slab B solved
+        marks_.mark("the wait for every rank's slab B");
         peer_.pull(sa, copy_bounds_);
         for (std::size_t k = 0; k < yz_pieces_.size(); ++k) {
           peer_.wait_pulled(int(k));
@@ -855,7 +883,9 @@ class DistributedTransformPoisson {
       }
       if (mine_a_.size() > 0) yz_.forward(in);
       if (transposed_) to_spectrum_b(sa, sb);
+      marks_.mark("2D FFTs over y,z and the transposes to slabs B");
       solve_along_x(sb);
+      marks_.mark("the transform along x, the division, its inverse");
       if (transposed_) from_spectrum_b(sb, sa);
       const View<T, Rank> out = from_a_.identity() ? x : a;
       if (mine_a_.size() > 0) yz_.inverse(out);
@@ -864,6 +894,7 @@ class DistributedTransformPoisson {
   }
 
   Context ctx_;
+  StreamMarks marks_;  // mark_phases
   int a_ = 0, b_ = 1, ranks_ = 1, chunks_ = 1, requested_chunks_ = 0;  // (requested: the constructor's chunks)
   bool transposed_ = false;  // several ranks: slabs A and B differ
   bool yz_fft_ = false;      // the path of plan_yz
