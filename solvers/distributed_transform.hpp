@@ -45,8 +45,9 @@
 // (in place), the inverse complex FFT, and back. Between the GPUs of one host the reordering
 // along x rides in the transposes: each slab's rows are gathered in the order of
 // makhoul_segments (its even rows, then its odd rows backwards), runs that land in Makhoul's
-// order in slabs B (PeerSlabs' row segments); on 2 GPUs the transposes are the copy engines',
-// in pieces beside the real FFTs of the next (plan_cos2_copies), as in 3D.
+// order in slabs B (PeerSlabs' row segments); with SIMKIT_TRANSPOSE_PATH=copies the transposes
+// are the copy engines', in pieces beside the real FFTs of the next (plan_cos2_copies), as in
+// 3D (auto keeps the kernels, as fast or faster here).
 //
 // In 3D with walls on y and z (cosine x cosine over (y, z)) and the boxes split along x, the
 // same reduction replaces the per-axis cosine transforms along y and z in slabs A
@@ -518,7 +519,9 @@ class DistributedTransformPoisson {
       if (plan_peer(comm, ctx, flat_a, flat_b, makhoul_segments(mine_a_.lo[0], mine_a_.hi[0], n1))) {
         cos_reordered_ = true;
         const std::string& path = tuning::current().transpose_path;
-        if (path == "copies" || (path == "auto" && ranks == 2)) plan_cos2_copies(ctx, n2);
+        // (auto keeps the transpose kernels: on 2 H200s they ran the cavity 4096^2 step as fast
+        // as the copy engines in float64 and faster in float32, bench/results/2026-11-29-h200x2-multi-gpu)
+        if (path == "copies") plan_cos2_copies(ctx, n2);
       } else {
         cos_v_ = Array<T, 3>(ctx, nonempty3(cos_b_box_.shape()));
         cos_b_ = Array<T, 3>(ctx, nonempty3(cos_b_box_.shape()));
