@@ -104,6 +104,35 @@ struct SlabDivide3 {
   }
 };
 
+/// SlabDivide3 on a spectrum whose last dimension holds complex numbers as pairs of reals, one
+/// eigenvalue a pair (l2(2k) == l2(2k + 1)): a call divides pair k of row j in `kPlanes` planes
+/// from kPlanes * g on, loading all of them before it stores any. A thread then keeps
+/// 2 kPlanes loads in flight where SlabDivide3 keeps one, which held it to half the copy rate
+/// in float32 (bench/results/2026-11-29-h200-solve-parts). The same values as SlabDivide3.
+template <class T>
+struct SlabDividePairs3 {
+  static constexpr index_t kPlanes = 4;
+  View<T, 3> s;
+  View<const T, 1> l0, l1, l2;
+  T inv_norm;
+  /// The box of calls for a spectrum of `shape` (its last extent even).
+  static Box<3> calls(const Extents<3>& shape) {
+    return Box<3>{{0, 0, 0}, {(shape.n[0] + kPlanes - 1) / kPlanes, shape.n[1], shape.n[2] / 2}};
+  }
+  SIM_INLINE void operator()(index_t g, index_t j, index_t k) const {
+    const index_t i0 = g * kPlanes, n = s.shape.n[0] - i0 < kPlanes ? s.shape.n[0] - i0 : kPlanes;
+    T re[kPlanes], im[kPlanes];
+    for (index_t p = 0; p < kPlanes; ++p)
+      if (p < n) re[p] = s(i0 + p, j, 2 * k), im[p] = s(i0 + p, j, 2 * k + 1);
+    for (index_t p = 0; p < kPlanes; ++p)
+      if (p < n) {
+        const T lambda = l0(i0 + p) + l1(j) + l2(2 * k);
+        s(i0 + p, j, 2 * k) = lambda > T(0) ? re[p] * (inv_norm / lambda) : T(0);
+        s(i0 + p, j, 2 * k + 1) = lambda > T(0) ? im[p] * (inv_norm / lambda) : T(0);
+      }
+  }
+};
+
 /// Rank r's slab of a grid of `cells` split over `ranks` along `axis` (balanced: the first
 /// cells % ranks slabs get one cell more; empty when there are more ranks than cells).
 template <int Rank>
@@ -840,13 +869,19 @@ class DistributedTransformPoisson {
   void solve_along_x(View<T, Rank> sb) {
     if (spectrum_b_box_.size() > 0 && x_complex_) {
       x_fft_.forward(sb);
-      if (!x_divides_) divide(sb);
+      if (!x_divides_) divide_pairs(sb);
       x_fft_.inverse(sb);  // (dividing as it loads where x_divides_)
     } else if (spectrum_b_box_.size() > 0) {
       forward_b_(sb, sb);
-      divide(sb);
+      divide_pairs(sb);
       backward_b_(sb, sb);
     }
+  }
+  /// divide() on plan_yz's spectrum (complex numbers along z as pairs of reals).
+  void divide_pairs(View<T, Rank> s) {
+    if constexpr (Rank == 3)
+      for_each(ctx_, "poisson::slab_divide_pairs", SlabDividePairs3<T>::calls(s.shape),
+               SlabDividePairs3<T>{s, eigen_[0].view(), eigen_[1].view(), eigen_[2].view(), inv_norm_});
   }
   /// The planes [lo, hi) along x of a slab A (a box of this rank's slab A's shape).
   Box<Rank> planes(index_t lo, index_t hi) const {
