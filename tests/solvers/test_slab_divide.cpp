@@ -22,7 +22,7 @@ SIM_TYPED_TEST_SUITE(SlabDivide);
 /// Eigenvalues like plan_yz's: the first 0 (with the others' first, the null mode), the pairs' shared.
 template <class T>
 Array<T, 1> eigenvalues(const Context& ctx, index_t n, bool pairs) {
-  std::vector<T> h(std::size_t(n));
+  std::vector<T> h(static_cast<std::size_t>(n));
   for (index_t i = 0; i < n; ++i) h[std::size_t(i)] = T(2 - 2 * std::cos(0.7 * double(pairs ? i / 2 : i)));
   return Array<T, 1>::from_host(ctx, extents(n), h);
 }
