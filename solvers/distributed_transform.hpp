@@ -30,7 +30,9 @@
 // in, ending in one batched 2D complex-to-real FFT. Between the GPUs of one host slabs B are
 // held in memory the other GPUs open by CUDA IPC (core/distributed/peer_slabs.hpp) and the
 // transposes are copies by the copy engines, in pieces along x beside the 2D FFTs of the
-// next (plan_copies; SIMKIT_TRANSPOSE_PATH=kernels: whole, one kernel each way that stores
+// next (plan_copies; on 2 ranks with x periodic each rank's buffer holds the whole spectrum,
+// its slab A transformed in place, so that only the other rank's parts move: PeerSlabs held
+// in place; SIMKIT_TRANSPOSE_PATH=kernels: whole, one kernel each way that stores
 // (loads) every value straight into (from) its place; nccl: the all-to-all with its pack and
 // unpack, whole). On
 // one rank with every axis periodic this is the one-rank 3D Fourier solve's sequence (a real
@@ -105,31 +107,45 @@ struct SlabDivide3 {
 };
 
 /// SlabDivide3 on a spectrum whose last dimension holds complex numbers as pairs of reals, one
-/// eigenvalue a pair (l2(2k) == l2(2k + 1)): a call divides pair k of row j in `kPlanes` planes
-/// from kPlanes * g on, loading all of them before it stores any. A thread then keeps
-/// 2 kPlanes loads in flight where SlabDivide3 keeps one, which held it to half the copy rate
-/// in float32 (bench/results/2026-11-29-h200-solve-parts). The same values as SlabDivide3.
+/// eigenvalue a pair (l2(2k) == l2(2k + 1)), and whose rows lie back to back in each plane
+/// (stride[1] == shape[2], stride[2] == 1: a dense array, or rows [j0, j1) of every plane of
+/// one). A call (i, t) divides pairs t + q * quarter (q < kPairs) of plane i, counted along the
+/// plane's rows: the warp's loads are contiguous whatever the row length, and a thread loads
+/// all of its pairs before it stores any, 2 kPairs loads in flight where SlabDivide3 keeps one
+/// (which held it to half the copy rate in float32). The same values as SlabDivide3.
 template <class T>
 struct SlabDividePairs3 {
-  static constexpr index_t kPlanes = 4;
+  static constexpr index_t kPairs = 4;
   View<T, 3> s;
   View<const T, 1> l0, l1, l2;
   T inv_norm;
-  /// The box of calls for a spectrum of `shape` (its last extent even).
-  static Box<3> calls(const Extents<3>& shape) {
-    return Box<3>{{0, 0, 0}, {(shape.n[0] + kPlanes - 1) / kPlanes, shape.n[1], shape.n[2] / 2}};
+  index_t m = 0, plane_pairs = 0, quarter = 0;  // pairs a row and a plane; calls a plane
+  /// The division of s (rows back to back in each plane, an even last extent).
+  static SlabDividePairs3 over(View<T, 3> s, View<const T, 1> l0, View<const T, 1> l1, View<const T, 1> l2, T inv_norm) {
+    if (s.size() > 0 && (s.stride[2] != 1 || s.stride[1] != s.shape.n[2] || s.shape.n[2] % 2 != 0))
+      throw ShapeError("poisson::slab_divide_pairs: rows of complex pairs back to back in each plane expected, got " +
+                       to_string(s.shape));
+    SlabDividePairs3 f{s, l0, l1, l2, inv_norm};
+    f.m = s.shape.n[2] / 2, f.plane_pairs = s.shape.n[1] * f.m, f.quarter = (f.plane_pairs + kPairs - 1) / kPairs;
+    return f;
   }
-  SIM_INLINE void operator()(index_t g, index_t j, index_t k) const {
-    const index_t i0 = g * kPlanes, n = s.shape.n[0] - i0 < kPlanes ? s.shape.n[0] - i0 : kPlanes;
-    T re[kPlanes], im[kPlanes];
-    for (index_t p = 0; p < kPlanes; ++p)
-      if (p < n) re[p] = s(i0 + p, j, 2 * k), im[p] = s(i0 + p, j, 2 * k + 1);
-    for (index_t p = 0; p < kPlanes; ++p)
-      if (p < n) {
-        const T lambda = l0(i0 + p) + l1(j) + l2(2 * k);
-        s(i0 + p, j, 2 * k) = lambda > T(0) ? re[p] * (inv_norm / lambda) : T(0);
-        s(i0 + p, j, 2 * k + 1) = lambda > T(0) ? im[p] * (inv_norm / lambda) : T(0);
-      }
+  /// The box of calls.
+  Box<2> calls() const { return Box<2>{{0, 0}, {s.shape.n[0], quarter}}; }
+  SIM_INLINE void operator()(index_t i, index_t t) const {
+    T* plane = s.ptr + i * s.stride[0];
+    T re[kPairs] = {}, im[kPairs] = {};
+    for (index_t q = 0; q < kPairs; ++q) {
+      const index_t r = t + q * quarter;
+      if (r < plane_pairs) re[q] = plane[2 * r], im[q] = plane[2 * r + 1];
+    }
+    for (index_t q = 0; q < kPairs; ++q) {
+      const index_t r = t + q * quarter;
+      if (r >= plane_pairs) continue;
+      const index_t j = plane_pairs < (index_t(1) << 31) ? index_t(unsigned(r) / unsigned(m)) : r / m, k = r - j * m;
+      const T lambda = l0(i) + l1(j) + l2(2 * k);
+      plane[2 * r] = lambda > T(0) ? re[q] * (inv_norm / lambda) : T(0);
+      plane[2 * r + 1] = lambda > T(0) ? im[q] * (inv_norm / lambda) : T(0);
+    }
   }
 };
 
@@ -346,7 +362,8 @@ class DistributedTransformPoisson {
     else
       for (int d = 0; d < Rank; ++d) s += (d ? " x " : "") + std::string(axes_[std::size_t(d)].label());
     if (!transposed_) return s;
-    std::string moves = copies_ ? "copies into the other GPUs' memory by the copy engines, in " +
+    std::string moves = copies_ ? std::string(in_place_ ? "each rank holding the whole spectrum, " : "") +
+                                      "copies into the other GPUs' memory by the copy engines, in " +
                                       std::to_string(copy_bounds_.empty() ? 0 : copy_bounds_.size() - 1) + " pieces beside the FFTs"
                         : peer_ ? std::string("stores into the other GPUs' memory")
                               : std::string(cos2_ ? cos_to_b_.transport() : a_to_b_[0].transport()) + " all-to-all";
@@ -399,7 +416,9 @@ class DistributedTransformPoisson {
       move("transpose back", first(b_to_a_), true);
       if (mine_a_.size() > 0) p.insert(p.end(), {"half spectrum of the coefficients", "2D complex-to-real FFT over y,z", "scatter (reordered back)"});
     } else if (yz_fft_) {
-      if (copies_) p.push_back("2D real FFT over y,z in pieces, each copied to slabs along y by the copy engines beside the next");
+      if (copies_ && in_place_)
+        p.push_back("2D real FFT over y,z in pieces, in place, each's part of the other rank's slab along y copied there by the copy engines beside the next");
+      else if (copies_) p.push_back("2D real FFT over y,z in pieces, each copied to slabs along y by the copy engines beside the next");
       else if (mine_a_.size() > 0) p.push_back("2D real FFT over y,z");
       if (peer_ && !copies_) p.push_back("transpose to slabs along y: stores into the other GPUs' memory (and this rank's own piece)");
       move("transpose to slabs along y", first(a_to_b_), true);
@@ -783,7 +802,18 @@ class DistributedTransformPoisson {
     if (!to_a_.identity()) work_a_ = Array<T, Rank>(ctx, nonempty(mine_a_.shape()));  // the boxes moved to slabs A
     empty_ = Array<T, Rank>(ctx, nonempty(Extents<Rank>{}));
     if (mine_a_.size() > 0) yz_ = fft::BatchedRealFft2<T>(ctx, mine_a_.shape());
-    if (transposed_ && !plan_peer(comm, ctx, spectrum_a, spectrum_b)) {
+    // the copy engines on 2 ranks; on 4 the kernels measured faster (bench/results/2026-11-28-h200x4-multi-gpu)
+    const std::string& path = tuning::current().transpose_path;
+    const bool copies = path == "copies" || (path == "auto" && ranks == 2);
+    // on 2 ranks by the copy engines with x periodic, each rank's buffer holds the whole spectrum
+    // (2 slabs, as slabs A and B take apart): the 2D FFTs write in place and only the other
+    // rank's parts move (PeerSlabs held in place; the copy of a rank's own part beside the FFTs
+    // cost about as long as itself, bench/results/2026-11-29-h200-solve-parts)
+    const Box<Rank> whole_spectrum{{0, 0, 0}, {modes[0], modes[1], modes[2]}};
+    in_place_ = copies && ranks == 2 && axes_[0].forward == fft::Kind::r2hc;
+    if (transposed_ && !(in_place_ ? plan_peer_in_place(comm, ctx, spectrum_a, spectrum_b, whole_spectrum)
+                                   : plan_peer(comm, ctx, spectrum_a, spectrum_b))) {
+      in_place_ = false;
       spectrum_b_ = Array<T, Rank>(ctx, nonempty(spectrum_b_box_.shape()));
       a_to_b_.emplace_back(comm, ctx, spectrum_a, spectrum_b);
       b_to_a_.emplace_back(comm, ctx, spectrum_b, spectrum_a);
@@ -803,7 +833,7 @@ class DistributedTransformPoisson {
     inv_norm_ = T(1.0 / (double(fft::normalisation(axes_[0].forward, nx)) * double(ny) * double(nz)));
     x_complex_ = axes_[0].forward == fft::Kind::r2hc;  // the DFT along x: one complex FFT, its k's eigenvalue at k
     if (mine.size() > 0 && x_complex_) {
-      x_fft_ = fft::BatchedComplexFft<T>(ctx, mine.shape());
+      x_fft_ = fft::BatchedComplexFft<T>(ctx, mine.shape(), in_place_ ? modes[1] * modes[2] : 0);
       // in double only: the division in cuFFT's Z2Z callback measured faster than its own pass,
       // in the C2C slower (bench/results/2026-11-28-h200x2-multi-gpu)
       if (sizeof(T) == 8)
@@ -813,9 +843,18 @@ class DistributedTransformPoisson {
       forward_b_ = fft::Transform<T, Rank>(ctx, axes_[0].forward, mine.shape(), 0);
       backward_b_ = fft::Transform<T, Rank>(ctx, axes_[0].backward, mine.shape(), 0);
     }
-    // the copy engines on 2 ranks; on 4 the kernels measured faster (bench/results/2026-11-28-h200x4-multi-gpu)
-    const std::string& path = tuning::current().transpose_path;
-    if (peer_ && (path == "copies" || (path == "auto" && ranks == 2))) plan_copies(ctx);
+    if (peer_ && copies) plan_copies(ctx);
+  }
+  /// plan_peer with every rank's buffer holding `hold` (PeerSlabs held in place).
+  bool plan_peer_in_place(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from,
+                          const std::vector<Box<Rank>>& to, const Box<Rank>& hold) {
+    const std::string why = PeerSlabs<T, Rank>::unavailable(comm, ctx, from, to);
+    if (why.empty()) {
+      peer_ = PeerSlabs<T, Rank>(comm, ctx, from, to, hold);
+      return true;
+    }
+    if (ctx.is_cuda() && tuning::current().transpose_path != "nccl") peer_why_ = why;
+    return false;
   }
   /// The transposes by the copy engines, in pieces along x overlapping the 2D FFTs over y,z:
   /// the forward FFT of piece k runs while piece k - 1's values are copied into the other
@@ -832,10 +871,11 @@ class DistributedTransformPoisson {
       const index_t pieces = std::min<index_t>({planes, wanted, index_t(PeerSlabs<T, Rank>::kMaxPieces)});
       copy_bounds_.clear(), yz_pieces_.clear();
       for (index_t k = 0; k <= pieces && planes > 0; ++k) copy_bounds_.push_back(planes * k / pieces);
-      // the pieces' FFTs share one spectrum; yz_'s plans (and their work areas) are let go
-      if (planes > 0) copy_spectrum_ = Array<T, Rank>(ctx, fft::BatchedRealFft2<T>::spectrum_shape(mine_a_.shape()));
+      // the pieces' FFTs share one spectrum (held in place: this rank's slab A of the peer
+      // buffer); yz_'s plans (and their work areas) are let go
+      if (planes > 0 && !in_place_) copy_spectrum_ = Array<T, Rank>(ctx, fft::BatchedRealFft2<T>::spectrum_shape(mine_a_.shape()));
       yz_ = fft::BatchedRealFft2<T>();
-      const View<T, Rank> sa = copy_spectrum_.view();
+      const View<T, Rank> sa = in_place_ ? peer_.from_view() : copy_spectrum_.view();
       for (index_t k = 0; k < pieces && planes > 0; ++k) {
         Extents<3> e = mine_a_.shape();
         e.n[0] = copy_bounds_[std::size_t(k + 1)] - copy_bounds_[std::size_t(k)];
@@ -847,7 +887,7 @@ class DistributedTransformPoisson {
   /// This rank's part of the spectrum in slabs A (split along x) and B (split along y).
   View<T, Rank> spectrum_a_view() {
     if constexpr (Rank == 3)
-      if (mine_a_.size() > 0) return copies_ ? copy_spectrum_.view() : yz_.spectrum();
+      if (mine_a_.size() > 0) return in_place_ ? peer_.from_view() : copies_ ? copy_spectrum_.view() : yz_.spectrum();
     return empty_.view().sub(Box<Rank>{});
   }
   View<T, Rank> spectrum_b_view() {
@@ -880,8 +920,10 @@ class DistributedTransformPoisson {
   /// divide() on plan_yz's spectrum (complex numbers along z as pairs of reals).
   void divide_pairs(View<T, Rank> s) {
     if constexpr (Rank == 3)
-      for_each(ctx_, "poisson::slab_divide_pairs", SlabDividePairs3<T>::calls(s.shape),
-               SlabDividePairs3<T>{s, eigen_[0].view(), eigen_[1].view(), eigen_[2].view(), inv_norm_});
+      if (s.size() > 0) {
+        const auto f = SlabDividePairs3<T>::over(s, eigen_[0].view(), eigen_[1].view(), eigen_[2].view(), inv_norm_);
+        for_each(ctx_, "poisson::slab_divide_pairs", f.calls(), f);
+      }
   }
   /// The planes [lo, hi) along x of a slab A (a box of this rank's slab A's shape).
   Box<Rank> planes(index_t lo, index_t hi) const {
@@ -967,6 +1009,7 @@ class DistributedTransformPoisson {
   Box<Rank> spectrum_b_box_{};          // plan_yz: this rank's part of the spectrum in slabs B
   PeerSlabs<T, Rank> peer_;             // plan_yz, plan_cos2 between GPUs of one host: slabs B of the spectrum, the kernels moving it
   bool copies_ = false;                 // plan_copies: the transposes by the copy engines, in pieces beside the 2D FFTs
+  bool in_place_ = false;               // plan_yz: peer_ held in place (the whole spectrum on each of 2 ranks)
   std::vector<index_t> copy_bounds_;    // plan_copies: the pieces' planes along x in slab A
   std::vector<fft::BatchedRealFft2<T>> yz_pieces_;  // plan_copies: the 2D FFTs over y,z of each piece, into copy_spectrum_
   Array<T, Rank> copy_spectrum_;        // plan_copies: this rank's part of the spectrum in slabs A

@@ -245,6 +245,8 @@ struct PeerSlabs<T, Rank>::Impl {
   std::vector<RowSegment> segments;   // the from-box's rows along dimension 0 in the to-layout
   PeerBuffers peers;
   char* own = nullptr;
+  bool in_place = false;  // every buffer holds `hold` (the constructor with hold)
+  Box<Rank> hold{};
   // the copy engines' moves (push, pull): side[r] to and from rank r (this rank's own piece
   // too), every rank's beside the others' on the engines
   int streams = 0;
@@ -350,8 +352,24 @@ PeerSlabs<T, Rank>::PeerSlabs(const Comm& comm, const Context& ctx, const std::v
 
 template <class T, int Rank>
 PeerSlabs<T, Rank>::PeerSlabs(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from,
-                              const std::vector<Box<Rank>>& to, const std::vector<RowSegment>& rows)
-    : impl_(std::make_shared<Impl>()) {
+                              const std::vector<Box<Rank>>& to, const std::vector<RowSegment>& rows) {
+  plan(comm, ctx, from, to, rows, nullptr);
+}
+
+template <class T, int Rank>
+PeerSlabs<T, Rank>::PeerSlabs(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from,
+                              const std::vector<Box<Rank>>& to, const Box<Rank>& hold) {
+  for (std::size_t r = 0; r < from.size() && r < to.size(); ++r)
+    if (intersect(from[r], hold).size() != from[r].size() || intersect(to[r], hold).size() != to[r].size())
+      throw Error("peer transposes: the held box " + to_string(hold) + " must contain every rank's from-box and to-box");
+  const std::size_t me = std::size_t(comm.rank());
+  plan(comm, ctx, from, to, {RowSegment{0, from.at(me).lo[0], from.at(me).extent(0)}}, &hold);
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::plan(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from,
+                              const std::vector<Box<Rank>>& to, const std::vector<RowSegment>& rows, const Box<Rank>* hold) {
+  impl_ = std::make_shared<Impl>();
   const std::string why = unavailable(comm, ctx, from, to);
   if (!why.empty()) throw Error("peer transposes: " + why);
   Impl& im = *impl_;
@@ -379,7 +397,8 @@ PeerSlabs<T, Rank>::PeerSlabs(const Comm& comm, const Context& ctx, const std::v
     if (r == me) continue;
     for (const RowSegment& s : rows) sent_ += std::size_t(intersect(im.segment_box(from_, s), to[r]).size()) * sizeof(T);
   }
-  // this rank's to-box, then the flags; the same size on every rank
+  if (hold) im.in_place = true, im.hold = *hold, largest = std::size_t(std::max<index_t>(1, hold->size()));
+  // this rank's to-box (or the held box), then the flags; the same size on every rank
   const std::size_t values = (largest * sizeof(T) + 255) / 256 * 256;
   const std::size_t flags = std::size_t(kBlocks) * kMaxRanks * sizeof(unsigned);
   SIM_CUDA_CHECK(cudaMalloc(&im.own, values + flags));
@@ -407,10 +426,25 @@ PeerSlabs<T, Rank>::PeerSlabs(const Comm& comm, const Context& ctx, const std::v
   comm.barrier();     // every buffer open (and its flags zero) before any kernel
 }
 
+/// box moved so that origin's first cell is index 0.
+template <int Rank>
+Box<Rank> relative_to(Box<Rank> box, const Box<Rank>& origin) {
+  for (int d = 0; d < Rank; ++d) box.lo[d] -= origin.lo[d], box.hi[d] -= origin.lo[d];
+  return box;
+}
+
 template <class T, int Rank>
 View<T, Rank> PeerSlabs<T, Rank>::local() const {
   if (!impl_) throw Error("peer transposes: not planned");
+  const Impl& im = *impl_;
+  if (im.in_place) return dense_view(reinterpret_cast<T*>(im.own), im.hold.shape()).sub(relative_to(to_, im.hold));
   return dense_view(reinterpret_cast<T*>(impl_->own), to_.shape());
+}
+
+template <class T, int Rank>
+View<T, Rank> PeerSlabs<T, Rank>::from_view() const {
+  if (!impl_ || !impl_->in_place) throw Error("peer transposes: from_view() is for the buffers held in place");
+  return dense_view(reinterpret_cast<T*>(impl_->own), impl_->hold.shape()).sub(relative_to(from_, impl_->hold));
 }
 
 template <class T, int Rank>
@@ -419,6 +453,7 @@ void PeerSlabs<T, Rank>::scatter(View<const T, Rank> a) const {
   if (a.shape != from_.shape() && a.size() + from_.size() > 0)
     throw ShapeError("peer transposes: an array of shape " + to_string(a.shape) + " for a box of " + to_string(from_.shape()));
   if (a.size() > 0 && a.stride[Rank - 1] != 1) throw ShapeError("peer transposes: the last dimension must be contiguous");
+  if (impl_->in_place) throw Error("peer transposes: scatter() needs buffers of the to-boxes, not held in place");
   View<T, Rank> w{const_cast<T*>(a.ptr), a.shape};
   for (int d = 0; d < Rank; ++d) w.stride[d] = a.stride[d];
   impl_->move(w, from_, true);
@@ -436,9 +471,21 @@ template <class T, int Rank>
 void PeerSlabs<T, Rank>::push(View<const T, Rank> a, index_t lo, index_t hi) const {
   if (!impl_) throw Error("peer transposes: not planned");
   if (from_.size() == 0 || hi <= lo) return;
+  Impl& im = *impl_;
+  if (im.in_place) {
+    if (a.ptr != from_view().ptr || a.shape != from_.shape())
+      throw ShapeError("peer transposes: push takes from_view() where the buffers are held in place");
+    im.side_after_stream();
+    const Box<Rank> rows = rows_of(from_, lo, hi);
+    for (int r = 0; r < im.to.count; ++r)
+      if (r != im.peers.me)
+        copy_piece<T, Rank>(reinterpret_cast<const T*>(im.own), im.hold, reinterpret_cast<T*>(im.peers.base[r]), im.hold,
+                            intersect(rows, im.to.box[r]), im.side[r]);
+    for (int i = 0; i < im.streams; ++i) SIM_CUDA_CHECK(cudaEventRecord(im.pushed[i], im.side[i]));
+    return;
+  }
   if (a.shape != from_.shape() || !a.contiguous())
     throw ShapeError("peer transposes: push takes the dense from-box " + to_string(from_.shape()) + ", got " + to_string(a.shape));
-  Impl& im = *impl_;
   im.side_after_stream();
   im.segment_pieces(from_, lo, hi, [&](const Box<Rank>& seg, const Box<Rank>& rows, index_t offset) {
     for (int r = 0; r < im.to.count; ++r)
@@ -460,12 +507,19 @@ void PeerSlabs<T, Rank>::pull(View<T, Rank> a, const std::vector<index_t>& bound
   if (!impl_) throw Error("peer transposes: not planned");
   if (bounds.size() > std::size_t(kMaxPieces) + 1)
     throw Error("peer transposes: a pull in more than " + std::to_string(kMaxPieces) + " pieces");
-  if (from_.size() > 0 && (a.shape != from_.shape() || !a.contiguous()))
-    throw ShapeError("peer transposes: pull takes the dense from-box " + to_string(from_.shape()) + ", got " + to_string(a.shape));
   Impl& im = *impl_;
+  if (im.in_place && from_.size() > 0 && (a.ptr != from_view().ptr || a.shape != from_.shape()))
+    throw ShapeError("peer transposes: pull takes from_view() where the buffers are held in place");
+  if (!im.in_place && from_.size() > 0 && (a.shape != from_.shape() || !a.contiguous()))
+    throw ShapeError("peer transposes: pull takes the dense from-box " + to_string(from_.shape()) + ", got " + to_string(a.shape));
   im.side_after_stream();
   for (std::size_t k = 0; k + 1 < bounds.size(); ++k) {
-    if (from_.size() > 0)
+    if (im.in_place && from_.size() > 0)
+      for (int r = 0; r < im.to.count; ++r)
+        if (r != im.peers.me)
+          copy_piece<T, Rank>(reinterpret_cast<const T*>(im.peers.base[r]), im.hold, reinterpret_cast<T*>(im.own), im.hold,
+                              intersect(rows_of(from_, bounds[k], bounds[k + 1]), im.to.box[r]), im.side[r]);
+    if (!im.in_place && from_.size() > 0)
       im.segment_pieces(from_, bounds[k], bounds[k + 1], [&](const Box<Rank>& seg, const Box<Rank>& rows, index_t offset) {
         for (int r = 0; r < im.to.count; ++r)
           copy_piece<T, Rank>(reinterpret_cast<const T*>(im.peers.base[r]), im.to.box[r], a.ptr + offset, seg,
@@ -488,6 +542,7 @@ void PeerSlabs<T, Rank>::gather(View<T, Rank> a) const {
   if (a.shape != from_.shape() && a.size() + from_.size() > 0)
     throw ShapeError("peer transposes: an array of shape " + to_string(a.shape) + " for a box of " + to_string(from_.shape()));
   if (a.size() > 0 && a.stride[Rank - 1] != 1) throw ShapeError("peer transposes: the last dimension must be contiguous");
+  if (impl_->in_place) throw Error("peer transposes: gather() needs buffers of the to-boxes, not held in place");
   impl_->move(a, from_, false);
 }
 
@@ -517,7 +572,18 @@ PeerSlabs<T, Rank>::PeerSlabs(const Comm& comm, const Context& ctx, const std::v
 }
 
 template <class T, int Rank>
+PeerSlabs<T, Rank>::PeerSlabs(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from,
+                              const std::vector<Box<Rank>>& to, const Box<Rank>&) {
+  throw Error("peer transposes: " + unavailable(comm, ctx, from, to));
+}
+
+template <class T, int Rank>
 View<T, Rank> PeerSlabs<T, Rank>::local() const {
+  throw Error("peer transposes: not available in this build");
+}
+
+template <class T, int Rank>
+View<T, Rank> PeerSlabs<T, Rank>::from_view() const {
   throw Error("peer transposes: not available in this build");
 }
 

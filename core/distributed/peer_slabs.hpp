@@ -57,8 +57,21 @@ class PeerSlabs {
   /// of the ranks together cover the to-boxes' rows once). Throws Error on segments that do not fit.
   PeerSlabs(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from, const std::vector<Box<Rank>>& to,
             const std::vector<RowSegment>& rows);
-  /// This rank's to-box values, row-major, in the buffer the other ranks reach.
+  /// Held in place: every rank's buffer holds the box `hold` of the global layout (containing
+  /// every rank's from-box and to-box, each at its global place), and this rank writes its
+  /// from-box's values there itself (from_view()). push() and pull() then move only the parts
+  /// that other ranks hold: none of this rank's own, which the other constructors copy within
+  /// its GPU (on 2 H200s that copy beside the 2D FFTs cost the forward phase about as long as it
+  /// ran, bench/results/2026-11-29-h200-solve-parts). The move kernels (scatter, gather) need
+  /// the other layout and refuse. hold's size a rank.
+  PeerSlabs(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from, const std::vector<Box<Rank>>& to,
+            const Box<Rank>& hold);
+  /// This rank's to-box values in the buffer the other ranks reach: row-major (held in place: a
+  /// view of the held box, its rows back to back in each plane where hold spans the to-box in
+  /// every dimension but 0 and 1).
   View<T, Rank> local() const;
+  /// Held in place: this rank's from-box in its buffer, where the caller writes its values.
+  View<T, Rank> from_view() const;
   /// Every rank's to-box (in the shared buffers) = the values of every rank's from-box
   /// (a: this rank's, of its shape, the last dimension contiguous). Collective, stream ordered.
   void scatter(View<const T, Rank> a) const;
@@ -71,8 +84,8 @@ class PeerSlabs {
   static constexpr int kMaxPieces = 16;
   /// The copy engines' moves, beside the stream (on side streams of this rank's, one per rank,
   /// so that the copies run while the stream's kernels do): after the stream's work so far, the values
-  /// of rows [lo, hi) along dimension 0 of this rank's from-box (a, dense, of its shape)
-  /// copied into every rank's to-box buffer. join() makes the stream wait for them; a
+  /// of rows [lo, hi) along dimension 0 of this rank's from-box (a, dense, of its shape; held
+  /// in place: from_view()) copied into every rank's to-box buffer (held in place: every other's). join() makes the stream wait for them; a
   /// barrier() after it orders them before the other ranks' reads.
   void push(View<const T, Rank> a, index_t lo, index_t hi) const;
   /// The stream waits for every push() so far.
@@ -93,6 +106,8 @@ class PeerSlabs {
   struct Impl;
 
  private:
+  void plan(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from, const std::vector<Box<Rank>>& to,
+            const std::vector<RowSegment>& rows, const Box<Rank>* hold);
   std::shared_ptr<Impl> impl_;
   Box<Rank> from_{}, to_{};
   std::size_t sent_ = 0;

@@ -1,7 +1,7 @@
 // The batched complex FFTs along the first axis (core/numerics/spectral/batched_cfft.hpp) on
 // every backend against the DFT's definition per column: odd, even and the shortest lengths,
-// forward and inverse (unnormalised), float32 and float64, the refusals, and the periodic
-// solve's division fused into the inverse.
+// forward and inverse (unnormalised), float32 and float64, the refusals, the periodic
+// solve's division fused into the inverse, and planes further apart than the shape's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -112,6 +112,52 @@ TYPED_TEST(BatchedComplexFftTest, RefusesWrongShapesAndStridedViews) {
 }
 
 namespace {
+/// Rows [j0, j0 + e.n[1]) of every plane of a host array of shape `big`, as a dense vector.
+std::vector<double> rows_of(const std::vector<double>& h, const Extents<3>& big, index_t j0, const Extents<3>& e) {
+  std::vector<double> out;
+  for (index_t i = 0; i < e.n[0]; ++i)
+    for (index_t j = j0; j < j0 + e.n[1]; ++j)
+      for (index_t k = 0; k < e.n[2]; ++k) out.push_back(h[std::size_t((i * big.n[1] + j) * big.n[2] + k)]);
+  return out;
+}
+
+/// Planned with planes apart (rows [2, 4) of every plane of a (n0, 5, 6) array): forward and
+/// inverse against the definition on those rows, the other rows untouched; the division in the
+/// inverse on that layout as on a dense copy.
+template <class T>
+void check_rows_of_planes(const Context& ctx, index_t n0) {
+  const Extents<3> big = extents(n0, 5, 6), e = extents(n0, 2, 6);
+  const Box<3> rows{{0, 2, 0}, {n0, 4, 6}};
+  const std::vector<double> h = values(big.size());
+  Array<T, 3> a = Array<T, 3>::from_host(ctx, big, std::vector<T>(h.begin(), h.end()));
+  const std::vector<double> hz = host_of(a);
+  fft::BatchedComplexFft<T> f(ctx, e, big.n[1] * big.n[2]);
+  f.forward(a.view().sub(rows));
+  const std::vector<double> got = host_of(a);
+  EXPECT_LT(rel_error(rows_of(got, big, 2, e), reference(rows_of(hz, big, 2, e), e, -1)), tolerance<T>()) << "n0 " << n0;
+  EXPECT_EQ(rows_of(got, big, 0, extents(n0, 2, 6)), rows_of(hz, big, 0, extents(n0, 2, 6))) << "rows before";
+  EXPECT_EQ(rows_of(got, big, 4, extents(n0, 1, 6)), rows_of(hz, big, 4, extents(n0, 1, 6))) << "rows after";
+  f.inverse(a.view().sub(rows));
+  std::vector<double> scaled = rows_of(hz, big, 2, e);
+  for (double& v : scaled) v *= double(n0);
+  EXPECT_LT(rel_error(rows_of(host_of(a), big, 2, e), scaled), tolerance<T>()) << "round trip, n0 " << n0;
+  // the division in the inverse: the strided rows against a dense copy of them
+  std::vector<T> l0(static_cast<std::size_t>(n0)), l1 = {T(0.5), T(1.5)}, l2 = {T(0), T(0), T(0.3), T(0.3), T(0.9), T(0.9)};
+  for (index_t i = 0; i < n0; ++i) l0[std::size_t(i)] = T(2 - 2 * std::cos(2 * M_PI * double(i) / double(n0)));
+  const auto e0 = Array<T, 1>::from_host(ctx, extents(n0), l0), e1 = Array<T, 1>::from_host(ctx, extents(2), l1),
+             e2 = Array<T, 1>::from_host(ctx, extents(6), l2);
+  fft::BatchedComplexFft<T> dense(ctx, e);
+  const bool strided_fused = f.divide_in_inverse(e0.view(), e1.view(), e2.view(), T(0.25));
+  const bool dense_fused = dense.divide_in_inverse(e0.view(), e1.view(), e2.view(), T(0.25));
+  EXPECT_EQ(strided_fused, dense_fused);
+  const std::vector<double> block = rows_of(hz, big, 2, e);
+  Array<T, 3> d = Array<T, 3>::from_host(ctx, e, std::vector<T>(block.begin(), block.end()));
+  a = Array<T, 3>::from_host(ctx, big, std::vector<T>(hz.begin(), hz.end()));
+  dense.inverse(d.view());
+  f.inverse(a.view().sub(rows));
+  EXPECT_LT(rel_error(rows_of(host_of(a), big, 2, e), host_of(d)), 4 * tolerance<T>()) << "division in the inverse, n0 " << n0;
+}
+
 /// The inverse with the division fused (divide_in_inverse) against the division done on the
 /// host between the transforms: the zero mode (eigenvalue sum 0) comes out 0, every other mode
 /// divided by its sum times inv_norm. Returns whether the division was fused.
@@ -165,4 +211,14 @@ TYPED_TEST(BatchedComplexFftTest, DivisionInTheInverseIsTheDivisionBetween) {
   const auto l = Array<double, 1>::zeros(this->ctx, extents(4));
   EXPECT_FALSE(one.divide_in_inverse(l.view(), l.view(), l.view(), 1.0));
   EXPECT_THROW(one.divide_in_inverse(l.view(), l.view(), l.view().sub(Box<1>{{0}, {2}}), 1.0), ShapeError);  // (l2: 2 m needed)
+}
+
+// Planes further apart than the shape's (rows of every plane of a larger array, as a slab of a
+// spectrum held whole): the same transforms, the same division in the inverse.
+TYPED_TEST(BatchedComplexFftTest, PlanesApartTransformRowsOfALargerArray) {
+  for (index_t n0 : {6, 7}) {
+    check_rows_of_planes<double>(this->ctx, n0);
+    check_rows_of_planes<float>(this->ctx, n0);
+  }
+  EXPECT_THROW(fft::BatchedComplexFft<double>(this->ctx, extents(4, 3, 4), 10), ShapeError);  // (planes of 12 reals)
 }

@@ -2,7 +2,8 @@
 // PeerSlabs moving small 2D and 3D grids between slabs (even and uneven splits, float64 and
 // float32) there and back, by the move kernels (scatter, gather) and by the copy engines (push
 // and pull in pieces), every value checked against its global index; also with each rank's
-// from-rows held in another order (row segments). Elsewhere (CPU
+// from-rows held in another order (row segments), and with every rank's buffer holding the
+// whole grid (held in place). Elsewhere (CPU
 // ranks, GPUs without peer access) it prints why the path is unavailable and checks nothing.
 //   mpirun -np N peer_slabs_check [cpu|cuda]
 #include <cstdio>
@@ -105,6 +106,50 @@ long check_grid(const Comm& comm, const Context& ctx, const index_t (&cells)[Ran
   return wrong;
 }
 
+/// The same with every rank's buffer holding the whole grid (PeerSlabs held in place): the
+/// to-boxes cleared, each rank's from-box written in place and pushed in 3 pieces, the to-box
+/// checked; then 2 v + 1 written into the to-boxes and pulled in 3 pieces, the from-box checked
+/// (its own part through the buffer it shares with the to-box). Returns the wrong values on this rank.
+template <class T>
+long check_in_place(const Comm& comm, const Context& ctx, const index_t (&cells)[3], int a_axis, int b_axis) {
+  std::vector<Box<3>> from, to;
+  for (int r = 0; r < comm.size(); ++r)
+    from.push_back(solvers::slab_box<3>(cells, a_axis, comm.size(), r)), to.push_back(solvers::slab_box<3>(cells, b_axis, comm.size(), r));
+  const Box<3> mine_from = from[std::size_t(comm.rank())], mine_to = to[std::size_t(comm.rank())];
+  const Box<3> whole{{0, 0, 0}, {cells[0], cells[1], cells[2]}};
+  PeerSlabs<T, 3> peer(comm, ctx, from, to, whole);
+  const std::vector<T> want_from = values_of<T, 3>(mine_from, cells), want_to = values_of<T, 3>(mine_to, cells);
+  Array<T, 3> cleared(ctx, mine_to.shape()), got_to(ctx, mine_to.shape());
+  cleared.fill(T(-1));
+  detail::copy<T, 3>(ctx, View<const T, 3>(cleared.view()), peer.local());
+  const Array<T, 3> a = Array<T, 3>::from_host(ctx, mine_from.shape(), want_from);
+  detail::copy<T, 3>(ctx, View<const T, 3>(a.view()), peer.from_view());
+  peer.barrier();  // every to-box cleared
+  const index_t n0 = mine_from.extent(0);
+  const std::vector<index_t> bounds = {0, n0 / 3, (2 * n0) / 3, n0};
+  for (std::size_t k = 0; k + 1 < bounds.size(); ++k) peer.push(peer.from_view(), bounds[k], bounds[k + 1]);
+  peer.join();
+  peer.barrier();
+  detail::copy<T, 3>(ctx, View<const T, 3>(peer.local()), got_to.view());
+  const std::vector<T> pushed = got_to.to_host();
+  long wrong = 0;
+  for (std::size_t i = 0; i < want_to.size(); ++i) wrong += pushed[i] != want_to[i];
+  std::vector<T> twice_to(want_to.size());
+  for (std::size_t i = 0; i < want_to.size(); ++i) twice_to[i] = 2 * want_to[i] + 1;
+  const Array<T, 3> b = Array<T, 3>::from_host(ctx, mine_to.shape(), twice_to);
+  peer.barrier();  // every rank's reads of its to-box above done
+  detail::copy<T, 3>(ctx, View<const T, 3>(b.view()), peer.local());
+  peer.barrier();  // every to-box written
+  peer.pull(peer.from_view(), bounds);
+  for (int k = 0; k < 3; ++k) peer.wait_pulled(k);
+  Array<T, 3> got_from(ctx, mine_from.shape());
+  detail::copy<T, 3>(ctx, View<const T, 3>(peer.from_view()), got_from.view());
+  const std::vector<T> pulled = got_from.to_host();
+  for (std::size_t i = 0; i < want_from.size(); ++i) wrong += pulled[i] != 2 * want_from[i] + 1;
+  peer.barrier();
+  ctx.synchronize();
+  return wrong;
+}
 
 }  // namespace
 
@@ -140,6 +185,11 @@ int main(int argc, char** argv) {
     wrong += check_grid<double, 2>(comm, ctx, even2, 0, 1, true), ++cases;
     wrong += check_grid<float, 2>(comm, ctx, odd2, 0, 1, true), ++cases;
     wrong += check_grid<double, 3>(comm, ctx, odd3, 0, 2, true), ++cases;
+    // every buffer holding the whole grid (the 3D periodic solve's on 2 ranks)
+    wrong += check_in_place<double>(comm, ctx, even3, 0, 1), ++cases;
+    wrong += check_in_place<double>(comm, ctx, odd3, 0, 1), ++cases;
+    wrong += check_in_place<float>(comm, ctx, odd3, 0, 2), ++cases;
+    wrong += check_in_place<float>(comm, ctx, even3, 1, 0), ++cases;
     const double total = comm.sum(double(wrong));
     if (comm.rank() == 0)
       std::printf("peer_slabs_check on %d ranks: %d grids there and back, %.0f values wrong: %s\n", comm.size(), cases, total,

@@ -68,6 +68,7 @@ struct BatchedComplexFft<T>::Impl {
   Context ctx;
   Extents<3> shape{};
   index_t columns = 0;  // complex columns along axis 0: n1 m
+  index_t stride = 0;   // complex numbers from one plane to the next (columns where dense)
   // cpu: planned on the first call's pointer (FFTW_UNALIGNED: any later pointer will do)
   mutable std::mutex mutex;
   mutable typename FftwC2c<T>::plan forward = nullptr, inverse = nullptr;
@@ -96,7 +97,7 @@ struct BatchedComplexFft<T>::Impl {
     detail::check_cufft(cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream())), "SetStream");
     long long n = shape.n[0], embed = shape.n[0];
     std::size_t work = 0;
-    detail::check_cufft(cufftMakePlanMany64(h, 1, &n, &embed, columns, 1, &embed, columns, 1,
+    detail::check_cufft(cufftMakePlanMany64(h, 1, &n, &embed, stride, 1, &embed, stride, 1,
                                             sizeof(T) == 8 ? CUFFT_Z2Z : CUFFT_C2C, columns, &work),
                         "MakePlanMany64");
 #endif
@@ -115,7 +116,7 @@ struct BatchedComplexFft<T>::Impl {
     typename FftwC2c<T>::plan& p = backward ? inverse : forward;
     if (!p) {
       std::lock_guard<std::mutex> planner(detail::fftw_planner_mutex());
-      p = FftwC2c<T>::make(int(shape.n[0]), int(columns), int(columns), c, backward ? FFTW_BACKWARD : FFTW_FORWARD);
+      p = FftwC2c<T>::make(int(shape.n[0]), int(columns), int(stride), c, backward ? FFTW_BACKWARD : FFTW_FORWARD);
       if (!p) throw Error("FFTW could not plan batched complex transforms along axis 0 of " + to_string(shape));
     }
     FftwC2c<T>::run(p, c);
@@ -136,7 +137,7 @@ struct BatchedComplexFft<T>::Impl {
     long long n = shape.n[0], embed = shape.n[0];
     std::size_t work = 0;
     if (r == CUFFT_SUCCESS)
-      r = cufftMakePlanMany64(h, 1, &n, &embed, columns, 1, &embed, columns, 1, f64 ? CUFFT_Z2Z : CUFFT_C2C, columns, &work);
+      r = cufftMakePlanMany64(h, 1, &n, &embed, stride, 1, &embed, stride, 1, f64 ? CUFFT_Z2Z : CUFFT_C2C, columns, &work);
     if (r == CUFFT_SUCCESS) r = cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream()));
     if (r == CUFFT_SUCCESS) {
       dividing_inverse = int(h);
@@ -150,20 +151,26 @@ struct BatchedComplexFft<T>::Impl {
   }
 
   void check(const View<T, 3>& z) const {
-    if (z.shape != shape || !z.contiguous())
-      throw ShapeError("fft::BatchedComplexFft planned for contiguous arrays of shape " + to_string(shape) + ", called with " +
-                       (z.contiguous() ? "" : "a strided view of ") + to_string(z.shape));
+    const bool laid_out = z.stride[2] == 1 && z.stride[1] == shape.n[2] && (z.stride[0] == 2 * stride || shape.n[0] == 1);
+    if (z.shape != shape || !laid_out)
+      throw ShapeError("fft::BatchedComplexFft planned for arrays of shape " + to_string(shape) + " with planes " +
+                       std::to_string(2 * stride) + " apart, called with " + (laid_out ? "" : "another layout of ") +
+                       to_string(z.shape));
   }
 };
 
 template <class T>
-BatchedComplexFft<T>::BatchedComplexFft(const Context& ctx, const Extents<3>& shape) {
+BatchedComplexFft<T>::BatchedComplexFft(const Context& ctx, const Extents<3>& shape, index_t plane_stride) {
   if (shape.n[0] < 1 || shape.n[1] < 1 || shape.n[2] < 2 || shape.n[2] % 2 != 0)
     throw ShapeError("fft::BatchedComplexFft needs n0, n1 >= 1 and an even last extent (real and imaginary parts) >= 2, got " +
                      to_string(shape));
+  if (plane_stride != 0 && (plane_stride < shape.n[1] * shape.n[2] || plane_stride % 2 != 0))
+    throw ShapeError("fft::BatchedComplexFft: planes " + std::to_string(plane_stride) + " reals apart cannot hold " +
+                     to_string(shape) + "'s planes");
   impl_ = std::make_shared<Impl>();
   Impl& im = *impl_;
   im.ctx = ctx, im.shape = shape, im.columns = shape.n[1] * (shape.n[2] / 2);
+  im.stride = plane_stride != 0 ? plane_stride / 2 : im.columns;
   if (ctx.is_cuda()) {
 #if SIM_TU_HAS_CUDA
     if (shape.n[0] > 1) im.plan_cuda();
@@ -202,7 +209,7 @@ bool BatchedComplexFft<T>::divide_in_inverse(View<const T, 1> l0, View<const T, 
     throw ShapeError("fft::BatchedComplexFft::divide_in_inverse: eigenvalues of " + std::to_string(l0.shape.n[0]) + ", " +
                      std::to_string(l1.shape.n[0]) + ", " + std::to_string(l2.shape.n[0]) + " for a spectrum of " + to_string(im.shape));
   if (!im.ctx.is_cuda() || im.shape.n[0] == 1 || im.dividing_inverse >= 0) return im.dividing_inverse >= 0;
-  return im.plan_dividing_inverse(detail::SeparableDivision<T>{l0.ptr, l1.ptr, l2.ptr, (unsigned long long)im.columns,
+  return im.plan_dividing_inverse(detail::SeparableDivision<T>{l0.ptr, l1.ptr, l2.ptr, (unsigned long long)im.stride,
                                                               (unsigned long long)m, inv_norm});
 }
 

@@ -4,7 +4,7 @@
 // the 1D DFT of length n0 of every column (j, k), in place:
 //   forward  Z(q, j, k) = sum_i z(i, j, k) e^{-2 pi i i q / n0}
 //   inverse  the same with e^{+2 pi i i q / n0} (unnormalised: inverse(forward(z)) == n0 z).
-// One strided batched call (cuFFT's cufftPlanMany with stride n1 m, or FFTW's
+// One strided batched call (cuFFT's cufftPlanMany with stride n1 m or the planes' stride, or FFTW's
 // fftw_plan_many_dft), planned once, on the context's stream, no gather or scatter and no
 // host synchronisation. The spectrum division of a periodic transform solve runs between the
 // two (solvers/distributed_transform.hpp), or, on the GPU, inside the inverse (divide_in_inverse).
@@ -25,9 +25,11 @@ class BatchedComplexFft {
 
  public:
   BatchedComplexFft() = default;
-  /// Plans the transforms along axis 0 of arrays of shape (n0 >= 1, n1 >= 1, 2 m >= 2, even) on ctx.
-  BatchedComplexFft(const Context& ctx, const Extents<3>& shape);
-  /// z = its forward DFT along axis 0, in place (z: contiguous, of the planned shape).
+  /// Plans the transforms along axis 0 of arrays of shape (n0 >= 1, n1 >= 1, 2 m >= 2, even) on
+  /// ctx: contiguous, or, given plane_stride (even, at least n1 2 m), planes that many reals apart
+  /// with their rows back to back (rows [j0, j1) of every plane of a larger array).
+  BatchedComplexFft(const Context& ctx, const Extents<3>& shape, index_t plane_stride = 0);
+  /// z = its forward DFT along axis 0, in place (z: of the planned shape and layout).
   void forward(View<T, 3> z) const;
   /// z = its unnormalised inverse DFT along axis 0, in place.
   void inverse(View<T, 3> z) const;

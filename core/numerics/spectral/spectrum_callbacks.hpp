@@ -12,7 +12,7 @@ struct SeparableDivision {
   const T* l0;
   const T* l1;
   const T* l2;
-  unsigned long long columns;  ///< n1 m: the modes of one i
+  unsigned long long columns;  ///< complex numbers from one i to the next (n1 m where dense; rows j past n1 are never loaded)
   unsigned long long m;
   T inv_norm;
 };
