@@ -83,44 +83,31 @@ struct CosineColumnsReorder {
 
 /// V (the 2D real FFT of the reordered right-hand side, columns q0 .. q0 + hl - 1 of the
 /// half spectrum, rows k1 0 .. n1 - 1, real and imaginary part side by side) becomes Z of
-/// the top of this file, in place: each k1 <= n1 / 2 of a column reads and writes rows k1 and
-/// n1 - k1 of its column alone. A call (g, col) does k1 = g + r rows_apart for r < kRows,
-/// loading all of their rows before it stores any (kRows times the loads in flight of one k1
-/// a call). lx, ly: the axes' eigenvalues over h^2 (n1 and n2 of them); tw1, tw2: (cos,
-/// sin)(pi k / 2n) side by side; scale 1 / (4 n1 n2). calls() gives the box of calls.
+/// the top of this file, in place: one thread per k1 <= n1 / 2 and column, each reading and
+/// writing rows k1 and n1 - k1 of its column alone. lx, ly: the axes' eigenvalues over h^2
+/// (n1 and n2 of them); tw1, tw2: (cos, sin)(pi k / 2n) side by side; scale 1 / (4 n1 n2).
 template <class T>
 struct CosineColumnsDivide {
-  static constexpr index_t kRows = 4;
   View<T, 3> v;
   View<const double, 1> lx, ly, tw1, tw2;
   index_t n1, n2, h2, q0;
   double scale;
-  /// Rows k1 and wrap(n1 - k1) of a column, as loaded.
-  struct Rows {
-    index_t k1 = 0;
-    double r0 = 0, i0 = 0, r1 = 0, i1 = 0;
-  };
   SIM_INLINE static index_t wrap(index_t k, index_t n) { return k == n ? 0 : k; }
-  /// The k1 from one call to the next in a column.
-  SIM_HOST_DEVICE index_t rows_apart() const { return (n1 / 2 + 1 + kRows - 1) / kRows; }
-  /// The box of calls over `columns` columns.
-  Box<2> calls(index_t columns) const { return Box<2>{{0, 0}, {rows_apart(), columns}}; }
-  SIM_INLINE Rows load(index_t k1, index_t col) const {
-    const index_t m = wrap(n1 - k1, n1);
-    return Rows{k1, double(v(k1, col, 0)), double(v(k1, col, 1)), double(v(m, col, 0)), double(v(m, col, 1))};
-  }
-  /// V(a, b) (a: k1 or n1 - k1) for b the column's mode or its mirror n2 - b (then conj V(-a, n2 - b)).
-  SIM_INLINE static void spectrum(const Rows& w, index_t a, bool mirrored, double& re, double& im) {
-    const bool first = (a == w.k1) != mirrored;  // row a, or row wrap(n1 - a)
-    re = first ? w.r0 : w.r1, im = first ? w.i0 : w.i1;
-    if (mirrored) im = -im;
+  /// V(a, b) for b the thread's column or its mirror n2 - b (then conj V(-a, n2 - b)).
+  SIM_INLINE void spectrum(index_t a, index_t b, index_t col, double& re, double& im) const {
+    if (b < h2) {
+      re = double(v(a, col, 0)), im = double(v(a, col, 1));
+      return;
+    }
+    const index_t r = wrap(n1 - a, n1);
+    re = double(v(r, col, 0)), im = -double(v(r, col, 1));
   }
   /// P(a, b) = dctn(b)(a, b) / lambda(a, b) * scale; 0 at a == n1, b == n2 and the null mode.
-  SIM_INLINE double multiplied(const Rows& w, index_t a, index_t b) const {
+  SIM_INLINE double multiplied(index_t a, index_t b, index_t col) const {
     if (a == n1 || b == n2) return 0.0;
     double r1, i1, r2, i2;
-    spectrum(w, a, b >= h2, r1, i1);
-    spectrum(w, a, wrap(n2 - b, n2) >= h2, r2, i2);
+    spectrum(a, b, col, r1, i1);
+    spectrum(a, wrap(n2 - b, n2), col, r2, i2);
     const double c1 = tw1(2 * a), s1 = tw1(2 * a + 1), c2 = tw2(2 * b), s2 = tw2(2 * b + 1);
     const double sr = c2 * r1 + s2 * i1 + c2 * r2 - s2 * i2;
     const double si = c2 * i1 - s2 * r1 + c2 * i2 + s2 * r2;
@@ -134,21 +121,12 @@ struct CosineColumnsDivide {
     const double wr = c1 * c2 - s1 * s2, wi = c1 * s2 + s1 * c2;
     v(k1, col, 0) = T(wr * qr - wi * qi), v(k1, col, 1) = T(wr * qi + wi * qr);
   }
-  SIM_INLINE void operator()(index_t g, index_t col) const {
-    const index_t apart = rows_apart(), last = n1 / 2;
-    Rows w[kRows];
-    for (index_t r = 0; r < kRows; ++r)
-      if (g + r * apart <= last) w[r] = load(g + r * apart, col);
-    const index_t k2 = q0 + col, b = k2 == 0 ? n2 : n2 - k2;
-    for (index_t r = 0; r < kRows; ++r) {
-      const index_t k1 = g + r * apart;
-      if (k1 > last) continue;
-      const index_t a = k1 == 0 ? n1 : n1 - k1;
-      const double p00 = multiplied(w[r], k1, k2), p01 = multiplied(w[r], k1, b), p10 = multiplied(w[r], a, k2),
-                   p11 = multiplied(w[r], a, b);
-      store(k1, k2, col, p00 - p11, -p01 - p10);
-      if (a < n1 && a != k1) store(a, k2, col, p10 - p01, -p11 - p00);
-    }
+  SIM_INLINE void operator()(index_t k1, index_t col) const {
+    const index_t k2 = q0 + col, a = k1 == 0 ? n1 : n1 - k1, b = k2 == 0 ? n2 : n2 - k2;
+    const double p00 = multiplied(k1, k2, col), p01 = multiplied(k1, b, col), p10 = multiplied(a, k2, col),
+                 p11 = multiplied(a, b, col);
+    store(k1, k2, col, p00 - p11, -p01 - p10);
+    if (a < n1 && a != k1) store(a, k2, col, p10 - p01, -p11 - p00);
   }
 };
 

@@ -726,9 +726,10 @@ class DistributedTransformPoisson {
     const Box<3> all{{0, 0, 0}, {n1, cos_b_box_.extent(1), 2}};
     if (reorder) for_each(ctx_, "poisson::cosine_columns_reorder", all, CosineColumnsReorder<T>{sb, v, n1, false});
     cos_x_.forward(v);
-    const CosineColumnsDivide<T> divide{v, cos_lx_.view(), cos_ly_.view(), cos_tw1_.view(), cos_tw2_.view(), n1, n2, n2 / 2 + 1,
-                                        cos_b_box_.lo[1], 1.0 / (4.0 * double(n1) * double(n2))};
-    for_each(ctx_, "poisson::cosine_columns_divide", divide.calls(cos_b_box_.extent(1)), divide);
+    const Box<2> pairs{{0, 0}, {n1 / 2 + 1, cos_b_box_.extent(1)}};
+    for_each(ctx_, "poisson::cosine_columns_divide", pairs,
+             CosineColumnsDivide<T>{v, cos_lx_.view(), cos_ly_.view(), cos_tw1_.view(), cos_tw2_.view(), n1, n2, n2 / 2 + 1,
+                                    cos_b_box_.lo[1], 1.0 / (4.0 * double(n1) * double(n2))});
     cos_x_.inverse(v);
     if (reorder) for_each(ctx_, "poisson::cosine_columns_reorder_back", all, CosineColumnsReorder<T>{v, sb, n1, true});
   }
