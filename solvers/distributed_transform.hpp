@@ -466,6 +466,14 @@ class DistributedTransformPoisson {
     }
     if (yz_fft_) {
       const View<T, Rank> sa = spectrum_a_view(), sb = spectrum_b_view();
+      if (copies_) {  // the copy engines' moves, whole (held in place: the other ranks' parts alone)
+        peer_.push(sa, 0, mine_a_.extent(0));
+        peer_.join();
+        peer_.barrier();
+        peer_.pull(sa, {0, mine_a_.extent(0)});
+        peer_.wait_pulled(0);
+        return;
+      }
       to_spectrum_b(sa, sb);
       from_spectrum_b(sb, sa);
       return;
