@@ -815,8 +815,9 @@ class DistributedTransformPoisson {
     const bool copies = path == "copies" || (path == "auto" && ranks == 2);
     // on 2 ranks by the copy engines with x periodic, each rank's buffer holds the whole spectrum
     // (2 slabs, as slabs A and B take apart): the 2D FFTs write in place and only the other
-    // rank's parts move (PeerSlabs held in place; the copy of a rank's own part beside the FFTs
-    // cost about as long as itself, bench/results/2026-11-29-h200-solve-parts)
+    // rank's parts move (PeerSlabs held in place: on one H200 the copy of a rank's own part beside
+    // the FFTs cost about as long as itself; on 2 H200s the phases are bound by the link and the
+    // solve measured the same, bench/results/2026-11-29-h200x2-multi-gpu)
     const Box<Rank> whole_spectrum{{0, 0, 0}, {modes[0], modes[1], modes[2]}};
     in_place_ = copies && ranks == 2 && axes_[0].forward == fft::Kind::r2hc;
     if (transposed_ && !(in_place_ ? plan_peer_in_place(comm, ctx, spectrum_a, spectrum_b, whole_spectrum)

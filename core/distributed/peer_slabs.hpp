@@ -61,9 +61,10 @@ class PeerSlabs {
   /// every rank's from-box and to-box, each at its global place), and this rank writes its
   /// from-box's values there itself (from_view()). push() and pull() then move only the parts
   /// that other ranks hold: none of this rank's own, which the other constructors copy within
-  /// its GPU (on 2 H200s that copy beside the 2D FFTs cost the forward phase about as long as it
-  /// ran, bench/results/2026-11-29-h200-solve-parts). The move kernels (scatter, gather) need
-  /// the other layout and refuse. hold's size a rank.
+  /// its GPU (on one H200 that copy slowed 2D FFTs beside it by about its own time,
+  /// bench/results/2026-11-29-h200-solve-parts; on 2 H200s, where the link bounds those phases,
+  /// leaving it out changed nothing measurable). The move kernels (scatter, gather) need the
+  /// other layout and refuse. hold's size a rank.
   PeerSlabs(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from, const std::vector<Box<Rank>>& to,
             const Box<Rank>& hold);
   /// This rank's to-box values in the buffer the other ranks reach: row-major (held in place: a
