@@ -647,11 +647,14 @@ class DistributedTransformPoisson {
   /// from and to when the peer kernels can make them (true); else keeps why in peer_why_ for
   /// description() where they were expected (on GPUs, the path not turned off).
   /// rows: this rank's from-rows as segments of the to-layout's (PeerSlabs), where not in order.
+  /// (hold: every rank's buffer holds that box, PeerSlabs held in place)
   bool plan_peer(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from, const std::vector<Box<Rank>>& to,
-                 const std::vector<RowSegment>& rows = {}) {
+                 const std::vector<RowSegment>& rows = {}, const Box<Rank>* hold = nullptr) {
     const std::string why = PeerSlabs<T, Rank>::unavailable(comm, ctx, from, to);
     if (why.empty()) {
-      peer_ = rows.empty() ? PeerSlabs<T, Rank>(comm, ctx, from, to) : PeerSlabs<T, Rank>(comm, ctx, from, to, rows);
+      peer_ = hold           ? PeerSlabs<T, Rank>(comm, ctx, from, to, *hold)
+              : rows.empty() ? PeerSlabs<T, Rank>(comm, ctx, from, to)
+                             : PeerSlabs<T, Rank>(comm, ctx, from, to, rows);
       return true;
     }
     if (ctx.is_cuda() && tuning::current().transpose_path != "nccl") peer_why_ = why;
@@ -820,8 +823,7 @@ class DistributedTransformPoisson {
     // solve measured the same, bench/results/2026-11-29-h200x2-multi-gpu)
     const Box<Rank> whole_spectrum{{0, 0, 0}, {modes[0], modes[1], modes[2]}};
     in_place_ = copies && ranks == 2 && axes_[0].forward == fft::Kind::r2hc;
-    if (transposed_ && !(in_place_ ? plan_peer_in_place(comm, ctx, spectrum_a, spectrum_b, whole_spectrum)
-                                   : plan_peer(comm, ctx, spectrum_a, spectrum_b))) {
+    if (transposed_ && !plan_peer(comm, ctx, spectrum_a, spectrum_b, {}, in_place_ ? &whole_spectrum : nullptr)) {
       in_place_ = false;
       spectrum_b_ = Array<T, Rank>(ctx, nonempty(spectrum_b_box_.shape()));
       a_to_b_.emplace_back(comm, ctx, spectrum_a, spectrum_b);
@@ -853,17 +855,6 @@ class DistributedTransformPoisson {
       backward_b_ = fft::Transform<T, Rank>(ctx, axes_[0].backward, mine.shape(), 0);
     }
     if (peer_ && copies) plan_copies(ctx);
-  }
-  /// plan_peer with every rank's buffer holding `hold` (PeerSlabs held in place).
-  bool plan_peer_in_place(const Comm& comm, const Context& ctx, const std::vector<Box<Rank>>& from,
-                          const std::vector<Box<Rank>>& to, const Box<Rank>& hold) {
-    const std::string why = PeerSlabs<T, Rank>::unavailable(comm, ctx, from, to);
-    if (why.empty()) {
-      peer_ = PeerSlabs<T, Rank>(comm, ctx, from, to, hold);
-      return true;
-    }
-    if (ctx.is_cuda() && tuning::current().transpose_path != "nccl") peer_why_ = why;
-    return false;
   }
   /// The transposes by the copy engines, in pieces along x overlapping the 2D FFTs over y,z:
   /// the forward FFT of piece k runs while piece k - 1's values are copied into the other

@@ -27,16 +27,7 @@ __device__ cufftDoubleComplex simkit_multiply_spectrum_z(void* in, unsigned long
 template <class T, class C>
 __device__ C divided(const void* in, unsigned long long offset, const void* info) {
   const auto& d = *static_cast<const sim::fft::detail::SeparableDivision<T>*>(info);
-  unsigned long long i, j, k;
-  if (((offset | d.columns) >> 32) == 0) {  // (32-bit divisions: a fraction of the 64-bit ones' instructions)
-    const unsigned o = unsigned(offset), c = unsigned(d.columns), m = unsigned(d.m);
-    const unsigned i32 = o / c, col = o - i32 * c, j32 = col / m;
-    i = i32, j = j32, k = col - j32 * m;
-  } else {
-    i = offset / d.columns;
-    const unsigned long long col = offset - i * d.columns;
-    j = col / d.m, k = col - j * d.m;
-  }
+  const unsigned long long i = offset / d.columns, col = offset - i * d.columns, j = col / d.m, k = col - j * d.m;
   const T lambda = d.l0[i] + d.l1[j] + d.l2[2 * k];
   if (!(lambda > T(0))) return C{T(0), T(0)};
   const T f = d.inv_norm / lambda;
