@@ -27,6 +27,7 @@ namespace sim {
 
 namespace {
 constexpr int kMaxRanks = 16;  // ranks a kernel carries as its argument
+constexpr int kMaxLanes = 4;   // side streams a rank's copies to one other rank may take (SIMKIT_COPY_LANES)
 constexpr int kBlocks = 132;   // blocks of every peer kernel, the same on every rank: a barrier each
 constexpr int kThreads = 512;
 
@@ -247,17 +248,19 @@ struct PeerSlabs<T, Rank>::Impl {
   char* own = nullptr;
   bool in_place = false;  // every buffer holds `hold` (the constructor with hold)
   Box<Rank> hold{};
-  // the copy engines' moves (push, pull): side[r] to and from rank r (this rank's own piece
-  // too), every rank's beside the others' on the engines
-  int streams = 0;
-  cudaStream_t side[kMaxRanks] = {};
-  cudaEvent_t queued = nullptr;          // the stream's work before a push or a pull
-  cudaEvent_t pushed[kMaxRanks] = {};            // each side stream's pushes so far
-  std::vector<cudaEvent_t> pulled[kMaxRanks];    // piece k of the last pull, on each side stream
+  // the copy engines' moves (push, pull): side[r * lanes + l] to and from rank r (this rank's
+  // own piece too), lane l of `lanes` taking the l-th part of each copy along its outermost
+  // dimension, every rank's beside the others' on the engines
+  int streams = 0, lanes = 1;
+  cudaStream_t side[kMaxRanks * kMaxLanes] = {};
+  cudaEvent_t queued = nullptr;                               // the stream's work before a push or a pull
+  cudaEvent_t pushed[kMaxRanks * kMaxLanes] = {};             // each side stream's pushes so far
+  std::vector<cudaEvent_t> pulled[kMaxRanks * kMaxLanes];     // piece k of the last pull, on each side stream
   /// The side streams and their events, made at planning (on the stream's GPU).
   void copies_ready() {
     if (streams > 0) return;
-    streams = peers.count;
+    lanes = tuning::current().copy_lanes > 0 ? std::min(tuning::current().copy_lanes, kMaxLanes) : 1;
+    streams = peers.count * lanes;
     SIM_CUDA_CHECK(cudaEventCreateWithFlags(&queued, cudaEventDisableTiming));
     for (int i = 0; i < streams; ++i) {
       SIM_CUDA_CHECK(cudaStreamCreateWithFlags(&side[i], cudaStreamNonBlocking));
@@ -270,6 +273,18 @@ struct PeerSlabs<T, Rank>::Impl {
   void side_after_stream() {
     SIM_CUDA_CHECK(cudaEventRecord(queued, static_cast<cudaStream_t>(ctx.stream())));
     for (int i = 0; i < streams; ++i) SIM_CUDA_CHECK(cudaStreamWaitEvent(side[i], queued, 0));
+  }
+  /// copy_piece() of `piece` to or from rank r, in parts along its outermost dimension of at
+  /// least `lanes` elements, one on each of r's lanes.
+  void copy(const T* src, const Box<Rank>& src_box, T* dst, const Box<Rank>& dst_box, const Box<Rank>& piece, int r) const {
+    int d = 0;
+    while (d + 1 < Rank && piece.extent(d) < lanes) ++d;
+    const index_t n = piece.extent(d);
+    for (int l = 0; l < lanes; ++l) {
+      Box<Rank> part = piece;
+      part.lo[d] = piece.lo[d] + n * l / lanes, part.hi[d] = piece.lo[d] + n * (l + 1) / lanes;
+      copy_piece<T, Rank>(src, src_box, dst, dst_box, part, side[r * lanes + l]);
+    }
   }
   ~Impl() {
     // kernels queued on the buffers may still run; the others must have closed this rank's
@@ -479,8 +494,8 @@ void PeerSlabs<T, Rank>::push(View<const T, Rank> a, index_t lo, index_t hi) con
     const Box<Rank> rows = rows_of(from_, lo, hi);
     for (int r = 0; r < im.to.count; ++r)
       if (r != im.peers.me)
-        copy_piece<T, Rank>(reinterpret_cast<const T*>(im.own), im.hold, reinterpret_cast<T*>(im.peers.base[r]), im.hold,
-                            intersect(rows, im.to.box[r]), im.side[r]);
+        im.copy(reinterpret_cast<const T*>(im.own), im.hold, reinterpret_cast<T*>(im.peers.base[r]), im.hold,
+                intersect(rows, im.to.box[r]), r);
     for (int i = 0; i < im.streams; ++i) SIM_CUDA_CHECK(cudaEventRecord(im.pushed[i], im.side[i]));
     return;
   }
@@ -489,8 +504,7 @@ void PeerSlabs<T, Rank>::push(View<const T, Rank> a, index_t lo, index_t hi) con
   im.side_after_stream();
   im.segment_pieces(from_, lo, hi, [&](const Box<Rank>& seg, const Box<Rank>& rows, index_t offset) {
     for (int r = 0; r < im.to.count; ++r)
-      copy_piece<T, Rank>(a.ptr + offset, seg, reinterpret_cast<T*>(im.peers.base[r]), im.to.box[r], intersect(rows, im.to.box[r]),
-                          im.side[r]);
+      im.copy(a.ptr + offset, seg, reinterpret_cast<T*>(im.peers.base[r]), im.to.box[r], intersect(rows, im.to.box[r]), r);
   });
   for (int i = 0; i < im.streams; ++i) SIM_CUDA_CHECK(cudaEventRecord(im.pushed[i], im.side[i]));
 }
@@ -517,13 +531,12 @@ void PeerSlabs<T, Rank>::pull(View<T, Rank> a, const std::vector<index_t>& bound
     if (im.in_place && from_.size() > 0)
       for (int r = 0; r < im.to.count; ++r)
         if (r != im.peers.me)
-          copy_piece<T, Rank>(reinterpret_cast<const T*>(im.peers.base[r]), im.hold, reinterpret_cast<T*>(im.own), im.hold,
-                              intersect(rows_of(from_, bounds[k], bounds[k + 1]), im.to.box[r]), im.side[r]);
+          im.copy(reinterpret_cast<const T*>(im.peers.base[r]), im.hold, reinterpret_cast<T*>(im.own), im.hold,
+                  intersect(rows_of(from_, bounds[k], bounds[k + 1]), im.to.box[r]), r);
     if (!im.in_place && from_.size() > 0)
       im.segment_pieces(from_, bounds[k], bounds[k + 1], [&](const Box<Rank>& seg, const Box<Rank>& rows, index_t offset) {
         for (int r = 0; r < im.to.count; ++r)
-          copy_piece<T, Rank>(reinterpret_cast<const T*>(im.peers.base[r]), im.to.box[r], a.ptr + offset, seg,
-                              intersect(rows, im.to.box[r]), im.side[r]);
+          im.copy(reinterpret_cast<const T*>(im.peers.base[r]), im.to.box[r], a.ptr + offset, seg, intersect(rows, im.to.box[r]), r);
       });
     for (int i = 0; i < im.streams; ++i) SIM_CUDA_CHECK(cudaEventRecord(im.pulled[i][k], im.side[i]));
   }

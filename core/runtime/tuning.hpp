@@ -39,6 +39,7 @@ struct Values {
   int fluid_fill_every_stage = -1;     ///< SIMKIT_FLUID_FILL_EVERY_STAGE: fill ghosts after every stage, 0 or 1
   long long transpose_chunks = -1;     ///< SIMKIT_TRANSPOSE_CHUNKS: pieces of the distributed transform solve's transposes
   std::string transpose_path = "auto";  ///< SIMKIT_TRANSPOSE_PATH: how the slab transposes move between GPUs
+  int copy_lanes = -1;                 ///< SIMKIT_COPY_LANES: side streams the copy engines' moves to one GPU take
 };
 
 /// One knob: its variable, the values it accepts, its default, what it changes, and its parser.
@@ -175,6 +176,10 @@ inline const std::vector<Knob>& knobs() {
          v.transpose_path =
              word("SIMKIT_TRANSPOSE_PATH", t, {"auto", "copies", "kernels", "nccl"}, "auto, copies, kernels or nccl");
        }},
+      {"SIMKIT_COPY_LANES", "1, 2, 3 or 4", "1",
+       "the copy engines' moves between GPUs (SIMKIT_TRANSPOSE_PATH=copies) split each copy to one GPU over this many "
+       "streams, each taking a part along the copy's outermost dimension",
+       [](const std::string& t, Values& v) { v.copy_lanes = one_of("SIMKIT_COPY_LANES", t, {1, 2, 3, 4}, "1, 2, 3 or 4"); }},
   };
   return all;
 }

@@ -89,6 +89,7 @@ for part in "${parts[@]}"; do
       # the peer transposes (CUDA IPC) there and back, every value; the distributed transform solve against
       # the one-rank solve (every side combination, every split), on the peer transposes and on NCCL's all-to-all
       mpi "$n" "$bin/tests/mpi/peer_slabs_check" cuda 2>&1 | tail -2
+      SIMKIT_COPY_LANES=3 mpi "$n" "$bin/tests/mpi/peer_slabs_check" cuda 2>&1 | tail -2 | sed "s/^/[3 lanes] /"
       mpi "$n" "$bin/tests/mpi/transform_check" cuda 2>&1 | tail -3
       SIMKIT_TRANSPOSE_PATH=nccl mpi "$n" "$bin/tests/mpi/transform_check" cuda 2>&1 | tail -3 | sed "s/^/[nccl] /"
       w=$out/runs; mkdir -p "$w"

@@ -35,8 +35,9 @@ TEST(Tuning, ScopedSetsAndRestores) {
 TEST(Tuning, ValuesParse) {
   const tuning::Scoped halo("SIMKIT_HALO", "nccl"), rows("SIMKIT_STENCIL_ROWS", "8"), mib("SIMKIT_CUBLAS_WORKSPACE_MIB", "0"),
       smooth("SIMKIT_MG_SMOOTH", "3,2"), order("SIMKIT_FLUID_GUESS_ORDER", "0"), steps("SIMKIT_DECOMPOSED_STEPS", "replays"),
-      walk("SIMKIT_FOR_EACH_ROWS", "0");
+      walk("SIMKIT_FOR_EACH_ROWS", "0"), lanes("SIMKIT_COPY_LANES", "2");
   const tuning::Values& v = tuning::current();
+  EXPECT_EQ(v.copy_lanes, 2);
   EXPECT_EQ(v.halo, "nccl");
   EXPECT_EQ(v.stencil_rows, 8);
   EXPECT_EQ(v.cublas_workspace_mib, 0);
@@ -53,7 +54,8 @@ TEST(Tuning, BadValuesAreErrorsThatNameTheKnob) {
       {"SIMKIT_STENCIL_BLOCK_Y", "12"}, {"SIMKIT_CUBLAS_WORKSPACE_MIB", "-1"}, {"SIMKIT_MG_SMOOTH", "2"},
       {"SIMKIT_MG_SMOOTH", "0,1"},     {"SIMKIT_MG_BLOCK_CELLS", "1k"},  {"SIMKIT_MG_GATHER_CELLS", "0"},
       {"SIMKIT_FLUID_GUESS_ORDER", "2"}, {"SIMKIT_DEVICE_STEPS", ""},    {"SIMKIT_NCCL_ORDER", "fast"},
-      {"SIMKIT_TRANSPOSE_CHUNKS", "0"}, {"SIMKIT_TRANSPOSE_PATH", "peer"}, {"SIMKIT_DECOMPOSED_STEPS", "graph"}, {"SIMKIT_FOR_EACH_ROWS", "3"}, {"SIMKIT_FOR_EACH_BLOCK_Y", "16"}};
+      {"SIMKIT_TRANSPOSE_CHUNKS", "0"}, {"SIMKIT_TRANSPOSE_PATH", "peer"}, {"SIMKIT_DECOMPOSED_STEPS", "graph"}, {"SIMKIT_FOR_EACH_ROWS", "3"}, {"SIMKIT_FOR_EACH_BLOCK_Y", "16"},
+      {"SIMKIT_COPY_LANES", "5"}};
   for (const auto& [name, text] : bad) {
     if (!*text) continue;  // "" unsets a knob
     try {
