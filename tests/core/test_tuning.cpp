@@ -10,7 +10,7 @@
 using namespace sim;
 
 TEST(Tuning, EveryKnobIsDocumentedAndAcceptsItsDefaultForm) {
-  ASSERT_EQ(tuning::knobs().size(), 20u);
+  ASSERT_EQ(tuning::knobs().size(), 21u);
   for (const tuning::Knob& k : tuning::knobs()) {
     EXPECT_EQ(std::string(k.name).rfind("SIMKIT_", 0), 0u) << k.name;
     EXPECT_FALSE(std::string(k.accepts).empty()) << k.name;
