@@ -53,6 +53,7 @@ mpi() { local np=$1; shift
   [ -n "${SIMKIT_MG_GATHER_CELLS:-}" ] && pass+=(-x SIMKIT_MG_GATHER_CELLS)
   [ -n "${SIMKIT_DECOMPOSED_STEPS:-}" ] && pass+=(-x SIMKIT_DECOMPOSED_STEPS)
   [ -n "${SIMKIT_TRANSPOSE_PATH:-}" ] && pass+=(-x SIMKIT_TRANSPOSE_PATH)
+  [ -n "${SIMKIT_COPY_LANES:-}" ] && pass+=(-x SIMKIT_COPY_LANES)
   timeout "${MPI_TIMEOUT:-900}" mpirun --allow-run-as-root --bind-to none -np "$np" "${pass[@]}" "$@"; }  # MPI_TIMEOUT: seconds a run may take
 digests() { "$sim" info "$1" | grep -o '^  [a-z_]* .*digest [0-9a-f]*' | sed 's/  */ /g'; }
 same() {  # label, file A, file B
