@@ -48,8 +48,8 @@
 // along x rides in the transposes: each slab's rows are gathered in the order of
 // makhoul_segments (its even rows, then its odd rows backwards), runs that land in Makhoul's
 // order in slabs B (PeerSlabs' row segments); with SIMKIT_TRANSPOSE_PATH=copies the transposes
-// are the copy engines', in pieces beside the real FFTs of the next (plan_cos2_copies), as in
-// 3D (auto keeps the kernels, as fast or faster here).
+// are the copy engines', in pieces of the columns: each piece moves while the ranks transform
+// the piece before it along x, and moves back while they transform the next (plan_cos2_copies).
 //
 // In 3D with walls on y and z (cosine x cosine over (y, z)) and the boxes split along x, the
 // same reduction replaces the per-axis cosine transforms along y and z in slabs A
@@ -364,7 +364,8 @@ class DistributedTransformPoisson {
     if (!transposed_) return s;
     std::string moves = copies_ ? std::string(in_place_ ? "each rank holding the whole spectrum, " : "") +
                                       "copies into the other GPUs' memory by the copy engines, in " +
-                                      std::to_string(copy_bounds_.empty() ? 0 : copy_bounds_.size() - 1) + " pieces beside the FFTs"
+                                      std::to_string(cos2_ ? cos_parts_.size() : copy_bounds_.empty() ? 0 : copy_bounds_.size() - 1) +
+                                      " pieces beside the FFTs"
                         : peer_ ? std::string("stores into the other GPUs' memory")
                               : std::string(cos2_ ? cos_to_b_.transport() : a_to_b_[0].transport()) + " all-to-all";
     if (!peer_why_.empty()) moves += "; no stores into the other GPUs' memory: " + peer_why_;
@@ -390,8 +391,9 @@ class DistributedTransformPoisson {
     move("boxes to slabs", &to_a_, false);
     if (cos2_) {
       if (mine_a_.size() > 0) p.push_back("gather rows (reordered)");
-      if (copies_) p.push_back("real FFT along y in pieces, each copied to slabs along y (in Makhoul's order along x) by the copy engines beside the next");
-      else if (mine_a_.size() > 0) p.push_back("real FFT along y");
+      if (mine_a_.size() > 0) p.push_back("real FFT along y");
+      if (copies_)
+        p.push_back("pieces of the columns copied to slabs along y (in Makhoul's order along x) by the copy engines, each beside the FFTs along x of the one before");
       if (peer_ && !copies_)
         p.push_back("transpose to slabs along y: stores into the other GPUs' memory in Makhoul's order along x (and this rank's own piece)");
       if (transposed_) move("transpose to slabs along y", &cos_to_b_, true);
@@ -402,8 +404,8 @@ class DistributedTransformPoisson {
       }
       if (peer_ && !copies_) p.push_back("transpose back: loads from the other GPUs' memory (and this rank's own piece)");
       if (transposed_) move("transpose back", &cos_back_, true);
-      if (copies_) p.push_back("complex-to-real FFT along y in pieces, each after its copy back by the copy engines");
-      else if (mine_a_.size() > 0) p.push_back("complex-to-real FFT along y");
+      if (copies_) p.push_back("the solved pieces copied back by the copy engines, each beside the FFTs along x of the next");
+      if (mine_a_.size() > 0) p.push_back("complex-to-real FFT along y");
       if (mine_a_.size() > 0) p.push_back("scatter rows");
     } else if (cos_yz_) {
       if (mine_a_.size() > 0) p.insert(p.end(), {"gather (reordered along y,z)", "2D real FFT over y,z", "cosine coefficients"});
@@ -577,7 +579,7 @@ class DistributedTransformPoisson {
         const std::string& path = tuning::current().transpose_path;
         // (auto keeps the transpose kernels: on 2 H200s they ran the cavity 4096^2 step as fast
         // as the copy engines in float64 and faster in float32, bench/results/2026-11-29-h200x2-multi-gpu)
-        if (path == "copies") plan_cos2_copies(ctx, n2);
+        if (path == "copies") plan_cos2_copies(ctx, n2, flat_b);
       } else {
         cos_v_ = Array<T, 3>(ctx, nonempty3(cos_b_box_.shape()));
         cos_b_ = Array<T, 3>(ctx, nonempty3(cos_b_box_.shape()));
@@ -603,26 +605,42 @@ class DistributedTransformPoisson {
     cos_lx_ = Array<double, 1>::from_host(ctx, extents(n1), lx), cos_ly_ = Array<double, 1>::from_host(ctx, extents(n2), ly);
     cos_tw1_ = Array<double, 1>::from_host(ctx, extents(2 * n1), t1), cos_tw2_ = Array<double, 1>::from_host(ctx, extents(2 * n2), t2);
   }
-  /// The half spectrum's transposes by the copy engines, in pieces along x overlapping the
-  /// real FFTs along y, as plan_copies' in 3D (the same number of pieces): piece k's FFT runs
-  /// while piece k - 1 is copied into the ranks' slabs B, and on the way back each piece's
-  /// inverse FFT while the next is copied back.
-  void plan_cos2_copies(const Context& ctx, index_t n2) {
-    const index_t rows = mine_a_.extent(0);
-    if (rows == 0) return void(copies_ = true);
-    const long long knob = tuning::current().transpose_chunks;
-    const index_t wanted = requested_chunks_ > 1 ? requested_chunks_ : knob > 0 ? index_t(knob) : 8;
-    const index_t pieces = std::min<index_t>({rows, wanted, index_t(PeerSlabs<T, Rank>::kMaxPieces)});
-    copy_bounds_.clear(), rows_pieces_.clear();
-    for (index_t k = 0; k <= pieces; ++k) copy_bounds_.push_back(rows * k / pieces);
-    const Extents<3> shape = extents(rows, 1, n2);
-    cos_copy_spectrum_ = Array<T, 3>(ctx, fft::BatchedRealFft2<T>::spectrum_shape(shape));
-    rows_ = fft::BatchedRealFft2<T>();  // (the pieces' plans replace the whole slab's)
-    const View<T, 3> sa = cos_copy_spectrum_.view();
-    for (index_t k = 0; k < pieces; ++k)
-      rows_pieces_.emplace_back(ctx, extents(copy_bounds_[std::size_t(k + 1)] - copy_bounds_[std::size_t(k)], 1, n2),
-                                sa.ptr + copy_bounds_[std::size_t(k)] * sa.stride[0]);
-    copies_ = true;
+  /// The half spectrum's transposes by the copy engines, in pieces of every rank's columns
+  /// overlapping the FFTs along x: after the real FFTs along y, piece k of every rank's columns
+  /// is copied there while the ranks transform (FFT along x, division, inverse) the pieces
+  /// before it, and each solved piece is copied back while the next is transformed. Pieces:
+  /// SIMKIT_TRANSPOSE_CHUNKS where set, else 4; at most PeerSlabs::kMaxPieces and the fewest
+  /// columns of a rank that has any.
+  void plan_cos2_copies(const Context& ctx, index_t n2, const std::vector<Box<Rank>>& flat_b) {
+    if constexpr (Rank == 2) {
+      const long long knob = tuning::current().transpose_chunks;
+      index_t pieces = std::min<index_t>(knob > 0 ? index_t(knob) : 4, index_t(PeerSlabs<T, Rank>::kMaxPieces));
+      for (const Box<Rank>& b : flat_b)
+        if (b.extent(1) > 0) pieces = std::min(pieces, b.extent(1) / 2);
+      // piece k of rank r's columns (as pairs of reals), every row
+      cos_parts_.assign(std::size_t(pieces), {});
+      for (index_t k = 0; k < pieces; ++k)
+        for (const Box<Rank>& b : flat_b) {
+          const index_t columns = b.extent(1) / 2, c0 = b.lo[1] / 2;
+          Box<Rank> part = b;
+          part.lo[1] = 2 * (c0 + columns * k / pieces), part.hi[1] = 2 * (c0 + columns * (k + 1) / pieces);
+          cos_parts_[std::size_t(k)].push_back(part);
+        }
+      // this rank's FFTs along x, a plan for each piece of its columns (its rows a slab row apart)
+      cos_x_parts_.clear();
+      const index_t mine = cos_b_box_.extent(1);
+      for (index_t k = 0; k < pieces && cos_b_box_.size() > 0; ++k) {
+        const index_t c0 = mine * k / pieces, c1 = mine * (k + 1) / pieces;
+        cos_x_parts_.emplace_back(ctx, extents(cos_b_box_.extent(0), c1 - c0, 2), 2 * mine);
+      }
+      const index_t rows = mine_a_.extent(0);
+      if (rows > 0) {
+        const Extents<3> shape = extents(rows, 1, n2);
+        cos_copy_spectrum_ = Array<T, 3>(ctx, fft::BatchedRealFft2<T>::spectrum_shape(shape));
+        rows_ = fft::BatchedRealFft2<T>(ctx, shape, cos_copy_spectrum_.view().ptr);  // (its spectrum where the copies take it)
+      }
+      copies_ = true;
+    }
   }
   /// This rank's part of the half spectrum in slabs A (rows along x) and B (columns), as
   /// (rows, columns, 2) reals.
@@ -694,23 +712,22 @@ class DistributedTransformPoisson {
       const View<T, 3> sa = cos_spectrum_a(), sb = cos_spectrum_b();
       if (copies_) {  // (plan_cos2_copies)
         const View<T, 2> flat = flat_rows(sa);
-        for (std::size_t k = 0; k < rows_pieces_.size(); ++k) {
-          rows_pieces_[k].forward(real.sub(row_piece(k, n2)));
-          peer_.push(flat, copy_bounds_[k], copy_bounds_[k + 1]);
+        const int pieces = int(cos_parts_.size());
+        if (mine_a_.size() > 0) rows_.forward(real);
+        for (int k = 0; k < pieces; ++k) peer_.push_parts(flat, cos_parts_[std::size_t(k)], k);
+        marks_.mark("row FFTs");
+        for (int k = 0; k < pieces; ++k) {
+          peer_.wait_pushed(k);
+          peer_.barrier();  // every rank's piece k in this rank's slab B, and piece k - 1 solved on every rank
+          if (k > 0) peer_.pull_parts(flat, cos_parts_[std::size_t(k - 1)], k - 1);
+          solve_cos_columns(sb, n1, n2, k);
         }
-        peer_.join();
-        marks_.mark("row FFTs and the pushes to slabs B");
-        peer_.barrier();  // every rank's pieces in this rank's slab B
-        marks_.mark("the wait for every rank's pushes");
-        solve_cos_columns(sb, n1, n2);
-        marks_.mark("the FFTs along x, the division, their inverses");
-        peer_.barrier();  // every rank's slab B solved
-        marks_.mark("the wait for every rank's columns");
-        peer_.pull(flat, copy_bounds_);
-        for (std::size_t k = 0; k < rows_pieces_.size(); ++k) {
-          peer_.wait_pulled(int(k));
-          rows_pieces_[k].inverse(real.sub(row_piece(k, n2)));
-        }
+        marks_.mark("the pieces' copies there, FFTs along x, divisions, inverses and copies back");
+        peer_.barrier();  // the last piece solved on every rank
+        peer_.pull_parts(flat, cos_parts_[std::size_t(pieces - 1)], pieces - 1);
+        for (int k = 0; k < pieces; ++k) peer_.wait_pulled(k);
+        marks_.mark("the last piece's copy back");
+        if (mine_a_.size() > 0) rows_.inverse(real);
       } else {
         if (mine_a_.size() > 0) rows_.forward(real);
         if (transposed_) cos_spectrum_to_b(sa, sb);
@@ -725,13 +742,25 @@ class DistributedTransformPoisson {
       if (!from_a_.identity()) from_a_(a, x);
     }
   }
-  /// Rows [copy_bounds_[k], copy_bounds_[k + 1]) of the reordered rows (plan_cos2_copies).
-  Box<3> row_piece(std::size_t k, index_t n2) const { return Box<3>{{copy_bounds_[k], 0, 0}, {copy_bounds_[k + 1], 1, n2}}; }
   /// The complex FFT along x of this rank's columns of the half spectrum (sb, in slabs B), the
   /// division of each pair of rows and the inverse; reordered into Makhoul's order along x
   /// first (and back after) where the transposes did not.
-  void solve_cos_columns(View<T, 3> sb, index_t n1, index_t n2) {
+  /// piece >= 0 (plan_cos2_copies): that piece of the columns alone.
+  void solve_cos_columns(View<T, 3> sb, index_t n1, index_t n2, int piece = -1) {
     if (cos_b_box_.size() == 0) return;
+    if (piece >= 0) {
+      const index_t mine = cos_b_box_.extent(1), pieces = index_t(cos_x_parts_.size());
+      const index_t c0 = mine * piece / pieces, c1 = mine * (piece + 1) / pieces;
+      const View<T, 3> v = sb.sub(Box<3>{{0, c0, 0}, {n1, c1, 2}});
+      const fft::BatchedComplexFft<T>& x = cos_x_parts_[std::size_t(piece)];
+      x.forward(v);
+      const Box<2> pairs{{0, 0}, {n1 / 2 + 1, c1 - c0}};
+      for_each(ctx_, "poisson::cosine_columns_divide", pairs,
+               CosineColumnsDivide<T>{v, cos_lx_.view(), cos_ly_.view(), cos_tw1_.view(), cos_tw2_.view(), n1, n2, n2 / 2 + 1,
+                                      cos_b_box_.lo[1] + c0, 1.0 / (4.0 * double(n1) * double(n2))});
+      x.inverse(v);
+      return;
+    }
     const bool reorder = transposed_ && !cos_reordered_;
     const View<T, 3> v = reorder ? cos_v_.view() : sb;
     const Box<3> all{{0, 0, 0}, {n1, cos_b_box_.extent(1), 2}};
@@ -996,7 +1025,8 @@ class DistributedTransformPoisson {
   Array<T, 3> rows_real_, cos_b_, cos_v_, cos_empty_;  // plan_cos2: reordered rows; the spectrum's slab B, reordered
   bool cos_reordered_ = false;          // plan_cos2: the peer moves place the rows in Makhoul's order along x
   SlabRowPlace cos_place_;              // plan_cos2: where the gather puts slab A's rows
-  std::vector<fft::BatchedRealFft2<T>> rows_pieces_;  // plan_cos2_copies: the real FFTs of each piece's rows
+  std::vector<std::vector<Box<Rank>>> cos_parts_;     // plan_cos2_copies: piece k of every rank's columns (as reals)
+  std::vector<fft::BatchedComplexFft<T>> cos_x_parts_;  // plan_cos2_copies: along x in each piece of this rank's columns
   Array<T, 3> cos_copy_spectrum_;       // plan_cos2_copies: this rank's half spectrum in slabs A
   Redistribution<T, 3> cos_to_b_, cos_back_;           // plan_cos2: the half spectrum's transposes
   fft::BatchedComplexFft<T> cos_x_;     // plan_cos2: along x in slabs B

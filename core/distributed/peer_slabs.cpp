@@ -256,6 +256,7 @@ struct PeerSlabs<T, Rank>::Impl {
   cudaEvent_t queued = nullptr;                               // the stream's work before a push or a pull
   cudaEvent_t pushed[kMaxRanks * kMaxLanes] = {};             // each side stream's pushes so far
   std::vector<cudaEvent_t> pulled[kMaxRanks * kMaxLanes];     // piece k of the last pull, on each side stream
+  std::vector<cudaEvent_t> pushed_part[kMaxRanks * kMaxLanes];  // part k of the last push_parts, on each side stream
   /// The side streams and their events, made at planning (on the stream's GPU).
   void copies_ready() {
     if (streams > 0) return;
@@ -265,8 +266,9 @@ struct PeerSlabs<T, Rank>::Impl {
     for (int i = 0; i < streams; ++i) {
       SIM_CUDA_CHECK(cudaStreamCreateWithFlags(&side[i], cudaStreamNonBlocking));
       SIM_CUDA_CHECK(cudaEventCreateWithFlags(&pushed[i], cudaEventDisableTiming));
-      pulled[i].resize(kMaxPieces);
+      pulled[i].resize(kMaxPieces), pushed_part[i].resize(kMaxPieces);
       for (cudaEvent_t& e : pulled[i]) SIM_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+      for (cudaEvent_t& e : pushed_part[i]) SIM_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     }
   }
   /// The side streams wait for the stream's work so far.
@@ -304,6 +306,7 @@ struct PeerSlabs<T, Rank>::Impl {
       for (int i = 0; i < streams; ++i) {
         cudaEventDestroy(pushed[i]);
         for (cudaEvent_t e : pulled[i]) cudaEventDestroy(e);
+        for (cudaEvent_t e : pushed_part[i]) cudaEventDestroy(e);
         cudaStreamDestroy(side[i]);
       }
     }
@@ -550,6 +553,56 @@ void PeerSlabs<T, Rank>::wait_pulled(int k) const {
 }
 
 template <class T, int Rank>
+void PeerSlabs<T, Rank>::push_parts(View<const T, Rank> a, const std::vector<Box<Rank>>& parts, int k) const {
+  if (!impl_) throw Error("peer transposes: not planned");
+  Impl& im = *impl_;
+  if (k < 0 || k >= kMaxPieces || parts.size() != std::size_t(im.to.count))
+    throw Error("peer transposes: push_parts takes a part number below " + std::to_string(kMaxPieces) + " and one box a rank");
+  if (from_.size() > 0 && (im.in_place ? a.ptr != from_view().ptr || a.shape != from_.shape() : a.shape != from_.shape() || !a.contiguous()))
+    throw ShapeError("peer transposes: push_parts takes the dense from-box " + to_string(from_.shape()) + " (held in place: from_view())");
+  im.side_after_stream();
+  for (int r = 0; r < im.to.count && from_.size() > 0; ++r) {
+    const Box<Rank> part = intersect(parts[std::size_t(r)], im.to.box[r]);
+    if (im.in_place && r != im.peers.me)
+      im.copy(reinterpret_cast<const T*>(im.own), im.hold, reinterpret_cast<T*>(im.peers.base[r]), im.hold, intersect(from_, part), r);
+    if (!im.in_place)
+      im.segment_pieces(from_, 0, from_.extent(0), [&](const Box<Rank>& seg, const Box<Rank>& rows, index_t offset) {
+        im.copy(a.ptr + offset, seg, reinterpret_cast<T*>(im.peers.base[r]), im.to.box[r], intersect(rows, part), r);
+      });
+  }
+  for (int i = 0; i < im.streams; ++i) SIM_CUDA_CHECK(cudaEventRecord(im.pushed_part[i][std::size_t(k)], im.side[i]));
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::wait_pushed(int k) const {
+  if (!impl_ || k < 0 || k >= kMaxPieces) throw Error("peer transposes: wait_pushed for no part");
+  for (int i = 0; i < impl_->streams; ++i)
+    SIM_CUDA_CHECK(
+        cudaStreamWaitEvent(static_cast<cudaStream_t>(impl_->ctx.stream()), impl_->pushed_part[i][std::size_t(k)], 0));
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::pull_parts(View<T, Rank> a, const std::vector<Box<Rank>>& parts, int k) const {
+  if (!impl_) throw Error("peer transposes: not planned");
+  Impl& im = *impl_;
+  if (k < 0 || k >= kMaxPieces || parts.size() != std::size_t(im.to.count))
+    throw Error("peer transposes: pull_parts takes a piece number below " + std::to_string(kMaxPieces) + " and one box a rank");
+  if (from_.size() > 0 && (im.in_place ? a.ptr != from_view().ptr || a.shape != from_.shape() : a.shape != from_.shape() || !a.contiguous()))
+    throw ShapeError("peer transposes: pull_parts takes the dense from-box " + to_string(from_.shape()) + " (held in place: from_view())");
+  im.side_after_stream();
+  for (int r = 0; r < im.to.count && from_.size() > 0; ++r) {
+    const Box<Rank> part = intersect(parts[std::size_t(r)], im.to.box[r]);
+    if (im.in_place && r != im.peers.me)
+      im.copy(reinterpret_cast<const T*>(im.peers.base[r]), im.hold, reinterpret_cast<T*>(im.own), im.hold, intersect(from_, part), r);
+    if (!im.in_place)
+      im.segment_pieces(from_, 0, from_.extent(0), [&](const Box<Rank>& seg, const Box<Rank>& rows, index_t offset) {
+        im.copy(reinterpret_cast<const T*>(im.peers.base[r]), im.to.box[r], a.ptr + offset, seg, intersect(rows, part), r);
+      });
+  }
+  for (int i = 0; i < im.streams; ++i) SIM_CUDA_CHECK(cudaEventRecord(im.pulled[i][std::size_t(k)], im.side[i]));
+}
+
+template <class T, int Rank>
 void PeerSlabs<T, Rank>::gather(View<T, Rank> a) const {
   if (!impl_) throw Error("peer transposes: not planned");
   if (a.shape != from_.shape() && a.size() + from_.size() > 0)
@@ -632,6 +685,21 @@ void PeerSlabs<T, Rank>::pull(View<T, Rank>, const std::vector<index_t>&) const 
 
 template <class T, int Rank>
 void PeerSlabs<T, Rank>::wait_pulled(int) const {
+  throw Error("peer transposes: not available in this build");
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::push_parts(View<const T, Rank>, const std::vector<Box<Rank>>&, int) const {
+  throw Error("peer transposes: not available in this build");
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::wait_pushed(int) const {
+  throw Error("peer transposes: not available in this build");
+}
+
+template <class T, int Rank>
+void PeerSlabs<T, Rank>::pull_parts(View<T, Rank>, const std::vector<Box<Rank>>&, int) const {
   throw Error("peer transposes: not available in this build");
 }
 

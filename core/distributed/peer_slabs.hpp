@@ -97,6 +97,16 @@ class PeerSlabs {
   /// k (at most kMaxPieces). Call after a barrier() that follows the other ranks' last writes.
   void pull(View<T, Rank> a, const std::vector<index_t>& bounds) const;
   void wait_pulled(int k) const;
+  /// push() by parts of the to-layout: after the stream's work so far, every value of this
+  /// rank's from-box (a, as for push) that parts[r] (a box of the to-layout, r < the ranks)
+  /// holds copied into rank r's to-box buffer, recorded as part k (< kMaxPieces):
+  /// wait_pushed(k) makes the stream wait for it. A rank's columns can so move piece by piece
+  /// while the pieces before them are transformed.
+  void push_parts(View<const T, Rank> a, const std::vector<Box<Rank>>& parts, int k) const;
+  void wait_pushed(int k) const;
+  /// pull() by parts: after the stream's work so far, the values of this rank's from-box (a)
+  /// that parts[r] holds loaded from rank r's to-box buffer, recorded as piece k for wait_pulled(k).
+  void pull_parts(View<T, Rank> a, const std::vector<Box<Rank>>& parts, int k) const;
   /// Bytes this rank stores into other ranks' memory in one scatter (and loads in one gather).
   std::size_t bytes_sent() const { return sent_; }
   /// This rank's from-box (its rows along dimension 0 the segments' where given) and to-box.

@@ -44,9 +44,20 @@ std::vector<T> values_of(const Box<Rank>& b, const index_t (&n)[Rank]) {
   return v;
 }
 
+/// Part k of 3 of every rank's to-box, cut along the last dimension (push_parts, pull_parts).
+template <int Rank>
+std::vector<Box<Rank>> parts_of(const std::vector<Box<Rank>>& to, int k) {
+  std::vector<Box<Rank>> parts = to;
+  for (Box<Rank>& b : parts) {
+    const index_t n = b.extent(Rank - 1), lo = b.lo[Rank - 1];
+    b.lo[Rank - 1] = lo + n * k / 3, b.hi[Rank - 1] = lo + n * (k + 1) / 3;
+  }
+  return parts;
+}
+
 /// One grid of cells split along axis a (from) and axis b (to): scatter, check the to-box,
 /// gather into a cleared array, check the from-box; then the same by the copy engines (push
-/// in 3 pieces, pull in 3 pieces). With makhoul (a = 0), each rank's from-rows are held in
+/// in 3 pieces, pull in 3 pieces; then by 3 parts of the to-boxes' last dimension). With makhoul (a = 0), each rank's from-rows are held in
 /// solvers::makhoul_segments' order: the moves also reorder dimension 0. Returns the wrong
 /// values on this rank.
 template <class T, int Rank>
@@ -101,6 +112,22 @@ long check_grid(const Comm& comm, const Context& ctx, const index_t (&cells)[Ran
   for (int k = 0; k < 3; ++k) peer.wait_pulled(k);
   const std::vector<T> pulled = a.to_host();
   for (std::size_t i = 0; i < want_from.size(); ++i) wrong += pulled[i] != want_from[i];
+  // by parts of the to-boxes: cleared, pushed part by part, checked; then pulled back part by part
+  peer.barrier();  // every rank's pulls above done
+  detail::copy<T, Rank>(ctx, View<const T, Rank>(cleared.view()), peer.local());
+  peer.barrier();
+  for (int k = 0; k < 3; ++k) peer.push_parts(a.view(), parts_of<Rank>(to, k), k);
+  for (int k = 2; k >= 0; --k) peer.wait_pushed(k);
+  peer.barrier();
+  detail::copy<T, Rank>(ctx, peer.local(), got_to.view());
+  const std::vector<T> parts_pushed = got_to.to_host();
+  for (std::size_t i = 0; i < want_to.size(); ++i) wrong += parts_pushed[i] != want_to[i];
+  a.fill(T(-1));
+  peer.barrier();
+  for (int k = 0; k < 3; ++k) peer.pull_parts(a.view(), parts_of<Rank>(to, k), k);
+  for (int k = 0; k < 3; ++k) peer.wait_pulled(k);
+  const std::vector<T> parts_pulled = a.to_host();
+  for (std::size_t i = 0; i < want_from.size(); ++i) wrong += parts_pulled[i] != want_from[i];
   peer.barrier();
   ctx.synchronize();
   return wrong;
@@ -146,6 +173,28 @@ long check_in_place(const Comm& comm, const Context& ctx, const index_t (&cells)
   detail::copy<T, 3>(ctx, View<const T, 3>(peer.from_view()), got_from.view());
   const std::vector<T> pulled = got_from.to_host();
   for (std::size_t i = 0; i < want_from.size(); ++i) wrong += pulled[i] != 2 * want_from[i] + 1;
+  // by parts of the to-boxes: 3 v + 2 in the to-boxes pulled part by part, then the from-box
+  // (3 v + 2 now) pushed part by part into the to-boxes, cleared first
+  for (std::size_t i = 0; i < want_to.size(); ++i) twice_to[i] = 3 * want_to[i] + 2;
+  const Array<T, 3> c = Array<T, 3>::from_host(ctx, mine_to.shape(), twice_to);
+  peer.barrier();
+  detail::copy<T, 3>(ctx, View<const T, 3>(c.view()), peer.local());
+  peer.barrier();
+  for (int k = 0; k < 3; ++k) peer.pull_parts(peer.from_view(), parts_of<3>(to, k), k);
+  for (int k = 0; k < 3; ++k) peer.wait_pulled(k);
+  detail::copy<T, 3>(ctx, View<const T, 3>(peer.from_view()), got_from.view());
+  const std::vector<T> parts_pulled = got_from.to_host();
+  for (std::size_t i = 0; i < want_from.size(); ++i) wrong += parts_pulled[i] != 3 * want_from[i] + 2;
+  peer.barrier();  // every rank's pulls done
+  detail::copy<T, 3>(ctx, View<const T, 3>(cleared.view()), peer.local());
+  detail::copy<T, 3>(ctx, View<const T, 3>(got_from.view()), peer.from_view());  // (its part shared with the to-box cleared too)
+  peer.barrier();
+  for (int k = 0; k < 3; ++k) peer.push_parts(peer.from_view(), parts_of<3>(to, k), k);
+  for (int k = 0; k < 3; ++k) peer.wait_pushed(k);
+  peer.barrier();
+  detail::copy<T, 3>(ctx, View<const T, 3>(peer.local()), got_to.view());
+  const std::vector<T> parts_pushed = got_to.to_host();
+  for (std::size_t i = 0; i < want_to.size(); ++i) wrong += parts_pushed[i] != 3 * want_to[i] + 2;
   peer.barrier();
   ctx.synchronize();
   return wrong;
