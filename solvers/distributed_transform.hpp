@@ -883,7 +883,7 @@ class DistributedTransformPoisson {
       forward_b_ = fft::Transform<T, Rank>(ctx, axes_[0].forward, mine.shape(), 0);
       backward_b_ = fft::Transform<T, Rank>(ctx, axes_[0].backward, mine.shape(), 0);
     }
-    if (peer_ && copies) plan_copies(ctx);
+    if (peer_ && copies) plan_copies(ctx, spectrum_b);
   }
   /// The transposes by the copy engines, in pieces along x overlapping the 2D FFTs over y,z:
   /// the forward FFT of piece k runs while piece k - 1's values are copied into the other
@@ -892,7 +892,7 @@ class DistributedTransformPoisson {
   /// bench/results/2026-11-28-h200x2-multi-gpu). Pieces: the constructor's chunks where more than 1, else
   /// SIMKIT_TRANSPOSE_CHUNKS where set, else 8 (on 2 H200s the 512^3 solve took 3.50 ms in 4
   /// pieces, 3.42 in 8, 3.40 in 16); at most PeerSlabs::kMaxPieces, and the slab's planes.
-  void plan_copies(const Context& ctx) {
+  void plan_copies(const Context& ctx, const std::vector<Box<Rank>>& spectrum_b) {
     if constexpr (Rank == 3) {
       const long long knob = tuning::current().transpose_chunks;
       const index_t planes = mine_a_.extent(0);
@@ -911,6 +911,51 @@ class DistributedTransformPoisson {
         yz_pieces_.emplace_back(ctx, e, sa.ptr + copy_bounds_[std::size_t(k)] * sa.stride[0]);
       }
       copies_ = true;
+      if (x_complex_ && tuning::current().copies_back == "columns") plan_back_by_columns(ctx, spectrum_b, wanted);
+    }
+  }
+  /// SIMKIT_COPIES_BACK=columns: the way back in pieces of every rank's slab B along y, each
+  /// copied back while the ranks transform the next along x (the inverse 2D FFTs after them
+  /// all): this rank's FFTs along x, one plan a piece (the float64 division in each inverse's
+  /// callback, as x_fft_'s), and every rank's pieces. At most `wanted` pieces, PeerSlabs'
+  /// kMaxPieces and the fewest rows along y of a rank that has any.
+  void plan_back_by_columns(const Context& ctx, const std::vector<Box<Rank>>& spectrum_b, index_t wanted) {
+    index_t pieces = std::min<index_t>(wanted, index_t(PeerSlabs<T, Rank>::kMaxPieces));
+    for (const Box<Rank>& b : spectrum_b)
+      if (b.size() > 0) pieces = std::min(pieces, b.extent(1));
+    back_parts_.assign(std::size_t(pieces), {});
+    for (index_t k = 0; k < pieces; ++k)
+      for (const Box<Rank>& b : spectrum_b) {
+        Box<Rank> part = b;
+        part.lo[1] = b.lo[1] + b.extent(1) * k / pieces, part.hi[1] = b.lo[1] + b.extent(1) * (k + 1) / pieces;
+        back_parts_[std::size_t(k)].push_back(part);
+      }
+    x_fft_parts_.clear();
+    const Box<Rank>& mine = spectrum_b_box_;
+    for (index_t k = 0; k < pieces && mine.size() > 0; ++k) {
+      const index_t y0 = mine.extent(1) * k / pieces, y1 = mine.extent(1) * (k + 1) / pieces;
+      const View<T, Rank> sb = spectrum_b_view();
+      fft::BatchedComplexFft<T> x(ctx, extents(mine.extent(0), y1 - y0, mine.extent(2)), sb.stride[0]);
+      if (x_divides_)
+        x.divide_in_inverse(View<const T, 1>(eigen_[0].view()), View<const T, 1>(eigen_[1].view().sub(Box<1>{{y0}, {y1}})),
+                            View<const T, 1>(eigen_[2].view()), inv_norm_);
+      x_fft_parts_.push_back(x);
+    }
+  }
+  /// Piece k of this rank's slab B (sb) along y (plan_back_by_columns): the FFT along x, the division, its inverse.
+  void solve_along_x_piece(View<T, Rank> sb, int k) {
+    if constexpr (Rank == 3) {
+      if (spectrum_b_box_.size() == 0) return;
+      const index_t ny = spectrum_b_box_.extent(1), pieces = index_t(x_fft_parts_.size());
+      const index_t y0 = ny * k / pieces, y1 = ny * (k + 1) / pieces;
+      const View<T, Rank> v = sb.sub(Box<Rank>{{0, y0, 0}, {sb.shape.n[0], y1, sb.shape.n[2]}});
+      const fft::BatchedComplexFft<T>& x = x_fft_parts_[std::size_t(k)];
+      x.forward(v);
+      if (!x_divides_) {
+        const auto f = SlabDividePairs3<T>::over(v, eigen_[0].view(), eigen_[1].view().sub(Box<1>{{y0}, {y1}}), eigen_[2].view(), inv_norm_);
+        for_each(ctx_, "poisson::slab_divide_pairs", f.calls(), f);
+      }
+      x.inverse(v);
     }
   }
   /// This rank's part of the spectrum in slabs A (split along x) and B (split along y).
@@ -978,6 +1023,20 @@ class DistributedTransformPoisson {
         marks_.mark("2D FFTs over y,z and the pushes to slabs B");
         peer_.barrier();  // every rank's pieces in this rank's slab B
         marks_.mark("the wait for every rank's pushes");
+        if (!back_parts_.empty()) {  // (plan_back_by_columns)
+          for (std::size_t k = 0; k < back_parts_.size(); ++k) {
+            solve_along_x_piece(sb, int(k));
+            peer_.barrier();  // piece k of every rank's slab B solved
+            peer_.pull_parts(sa, back_parts_[k], int(k));
+          }
+          marks_.mark("the transform along x, the division, its inverse in pieces, each copied back beside the next");
+          for (std::size_t k = 0; k < back_parts_.size(); ++k) peer_.wait_pulled(int(k));
+          marks_.mark("the wait for the last piece");
+          for (std::size_t k = 0; k < yz_pieces_.size(); ++k)
+            yz_pieces_[k].inverse(out.sub(planes(copy_bounds_[k], copy_bounds_[k + 1])));
+          if (!from_a_.identity()) from_a_(a, x);
+          return;
+        }
         solve_along_x(sb);
         marks_.mark("the transform along x, the division, its inverse");
         peer_.barrier();  // every rank's slab B solved
@@ -1034,6 +1093,8 @@ class DistributedTransformPoisson {
   Box<3> cos_b_box_{};                  // plan_cos2: this rank's part of the half spectrum in slabs B
   bool x_complex_ = false;              // plan_yz: x periodic, transformed by x_fft_
   fft::BatchedComplexFft<T> x_fft_;     // plan_yz: along x in slabs B of the spectrum
+  std::vector<std::vector<Box<Rank>>> back_parts_;    // plan_back_by_columns: piece k of every rank's slab B along y
+  std::vector<fft::BatchedComplexFft<T>> x_fft_parts_;  // plan_back_by_columns: along x in each piece of this rank's slab B
   bool x_divides_ = false;              // plan_yz: x_fft_'s inverse divides by the eigenvalues as it loads (cuFFT's callback)
   Array<T, Rank> spectrum_b_, empty_;   // plan_yz: the spectrum in slabs B; a stand-in for empty slabs
   Box<Rank> spectrum_b_box_{};          // plan_yz: this rank's part of the spectrum in slabs B

@@ -3,7 +3,8 @@
 # here with CUDA + MPI (+ NCCL) and carried in SIMKIT_DEV_DIR (scripts/device/prepare.sh):
 #   1. halo_check on the GPU backend (every ghost, edge and corner against the one-rank fill),
 #      through NCCL and through host buffers (SIMKIT_HALO=host); peer_slabs_check (the peer
-#      transposes there and back); transform_check on the peer transposes and on NCCL's all-to-all;
+#      transposes there and back, in 1 and 3 lanes); transform_check on the peer transposes (auto, and the copy
+#      engines with the way back by columns) and on NCCL's all-to-all;
 #   2. heat 2D/3D and Monte Carlo on N GPUs against 1 GPU, compared by `simulate info`'s
 #      field digests (equal digests: bit-identical fields); restarts from N ranks on 1 and from 1 on N;
 #   3. weak scaling of heat 2D (8192^2 and 16384^2 per GPU) and 3D (512^3 per GPU), float32 and float64,
@@ -54,6 +55,7 @@ mpi() { local np=$1; shift
   [ -n "${SIMKIT_DECOMPOSED_STEPS:-}" ] && pass+=(-x SIMKIT_DECOMPOSED_STEPS)
   [ -n "${SIMKIT_TRANSPOSE_PATH:-}" ] && pass+=(-x SIMKIT_TRANSPOSE_PATH)
   [ -n "${SIMKIT_COPY_LANES:-}" ] && pass+=(-x SIMKIT_COPY_LANES)
+  [ -n "${SIMKIT_COPIES_BACK:-}" ] && pass+=(-x SIMKIT_COPIES_BACK)
   timeout "${MPI_TIMEOUT:-900}" mpirun --allow-run-as-root --bind-to none -np "$np" "${pass[@]}" "$@"; }  # MPI_TIMEOUT: seconds a run may take
 digests() { "$sim" info "$1" | grep -o '^  [a-z_]* .*digest [0-9a-f]*' | sed 's/  */ /g'; }
 same() {  # label, file A, file B
@@ -93,6 +95,9 @@ for part in "${parts[@]}"; do
       SIMKIT_COPY_LANES=3 mpi "$n" "$bin/tests/mpi/peer_slabs_check" cuda 2>&1 | tail -2 | sed "s/^/[3 lanes] /"
       mpi "$n" "$bin/tests/mpi/transform_check" cuda 2>&1 | tail -3
       SIMKIT_TRANSPOSE_PATH=nccl mpi "$n" "$bin/tests/mpi/transform_check" cuda 2>&1 | tail -3 | sed "s/^/[nccl] /"
+      # the copy engines' paths: the 2D cosine solve's column pieces, the 3D periodic solve's way back by columns
+      SIMKIT_TRANSPOSE_PATH=copies SIMKIT_COPIES_BACK=columns mpi "$n" "$bin/tests/mpi/transform_check" cuda 2>&1 | tail -3 |
+        sed "s/^/[copies, back by columns] /"
       w=$out/runs; mkdir -p "$w"
       run() { local np=$1 name=$2; shift 2; rm -rf "$w/$name"
         mpi "$np" "$sim" --quiet --backend cuda --output "$w/$name" "$@" > "$w/$name.log" 2>&1 || { echo "FAILED $name"; tail -3 "$w/$name.log"; }; }

@@ -380,7 +380,7 @@ TEST(Simulate, TuningKnobsAreListedShownAndValidated) {
                            "SIMKIT_DEVICE_STEPS", "SIMKIT_DECOMPOSED_STEPS", "SIMKIT_MG_SMOOTH", "SIMKIT_MG_BLOCK_CELLS", "SIMKIT_MG_TILES",
                            "SIMKIT_MG_GATHER_CELLS", "SIMKIT_FLUID_GUESS_ORDER", "SIMKIT_FLUID_SCALE_GUESS",
                            "SIMKIT_FLUID_FILL_EVERY_STAGE", "SIMKIT_TRANSPOSE_CHUNKS", "SIMKIT_TRANSPOSE_PATH",
-                           "SIMKIT_COPY_LANES"})
+                           "SIMKIT_COPY_LANES", "SIMKIT_COPIES_BACK"})
     EXPECT_NE(printed.find(std::string("# ") + knob + " = (unset)"), std::string::npos) << knob;
   const std::string plan = stdout_of("'" + cfg + "' --dry-run --backend cpu --output '" + dir + "/out'");
   EXPECT_EQ(plan.find("tuning     SIMKIT_"), std::string::npos) << plan;

@@ -10,7 +10,7 @@
 using namespace sim;
 
 TEST(Tuning, EveryKnobIsDocumentedAndAcceptsItsDefaultForm) {
-  ASSERT_EQ(tuning::knobs().size(), 21u);
+  ASSERT_EQ(tuning::knobs().size(), 22u);
   for (const tuning::Knob& k : tuning::knobs()) {
     EXPECT_EQ(std::string(k.name).rfind("SIMKIT_", 0), 0u) << k.name;
     EXPECT_FALSE(std::string(k.accepts).empty()) << k.name;
@@ -35,9 +35,11 @@ TEST(Tuning, ScopedSetsAndRestores) {
 TEST(Tuning, ValuesParse) {
   const tuning::Scoped halo("SIMKIT_HALO", "nccl"), rows("SIMKIT_STENCIL_ROWS", "8"), mib("SIMKIT_CUBLAS_WORKSPACE_MIB", "0"),
       smooth("SIMKIT_MG_SMOOTH", "3,2"), order("SIMKIT_FLUID_GUESS_ORDER", "0"), steps("SIMKIT_DECOMPOSED_STEPS", "replays"),
-      walk("SIMKIT_FOR_EACH_ROWS", "0"), lanes("SIMKIT_COPY_LANES", "2");
+      walk("SIMKIT_FOR_EACH_ROWS", "0"), lanes("SIMKIT_COPY_LANES", "2"),
+      back("SIMKIT_COPIES_BACK", "columns");
   const tuning::Values& v = tuning::current();
   EXPECT_EQ(v.copy_lanes, 2);
+  EXPECT_EQ(v.copies_back, "columns");
   EXPECT_EQ(v.halo, "nccl");
   EXPECT_EQ(v.stencil_rows, 8);
   EXPECT_EQ(v.cublas_workspace_mib, 0);
@@ -55,7 +57,7 @@ TEST(Tuning, BadValuesAreErrorsThatNameTheKnob) {
       {"SIMKIT_MG_SMOOTH", "0,1"},     {"SIMKIT_MG_BLOCK_CELLS", "1k"},  {"SIMKIT_MG_GATHER_CELLS", "0"},
       {"SIMKIT_FLUID_GUESS_ORDER", "2"}, {"SIMKIT_DEVICE_STEPS", ""},    {"SIMKIT_NCCL_ORDER", "fast"},
       {"SIMKIT_TRANSPOSE_CHUNKS", "0"}, {"SIMKIT_TRANSPOSE_PATH", "peer"}, {"SIMKIT_DECOMPOSED_STEPS", "graph"}, {"SIMKIT_FOR_EACH_ROWS", "3"}, {"SIMKIT_FOR_EACH_BLOCK_Y", "16"},
-      {"SIMKIT_COPY_LANES", "5"}};
+      {"SIMKIT_COPY_LANES", "5"}, {"SIMKIT_COPIES_BACK", "rows"}};
   for (const auto& [name, text] : bad) {
     if (!*text) continue;  // "" unsets a knob
     try {
