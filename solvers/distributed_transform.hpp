@@ -263,7 +263,7 @@ class DistributedTransformPoisson {
       std::vector<Box<Rank>> chunk;
       for (const Box<Rank>& slab : slabs_a) chunk.push_back(chunk_of(slab, k));
       const Box<Rank> mine = chunk[std::size_t(comm.rank())];
-      chunk_.push_back(relative(mine, mine_a_));
+      chunk_.push_back(relative_to(mine, mine_a_));
       forward_a_.emplace_back(), backward_a_.emplace_back();
       if (mine.size() > 0 && !cos_yz_)  // (the cosine path over y and z has its own transforms in slabs A)
         for (int d = 0; d < Rank; ++d)
@@ -514,13 +514,6 @@ class DistributedTransformPoisson {
     c.lo[a_] = slab.lo[a_] + n * k / chunks_, c.hi[a_] = slab.lo[a_] + n * (k + 1) / chunks_;
     return c;
   }
-  /// box moved so that origin's first cell is index 0.
-  static Box<Rank> relative(const Box<Rank>& box, const Box<Rank>& origin) {
-    Box<Rank> b = box;
-    for (int d = 0; d < Rank; ++d) b.lo[d] -= origin.lo[d], b.hi[d] -= origin.lo[d];
-    if (box.size() == 0) b = Box<Rank>{};
-    return b;
-  }
   /// The box of shape box.shape() at the origin.
   static Box<Rank> whole(const Box<Rank>& box) {
     Box<Rank> b;
@@ -577,9 +570,11 @@ class DistributedTransformPoisson {
       if (plan_peer(comm, ctx, flat_a, flat_b, makhoul_segments(mine_a_.lo[0], mine_a_.hi[0], n1))) {
         cos_reordered_ = true;
         const std::string& path = tuning::current().transpose_path;
-        // (auto keeps the transpose kernels: on 2 H200s they ran the cavity 4096^2 step as fast
-        // as the copy engines in float64 and faster in float32, bench/results/2026-11-29-h200x2-multi-gpu)
-        if (path == "copies") plan_cos2_copies(ctx, n2, flat_b);
+        // (auto: the copy engines on 2 ranks, where they ran the cavity 4096^2 step in 1.25-1.26 /
+        // 0.794 ms (float64 / float32) against the kernels' 1.29 / 0.827 on 2 H200s,
+        // bench/results/2026-11-29-h200x2-multi-gpu; the kernels on more, where the copy engines
+        // were not measured)
+        if (path == "copies" || (path == "auto" && ranks == 2)) plan_cos2_copies(ctx, n2, flat_b);
       } else {
         cos_v_ = Array<T, 3>(ctx, nonempty3(cos_b_box_.shape()));
         cos_b_ = Array<T, 3>(ctx, nonempty3(cos_b_box_.shape()));
@@ -609,12 +604,15 @@ class DistributedTransformPoisson {
   /// overlapping the FFTs along x: after the real FFTs along y, piece k of every rank's columns
   /// is copied there while the ranks transform (FFT along x, division, inverse) the pieces
   /// before it, and each solved piece is copied back while the next is transformed. Pieces:
-  /// SIMKIT_TRANSPOSE_CHUNKS where set, else 4; at most PeerSlabs::kMaxPieces and the fewest
-  /// columns of a rank that has any.
+  /// SIMKIT_TRANSPOSE_CHUNKS where set, else 4 in float64 and 2 in float32 (on 2 H200s the
+  /// cavity 4096^2 step took 1.294 / 1.263 / 1.367 ms in 2 / 4 / 8 pieces in float64, 0.794 /
+  /// 0.847 / 1.017 in float32: an FFT along x of fewer columns runs below the GPU's rate); at
+  /// most PeerSlabs::kMaxPieces and the fewest columns of a rank that has any.
   void plan_cos2_copies(const Context& ctx, index_t n2, const std::vector<Box<Rank>>& flat_b) {
     if constexpr (Rank == 2) {
       const long long knob = tuning::current().transpose_chunks;
-      index_t pieces = std::min<index_t>(knob > 0 ? index_t(knob) : 4, index_t(PeerSlabs<T, Rank>::kMaxPieces));
+      const index_t fallback = sizeof(T) == 4 ? 2 : 4;
+      index_t pieces = std::min<index_t>(knob > 0 ? index_t(knob) : fallback, index_t(PeerSlabs<T, Rank>::kMaxPieces));
       for (const Box<Rank>& b : flat_b)
         if (b.extent(1) > 0) pieces = std::min(pieces, b.extent(1) / 2);
       // piece k of rank r's columns (as pairs of reals), every row
@@ -914,7 +912,7 @@ class DistributedTransformPoisson {
       if (x_complex_ && tuning::current().copies_back == "columns") plan_back_by_columns(ctx, spectrum_b, wanted);
     }
   }
-  /// SIMKIT_COPIES_BACK=columns: the way back in pieces of every rank's slab B along y, each
+  /// SIMKIT_COPIES_BACK=columns (the default): the way back in pieces of every rank's slab B along y, each
   /// copied back while the ranks transform the next along x (the inverse 2D FFTs after them
   /// all): this rank's FFTs along x, one plan a piece (the float64 division in each inverse's
   /// callback, as x_fft_'s), and every rank's pieces. At most `wanted` pieces, PeerSlabs'

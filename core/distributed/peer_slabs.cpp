@@ -276,6 +276,10 @@ struct PeerSlabs<T, Rank>::Impl {
     SIM_CUDA_CHECK(cudaEventRecord(queued, static_cast<cudaStream_t>(ctx.stream())));
     for (int i = 0; i < streams; ++i) SIM_CUDA_CHECK(cudaStreamWaitEvent(side[i], queued, 0));
   }
+  /// Box b (global indices, inside hold) in this rank's buffer held in place.
+  View<T, Rank> held(const Box<Rank>& b) const {
+    return dense_view(reinterpret_cast<T*>(own), hold.shape()).sub(relative_to(b, hold));
+  }
   /// copy_piece() of `piece` to or from rank r, in parts along its outermost dimension of at
   /// least `lanes` elements, one on each of r's lanes.
   void copy(const T* src, const Box<Rank>& src_box, T* dst, const Box<Rank>& dst_box, const Box<Rank>& piece, int r) const {
@@ -444,25 +448,17 @@ void PeerSlabs<T, Rank>::plan(const Comm& comm, const Context& ctx, const std::v
   comm.barrier();     // every buffer open (and its flags zero) before any kernel
 }
 
-/// box moved so that origin's first cell is index 0.
-template <int Rank>
-Box<Rank> relative_to(Box<Rank> box, const Box<Rank>& origin) {
-  for (int d = 0; d < Rank; ++d) box.lo[d] -= origin.lo[d], box.hi[d] -= origin.lo[d];
-  return box;
-}
-
 template <class T, int Rank>
 View<T, Rank> PeerSlabs<T, Rank>::local() const {
   if (!impl_) throw Error("peer transposes: not planned");
-  const Impl& im = *impl_;
-  if (im.in_place) return dense_view(reinterpret_cast<T*>(im.own), im.hold.shape()).sub(relative_to(to_, im.hold));
+  if (impl_->in_place) return impl_->held(to_);
   return dense_view(reinterpret_cast<T*>(impl_->own), to_.shape());
 }
 
 template <class T, int Rank>
 View<T, Rank> PeerSlabs<T, Rank>::from_view() const {
   if (!impl_ || !impl_->in_place) throw Error("peer transposes: from_view() is for the buffers held in place");
-  return dense_view(reinterpret_cast<T*>(impl_->own), impl_->hold.shape()).sub(relative_to(from_, impl_->hold));
+  return impl_->held(from_);
 }
 
 template <class T, int Rank>

@@ -25,6 +25,15 @@ Box<Rank> intersect(const Box<Rank>& a, const Box<Rank>& b) {
   return c;
 }
 
+/// box moved so that origin's first cell is index 0 (an empty box stays empty, at 0).
+template <int Rank>
+Box<Rank> relative_to(const Box<Rank>& box, const Box<Rank>& origin) {
+  if (box.size() == 0) return Box<Rank>{};
+  Box<Rank> b = box;
+  for (int d = 0; d < Rank; ++d) b.lo[d] -= origin.lo[d], b.hi[d] -= origin.lo[d];
+  return b;
+}
+
 /// A planned redistribution of T values between two splits of one global grid over comm's ranks.
 template <class T, int Rank>
 class Redistribution {

@@ -40,7 +40,7 @@ struct Values {
   long long transpose_chunks = -1;     ///< SIMKIT_TRANSPOSE_CHUNKS: pieces of the distributed transform solve's transposes
   std::string transpose_path = "auto";  ///< SIMKIT_TRANSPOSE_PATH: how the slab transposes move between GPUs
   int copy_lanes = -1;                 ///< SIMKIT_COPY_LANES: side streams the copy engines' moves to one GPU take
-  std::string copies_back = "planes";  ///< SIMKIT_COPIES_BACK: what the 3D solve's copies back run beside
+  std::string copies_back = "columns";  ///< SIMKIT_COPIES_BACK: what the 3D solve's copies back run beside
 };
 
 /// One knob: its variable, the values it accepts, its default, what it changes, and its parser.
@@ -163,7 +163,7 @@ inline const std::vector<Knob>& knobs() {
        [](const std::string& t, Values& v) {
          v.fluid_fill_every_stage = one_of("SIMKIT_FLUID_FILL_EVERY_STAGE", t, {0, 1}, "0 or 1");
        }},
-      {"SIMKIT_TRANSPOSE_CHUNKS", "a whole number, 1 or more", "1 (8 on the copy engines)",
+      {"SIMKIT_TRANSPOSE_CHUNKS", "a whole number, 1 or more", "1 (on the copy engines 8 in 3D; in 2D 4, float32 2)",
        "the distributed transform solve cuts its slab transposes into this many pieces, each moved beside the next piece's "
        "transforms (a box periodic in y and z moves its spectrum in one piece, or in 8 on the copy engines)",
        [](const std::string& t, Values& v) { v.transpose_chunks = whole("SIMKIT_TRANSPOSE_CHUNKS", t, 1, "a whole number, 1 or more"); }},
@@ -181,7 +181,7 @@ inline const std::vector<Knob>& knobs() {
        "the copy engines' moves between GPUs (SIMKIT_TRANSPOSE_PATH=copies) split each copy to one GPU over this many "
        "streams, each taking a part along the copy's outermost dimension",
        [](const std::string& t, Values& v) { v.copy_lanes = one_of("SIMKIT_COPY_LANES", t, {1, 2, 3, 4}, "1, 2, 3 or 4"); }},
-      {"SIMKIT_COPIES_BACK", "planes or columns", "planes",
+      {"SIMKIT_COPIES_BACK", "planes or columns", "columns",
        "the 3D periodic solve's copies back by the copy engines (SIMKIT_TRANSPOSE_PATH=copies): planes: in pieces along x, "
        "each beside the inverse 2D FFTs of the one before; columns: in pieces along y, each beside the transforms along x of "
        "the next (the inverse 2D FFTs after them all)",
