@@ -32,9 +32,10 @@
 // transposes are copies by the copy engines, in pieces along x beside the 2D FFTs of the
 // next (plan_copies; on 2 ranks with x periodic each rank's buffer holds the whole spectrum,
 // its slab A transformed in place, so that only the other rank's parts move: PeerSlabs held
-// in place; SIMKIT_TRANSPOSE_PATH=kernels: whole, one kernel each way that stores
-// (loads) every value straight into (from) its place; nccl: the all-to-all with its pack and
-// unpack, whole). On
+// in place; with x periodic the way back goes in pieces along y, each beside the transforms
+// along x of the next: plan_back_by_columns; SIMKIT_TRANSPOSE_PATH=kernels: whole, one kernel
+// each way that stores (loads) every value straight into (from) its place; nccl: the
+// all-to-all with its pack and unpack, whole). On
 // one rank with every axis periodic this is the one-rank 3D Fourier solve's sequence (a real
 // FFT over two axes, a complex FFT over the third, the division, and back).
 //
