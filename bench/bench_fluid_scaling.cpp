@@ -77,8 +77,9 @@ namespace {
 
 /// Seconds of the slowest rank for the median of repeat calls of fn (comm: the ranks taking part).
 double timed(const Comm& comm, const Context& ctx, int repeat, const std::function<void()>& fn) {
-  comm.barrier();
-  return comm.max(bench::time_it(ctx, repeat, fn).median);
+  // every rank starts each timed run together (a barrier before it): a run that waits for the
+  // other ranks inside (the transposes' barriers) would otherwise also time how late they start
+  return comm.max(bench::time_it(ctx, repeat, fn, [&] { comm.barrier(); }).median);
 }
 
 /// A plain all-to-all of `bytes` per rank (an equal share to every rank): the bus bandwidth
