@@ -43,7 +43,12 @@
 //                   Taylor-Green vortex, split as simulate splits it, strong (n^3 in all) and
 //                   weak (n^3 per rank: N n x n x n cells) scaling: ms per step, cell updates
 //                   per second, speedup and efficiency as above, and the adaptive dt's two
-//                   paths as in the cavity's rows (--tg3 0: none).
+//                   paths as in the cavity's rows (--tg3 0: none);
+//   step phases     beside each cavity and Taylor-Green row, on 1 rank and on N: the step's
+//                   phases marked on the stream (Model::marked_step: ghost fills and exchanges,
+//                   momentum, the pressure's right-hand side, its solve, its exchange, the
+//                   projection), each summed over the stages, and their total (a step queued
+//                   as it goes, not replayed: the total runs above the replayed step's ms).
 // Times are medians of --steps samples, the slowest rank's.
 #include <CLI/CLI.hpp>
 
@@ -80,6 +85,53 @@ double timed(const Comm& comm, const Context& ctx, int repeat, const std::functi
   // every rank starts each timed run together (a barrier before it): a run that waits for the
   // other ranks inside (the transposes' barriers) would otherwise also time how late they start
   return comm.max(bench::time_it(ctx, repeat, fn, [&] { comm.barrier(); }).median);
+}
+
+/// A step's phases: each label and its ms.
+using Phases = std::vector<std::pair<std::string, double>>;
+
+/// The phases of model's step (Model::marked_step) of dt, each summed over the step's stages:
+/// medians of repeat marked steps (every rank starting each together), the slowest rank's, in
+/// the order they first come.
+Phases step_phases(const Comm& comm, const Context& ctx, Model& model, double dt, int repeat) {
+  std::vector<std::string> labels;
+  std::vector<std::vector<double>> ms;
+  for (int r = 0; r < repeat; ++r) {
+    ctx.synchronize();
+    comm.barrier();
+    std::vector<double> sums(labels.size(), 0.0);
+    for (const auto& [label, span] : model.marked_step(dt)) {
+      const std::size_t i = std::size_t(std::find(labels.begin(), labels.end(), label) - labels.begin());
+      if (i == labels.size()) labels.push_back(label), sums.push_back(0.0), ms.emplace_back();
+      sums[i] += span;
+    }
+    for (std::size_t i = 0; i < sums.size(); ++i) ms[i].push_back(sums[i]);
+  }
+  Phases out;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    std::sort(ms[i].begin(), ms[i].end());
+    out.emplace_back(labels[i], comm.max(ms[i][ms[i].size() / 2]));
+  }
+  return out;
+}
+
+/// head, then each phase's label and ms.
+std::string phase_line(std::string head, const Phases& phases) {
+  for (const auto& [label, ms] : phases) {
+    char figure[32];
+    std::snprintf(figure, sizeof figure, " %.3f", ms);
+    head += " " + label + figure + ";";
+  }
+  return head;
+}
+
+/// The row of a step's phases (step_phases), with their total.
+bench::Row phases_row(const std::string& name, const Phases& phases) {
+  bench::Row row{name, {}};
+  double total = 0;
+  for (const auto& [label, ms] : phases) row.figures.push_back({"ms " + label, ms}), total += ms;
+  row.figures.push_back({"ms total", total});
+  return row;
 }
 
 /// A plain all-to-all of `bytes` per rank (an equal share to every rank): the bus bandwidth
@@ -172,18 +224,20 @@ std::string cavity_text(index_t n, bool f64) {
          "[boundary]\ny_hi_value = 1.0\n";
 }
 
-/// ms per cavity step on comm's ranks (after a spin-up).
+/// ms per cavity step on comm's ranks (after a spin-up); its phases into phases when given.
 template <class T>
-double cavity_ms(const Comm& comm, const Context& ctx, index_t n, int steps, int batch) {
+double cavity_ms(const Comm& comm, const Context& ctx, index_t n, int steps, int batch, Phases* phases = nullptr) {
   static const ModelRegistry registry = builtin_models();
   io::Config config = io::Config::parse(cavity_text(n, sizeof(T) == 8), "bench_fluid_scaling.toml");
   std::unique_ptr<Model> model = build_model(registry, ctx, config, comm);
   model->initialize();
   const double dt = comm.min(model->next_dt(0.5));
   for (int k = 0; k < 5; ++k) model->step(dt);
-  return timed(comm, ctx, steps, [&] {
+  const double ms = timed(comm, ctx, steps, [&] {
     for (int k = 0; k < batch; ++k) model->step(dt);
   }) / batch * 1e3;
+  if (phases) *phases = step_phases(comm, ctx, *model, dt, steps);
+  return ms;
 }
 
 /// The Taylor-Green config: cells[0] x cells[1] x cells[2] cells of spacing 2 pi / n, Heun, the transform solver.
@@ -201,16 +255,20 @@ std::string taylor_green_text(const index_t (&cells)[3], index_t n, bool f64) {
          "[boundary]\ndefault = \"periodic\"\n";
 }
 
-/// ms per Taylor-Green step of `cells` on comm's ranks (after a spin-up; dt from the first next_dt).
+/// ms per Taylor-Green step of `cells` on comm's ranks (after a spin-up; dt from the first
+/// next_dt); its phases into phases when given.
 template <class T>
-double taylor_green_ms(const Comm& comm, const Context& ctx, const index_t (&cells)[3], index_t n, int steps) {
+double taylor_green_ms(const Comm& comm, const Context& ctx, const index_t (&cells)[3], index_t n, int steps,
+                       Phases* phases = nullptr) {
   static const ModelRegistry registry = builtin_models();
   io::Config config = io::Config::parse(taylor_green_text(cells, n, sizeof(T) == 8), "bench_fluid_scaling.toml");
   std::unique_ptr<Model> model = build_model(registry, ctx, config, comm);
   model->initialize();
   const double dt = comm.min(model->next_dt(0.6));
   for (int k = 0; k < 3; ++k) model->step(dt);
-  return timed(comm, ctx, steps, [&] { model->step(dt); }) * 1e3;
+  const double ms = timed(comm, ctx, steps, [&] { model->step(dt); }) * 1e3;
+  if (phases) *phases = step_phases(comm, ctx, *model, dt, steps);
+  return ms;
 }
 
 /// Adds the adaptive dt's figures (adaptive_ms) to row.
@@ -226,16 +284,21 @@ void taylor_green_case(const Comm& comm, const Context& ctx, index_t n, bool wit
                        std::vector<bench::Row>& rows) {
   const char* prec = sizeof(T) == 8 ? "float64" : "float32";
   const index_t one[3] = {n, n, n};
+  const std::string name = "taylor-green 3D " + std::to_string(n) + "^3";
   double ms1 = 0;
-  if (comm.rank() == 0) ms1 = taylor_green_ms<T>(Comm(), ctx, one, n, steps);
+  Phases phases1, phasesn;
+  if (comm.rank() == 0) ms1 = taylor_green_ms<T>(Comm(), ctx, one, n, steps, &phases1);
   ms1 = comm.max(ms1);
+  rows.push_back(phases_row(name + " " + prec + " step phases, 1 rank", phases1));
   for (bool weak : {false, true}) {
     if (weak && !with_weak) continue;
     const index_t many[3] = {weak ? n * comm.size() : n, n, n};
-    const double msn = taylor_green_ms<T>(comm, ctx, many, n, steps);
+    const double msn = taylor_green_ms<T>(comm, ctx, many, n, steps, &phasesn);
     const double cells = double(many[0]) * double(n) * double(n), ranks = double(comm.size());
-    rows.push_back({"taylor-green 3D " + std::to_string(n) + "^3" + (weak ? " per rank " : " ") + prec +
-                      (weak ? " step, weak" : " step, strong"),
+    rows.push_back(phases_row(name + (weak ? " per rank " : " ") + prec + " step phases, " + std::to_string(comm.size()) +
+                                  " ranks",
+                              phasesn));
+    rows.push_back({name + (weak ? " per rank " : " ") + prec + (weak ? " step, weak" : " step, strong"),
                   {{"ranks", ranks}, {"ms_1_rank", ms1}, {"ms", msn}, {"speedup", weak ? ranks * ms1 / msn : ms1 / msn},
                    {"efficiency", weak ? ms1 / msn : ms1 / (ranks * msn)},
                    {"Gcell_updates/s", cells / (msn * 1e-3) / 1e9}}});
@@ -294,14 +357,19 @@ struct Solve {
     std::sort(queued.begin(), queued.end());
     return {replayed, comm.max(queued[queued.size() / 2])};
   }
-  /// The phases of one solve (DistributedTransformPoisson::mark_phases): each phase's median ms
-  /// over repeat marked solves, the slowest rank's.
-  std::vector<std::pair<std::string, double>> phases(const Comm& comm, int repeat) {
+  /// The phases of one solve (DistributedTransformPoisson::mark_phases), or of its transposes
+  /// alone where they are marked: each phase's median ms over repeat marked runs (every rank
+  /// starting each together), the slowest rank's.
+  std::vector<std::pair<std::string, double>> phases(const Comm& comm, const Context& ctx, int repeat,
+                                                     bool transposes_alone = false) {
     solver.mark_phases(true);
     std::vector<std::string> labels;
     std::vector<std::vector<double>> ms;
     for (int r = 0; r < repeat; ++r) {
-      solver.solve(b.view(), x.view());
+      ctx.synchronize();
+      comm.barrier();
+      if (transposes_alone) solver.transposes_alone();
+      else solver.solve(b.view(), x.view());
       const std::vector<std::pair<std::string, double>> p = solver.phase_ms();
       labels.resize(p.size()), ms.resize(p.size());
       for (std::size_t i = 0; i < p.size(); ++i) labels[i] = p[i].first, ms[i].push_back(p[i].second);
@@ -330,16 +398,20 @@ template <class T>
 void cavity_case(const Comm& comm, const Context& ctx, index_t n, int steps, int batch, double bus,
                  std::vector<bench::Row>& rows) {
   const char* prec = sizeof(T) == 8 ? "float64" : "float32";
+  const std::string name = "cavity 2D " + std::to_string(n) + "^2 " + prec;
   double ms1 = 0;
-  if (comm.rank() == 0) ms1 = cavity_ms<T>(Comm(), ctx, n, steps, batch);
+  Phases phases1, phasesn;
+  if (comm.rank() == 0) ms1 = cavity_ms<T>(Comm(), ctx, n, steps, batch, &phases1);
   ms1 = comm.max(ms1);
-  const double msn = cavity_ms<T>(comm, ctx, n, steps, batch);
+  const double msn = cavity_ms<T>(comm, ctx, n, steps, batch, &phasesn);
+  rows.push_back(phases_row(name + " step phases, 1 rank", phases1));
+  rows.push_back(phases_row(name + " step phases, " + std::to_string(comm.size()) + " ranks", phasesn));
   const index_t cells[2] = {n, n};
   Solve<T, 2> s(comm, ctx, cells, false);
   const auto [solve, transposes] = s.time(comm, ctx, steps);
   (void)solve;
   const double bytes = comm.max(double(s.solver.transpose_bytes()));
-  rows.push_back(scaling_row("cavity 2D " + std::to_string(n) + "^2 " + prec + " step, strong", comm.size(), false, ms1,
+  rows.push_back(scaling_row(name + " step, strong", comm.size(), false, ms1,
                              msn, transposes * 1e3, bytes, bus));
   add_adaptive(rows.back(), adaptive_ms(comm, ctx, cavity_text(n, sizeof(T) == 8), 0.5, steps, batch));
 }
@@ -487,7 +559,8 @@ void solve_alone_case(const Comm& comm, const Context& ctx, index_t n, int steps
   Solve<T, Rank> many(comm, ctx, cells, periodic);
   const auto [solve, transposes] = many.time(comm, ctx, steps);
   const auto [recorded, queued] = many.recorded_and_queued(comm, ctx, steps);
-  const std::vector<std::pair<std::string, double>> phases = many.phases(comm, steps);
+  const std::vector<std::pair<std::string, double>> phases = many.phases(comm, ctx, steps);
+  const std::vector<std::pair<std::string, double>> transpose_phases = many.phases(comm, ctx, steps, true);
   const std::vector<std::string> many_list = many.solver.passes();
   const double many_passes = comm.max(double(many_list.size()));
   const double bytes = comm.max(double(many.solver.transpose_bytes()));
@@ -506,13 +579,10 @@ void solve_alone_case(const Comm& comm, const Context& ctx, index_t n, int steps
     lists.push_back("  " + pass_list("fused, 1 rank", fused_list));
     lists.push_back("  " + pass_list("distributed, 1 rank", one_list));
     if (comm.parallel()) lists.push_back("  " + pass_list("distributed, rank 0 of " + std::to_string(comm.size()), many_list));
-    std::string line = "  phases of the distributed solve on " + std::to_string(comm.size()) + " ranks (ms, the slowest rank's):";
-    for (const auto& [label, ms] : phases) {
-      char figure[32];
-      std::snprintf(figure, sizeof figure, " %.3f", ms);
-      line += " " + label + figure + ";";
-    }
-    lists.push_back(line);
+    lists.push_back(phase_line("  phases of the distributed solve on " + std::to_string(comm.size()) + " ranks (ms, the slowest rank's):",
+                               phases));
+    if (!transpose_phases.empty())
+      lists.push_back(phase_line("  phases of its transposes alone (ms, the slowest rank's):", transpose_phases));
   }
 }
 

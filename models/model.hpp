@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/distributed/comm.hpp"
@@ -140,6 +141,13 @@ class Model {
   virtual std::int64_t run_device_steps(DeviceClock& clock, double cfl) {
     (void)clock, (void)cfl;
     return -1;
+  }
+  /// Advances by dt as step() does, but queued as it goes (not replayed) with a mark on the
+  /// stream between the step's phases: each phase's label and ms on this rank, in order (a
+  /// benchmark's diagnostic). Empty, and no step taken, where the model marks none.
+  virtual std::vector<std::pair<std::string, double>> marked_step(double dt) {
+    (void)dt;
+    return {};
   }
   /// Lines on the choices the model made from its config (solver and why), for --dry-run and the run header.
   virtual std::vector<std::string> plan_notes() const { return {}; }

@@ -458,7 +458,8 @@ class DistributedTransformPoisson {
     return p;
   }
   /// The slab transposes of one solve alone (A to B and back, every piece; no transforms), on
-  /// the solver's work arrays: what a benchmark times as the solve's transposes.
+  /// the solver's work arrays: what a benchmark times as the solve's transposes (by the copy
+  /// engines, marked as phases too: the pushes, the barrier, the pulls).
   void transposes_alone() {
     if (!transposed_) return;
     if (cos2_) {
@@ -470,11 +471,16 @@ class DistributedTransformPoisson {
     if (yz_fft_) {
       const View<T, Rank> sa = spectrum_a_view(), sb = spectrum_b_view();
       if (copies_) {  // the copy engines' moves, whole (held in place: the other ranks' parts alone)
+        marks_.clear();
+        marks_.mark("start");
         peer_.push(sa, 0, mine_a_.extent(0));
         peer_.join();
+        marks_.mark("push");
         peer_.barrier();
+        marks_.mark("barrier");
         peer_.pull(sa, {0, mine_a_.extent(0)});
         peer_.wait_pulled(0);
+        marks_.mark("pull");
         return;
       }
       to_spectrum_b(sa, sb);

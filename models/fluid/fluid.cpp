@@ -37,6 +37,7 @@
 #include "core/kernels/for_each_reduce.hpp"
 #include "core/kernels/reduce_async.hpp"
 #include "core/runtime/step_input.hpp"
+#include "core/runtime/stream_marks.hpp"
 #include "core/runtime/tuning.hpp"
 #include "io/config.hpp"
 #include "models/boundary_config.hpp"
@@ -134,6 +135,22 @@ class FluidModel final : public Model {
       speeds_on_host_ = speeds_on_device_ = false;
     }
     flip();
+  }
+
+  /// step() queued as it goes, with marks between its phases (Model::marked_step).
+  std::vector<std::pair<std::string, double>> marked_step(double dt) override {
+    last_pressure_iterations_ = last_viscous_iterations_ = 0;
+    last_dt_ = dt;
+    dt_input_.set(dt);
+    dt_input_.upload();
+    marks_ = StreamMarks(ctx_);
+    marks_.mark("start");
+    advance(dt);
+    speeds_on_host_ = speeds_on_device_ = false;
+    flip();
+    std::vector<std::pair<std::string, double>> spans = marks_.spans_ms();
+    marks_ = StreamMarks();
+    return spans;
   }
 
   /// Steps whose dt the device chooses (Model::run_device_steps): the recordable step recorded
@@ -260,10 +277,13 @@ class FluidModel final : public Model {
   /// One explicit stage: out = w base + (1 - w)(in + dt (nu lap - adv)(in)), then made divergence-free.
   void explicit_stage(State& in, State& out, double w, State& base) {
     fill_ghosts(*in.u, *in.v, *in.d, false);
+    marks_.mark("ghost fill and exchanges");
     momentum(*in.u, *in.v, *in.d, *out.u, *out.v, *out.d, StageCoefficients::explicit_stage(w), *base.u, *base.v);
+    marks_.mark("momentum");
     guess_.scale(p_, 1 - w);
     if (guess_.extrapolates()) extrapolate_pressure_guess(p_);
     project(*out.u, *out.v);
+    marks_.mark("projection");
   }
 
   /// Backward Euler viscosity: (I - dt nu L) u1 = u - dt (adv(u) + grad p), then the increment's projection.
@@ -296,7 +316,9 @@ class FluidModel final : public Model {
       return;
     }
     pressure_rhs(u, v, false);
+    marks_.mark("pressure rhs");
     solve_pressure(p_);
+    marks_.mark("pressure solve");
     apply_projection(u, v, p_);
   }
 
@@ -746,6 +768,7 @@ class FluidModel final : public Model {
   bool speeds_on_device_ = false;       // speeds_.result() holds the current state's
   bool adaptive_dt_asked_ = false;      // next_dt() has been called: queue its speeds at the end of each step
   StepEnding ending_;                   // how the step being recorded ends
+  StreamMarks marks_;  // marked_step's (off: marks ignored)
   StepRecordings recordings_;
   ClockedBatches batches_;              // the batches of device-clocked steps (run_device_steps)
   RankReduction speed_max_;                   // several ranks: the speeds' maximum over the ranks, in place

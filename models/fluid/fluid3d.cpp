@@ -43,6 +43,7 @@
 #include "core/kernels/reduce_async.hpp"
 #include "core/runtime/graph.hpp"
 #include "core/runtime/step_input.hpp"
+#include "core/runtime/stream_marks.hpp"
 #include "core/runtime/tuning.hpp"
 #include "io/config.hpp"
 #include "models/boundary_config.hpp"
@@ -393,6 +394,21 @@ class FluidModel3 final : public Model {
     flip();
   }
 
+  /// step() queued as it goes, with marks between its phases (Model::marked_step).
+  std::vector<std::pair<std::string, double>> marked_step(double dt) override {
+    last_dt_ = dt;
+    dt_.set(dt);
+    pressure_in_transform_ = fused_projection();
+    ensure_state_ghosts();
+    marks_ = StreamMarks(ctx_);
+    marks_.mark("start");
+    dt_.upload(), advance();
+    flip();
+    std::vector<std::pair<std::string, double>> spans = marks_.spans_ms();
+    marks_ = StreamMarks();
+    return spans;
+  }
+
   /// Steps whose dt the device chooses (Model::run_device_steps), for the transform solve
   /// without an obstacle, on one rank or several: the recorded step as a device loop (both
   /// buffer parities) on clock.running(), each step ending with next_dt()'s formula (CflDt3)
@@ -606,13 +622,18 @@ class FluidModel3 final : public Model {
     State<T> s0 = state(), s1{{&u1_[0], &u1_[1], &u1_[2]}, has_dye() ? &d1_ : nullptr},
              s2{{&u2_[0], &u2_[1], &u2_[2]}, has_dye() ? &d2_ : nullptr};
     auto update = [this](State<T>& in, State<T>& out, double, double w, State<T>& base) {
-      if (!projection_fills_ghosts()) fill_ghosts(in);  // (else the projection that made `in` wrote them)
+      if (!projection_fills_ghosts()) {  // (else the projection that made `in` wrote them)
+        fill_ghosts(in);
+        marks_.mark("ghost fill and exchanges");
+      }
       momentum(in, out, base, w);
+      marks_.mark("momentum");
       // a stage's pressure scales with its weight 1 - w (1, then 1/2 in Heun's second stage):
       // an iterative solve starts from the last stage's pressure rescaled to this one's
       const solvers::ShuOsherWeights s = weights();
       const int k = s.stage_of(w);
       project(out, s.flux(k) / s.flux(k == 0 ? s.stages - 1 : k - 1));
+      marks_.mark("projection");
     };
     if (params_.stages == 3) solvers::rk3_step(update, s0, s1, s2, s1, dt_.value());
     else if (params_.stages == 2) solvers::rk2_step(update, s0, s1, s2, dt_.value());
@@ -835,7 +856,9 @@ class FluidModel3 final : public Model {
       // stay in the transform's buffers (gather_pressure)
       for_each(ctx_, "fluid3d::pressure_rhs_staged", cells(),
                WrappedPressureRhs3<T, fft::StagedView3<T>>{s.velocity(), fused->staged(), h_, dt_.device(), {n_[0], n_[1], n_[2]}});
+      marks_.mark("pressure rhs");
       fused->apply_staged();
+      marks_.mark("pressure solve");
       Project3<T, fft::StagedView3<T>> k{{faces[0], faces[1], faces[2]}, fused->result(), ops_, h_, dt_.device()};
       if (projection_fills_ghosts())
         for (int d = 0; d < 3; ++d) k.wrap[d] = n_[d];
@@ -848,10 +871,14 @@ class FluidModel3 final : public Model {
         wrap[d] = walls_.side[2 * d] == Side::periodic ? n_[d] : 0;
         if (!wrap[d]) halo_.start(*s.c[d], d), halo_.finish(*s.c[d], d);
       }
+      marks_.mark("normal faces' exchanges");
       for_each(ctx_, "fluid3d::pressure_rhs_wrapped", cells(),
                WrappedPressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device(), {wrap[0], wrap[1], wrap[2]}});
+      marks_.mark("pressure rhs");
       distributed_->solve(rhs_.view(), p_.view());
+      marks_.mark("pressure solve");
       halo_.exchange(p_);
+      marks_.mark("pressure exchange");
       for_each(ctx_, "fluid3d::project_box", cells(),
                Project3<T, View<const T, 3>, BoxPressure7<T>>{{faces[0], faces[1], faces[2]}, p_.view(), box_ops_, h_, dt_.device()});
       return;
@@ -1165,6 +1192,7 @@ class FluidModel3 final : public Model {
   std::unique_ptr<solvers::DistributedObstacleTransformPoisson<T, 3>> distributed_obstacle_;  // obstacles on several ranks
   double p_scale_ = 1;     // the physical pressure over the last stage's (the force on the obstacle)
   StepInput dt_;  // the step's dt, read by the kernels from memory
+  StreamMarks marks_;  // marked_step's (off: marks ignored)
   fluid::StepRecordings recordings_;  // the step, and the device-clocked ones, per buffer parity (steps swap buffers)
   fluid::ClockedBatches batches_;     // the batches of device-clocked steps (run_device_steps)
   AsyncReduction<SpeedTriple> speeds_;  // the largest face speeds of the latest state queued (device-clocked steps)
