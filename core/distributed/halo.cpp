@@ -363,6 +363,28 @@ void Halo<T, Rank>::exchange(Field<T, Rank>& f) {
   }
 }
 
+template <class T, int Rank>
+void Halo<T, Rank>::exchange(std::initializer_list<Field<T, Rank>*> fields, int d) {
+  if (sub_.neighbour[d][0] < 0 && sub_.neighbour[d][1] < 0) return;
+#if SIMKIT_HAS_NCCL
+  if (dev_ && d == 0 && Rank > 1 && fields.size() > 0) {  // whole planes straight from and into each field, as post_device
+    std::vector<DeviceTransfer> sends, recvs;
+    for (Field<T, Rank>* f : fields) {
+      const index_t n0 = f->grid().cells.n[0];
+      for (auto [dim, side] : faces(0, 1, false))
+        sends.push_back({sub_.neighbour[dim][side], planes(*f, side ? n0 - ghost_ : 0), plane_elements(*f, ghost_)});
+      for (auto [dim, side] : faces(0, 1, true))
+        recvs.push_back({sub_.neighbour[dim][side], planes(*f, side ? n0 : -index_t(ghost_)), plane_elements(*f, ghost_)});
+    }
+    const Context& ctx = (*fields.begin())->context();
+    dev_->channel->start(ctx, sends, recvs, sizeof(T) == 8);
+    dev_->channel->finish(ctx);
+    return;
+  }
+#endif
+  for (Field<T, Rank>* f : fields) start(*f, d), finish(*f, d);
+}
+
 template class Halo<float, 1>;
 template class Halo<float, 2>;
 template class Halo<float, 3>;

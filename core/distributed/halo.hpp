@@ -16,6 +16,7 @@
 // a rank has two or more, where host staging no longer hides behind the interior update,
 // and always for HaloUse::blocking, where nothing hides either path (see halo.cpp); never
 // when two ranks share a GPU, which NCCL refuses (NcclChannel::usable).
+#include <initializer_list>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -49,6 +50,10 @@ class Halo {
   bool active() const;
   /// Overwrites the ghosts of f on faces shared with other ranks (blocking: start + finish).
   void exchange(Field<T, Rank>& f);
+  /// Overwrites dimension d's shared ghosts of several fields of this layout (blocking): through
+  /// NCCL dimension 0's planes of every field go as one group of messages (one latency, not one
+  /// a field); otherwise start + finish of each field in turn.
+  void exchange(std::initializer_list<Field<T, Rank>*> fields, int d);
   /// Sends dimension d's boundary slabs of f (spanning the other dimensions' ghosts) and posts
   /// the receives; finish(f, d) completes them. exchange() is start + finish for d = 0, 1, 2.
   void start(Field<T, Rank>& f, int d);

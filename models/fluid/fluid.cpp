@@ -353,9 +353,9 @@ class FluidModel final : public Model {
     if (has_outflow_ && comm_.parallel()) exchange_dimension(v, 1);  // the outflow rule reads v one row up
     for_each(ctx_, "fluid::fill_x_sides", Box<1>{{-1}, {ny_ + 1}}, FillXSides<T>{b, u.view(), v.view(), d.view(), predict});
     if (!comm_.parallel()) return;
-    for (int dim : {1, 0}) {
-      exchange_dimension(u, dim), exchange_dimension(v, dim);
-      if (with_dye) exchange_dimension(d, dim);
+    for (int dim : {1, 0}) {  // (without a dye, d stays 0 everywhere: nothing to exchange)
+      if (with_dye && has_dye_) halo_.exchange({&u, &v, &d}, dim);
+      else halo_.exchange({&u, &v}, dim);
     }
   }
   void fill_ghosts(Field<T, 2>& u, Field<T, 2>& v, Field<T, 2>& d, bool predict) { fill_ghosts(u, v, d, predict, boundary_); }

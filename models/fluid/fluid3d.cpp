@@ -834,8 +834,8 @@ class FluidModel3 final : public Model {
   /// The ghosts of the three components across dimension d's shared sides (several ranks).
   void exchange(const State<T>& s, int d) {
     if (!parallel_) return;
-    for (int c = 0; c < 3; ++c) halo_.start(*s.c[c], d), halo_.finish(*s.c[c], d);  // (one field in flight at a time)
-    if (s.dye) halo_.start(*s.dye, d), halo_.finish(*s.dye, d);
+    if (s.dye) halo_.exchange({s.c[0], s.c[1], s.c[2], s.dye}, d);
+    else halo_.exchange({s.c[0], s.c[1], s.c[2]}, d);
   }
   /// The ghosts of dimension d's sides, over the other two dimensions' cells and their ghosts when filled before d.
   template <int d>
@@ -879,8 +879,17 @@ class FluidModel3 final : public Model {
       marks_.mark("pressure solve");
       halo_.exchange(p_);
       marks_.mark("pressure exchange");
-      for_each(ctx_, "fluid3d::project_box", cells(),
-               Project3<T, View<const T, 3>, BoxPressure7<T>>{{faces[0], faces[1], faces[2]}, p_.view(), box_ops_, h_, dt_.device()});
+      Project3<T, View<const T, 3>, BoxPressure7<T>> k{{faces[0], faces[1], faces[2]}, p_.view(), box_ops_, h_, dt_.device()};
+      const bool fills = projection_fills_ghosts();
+      if (fills)  // the periodic copies within the box; then the shared sides' exchanges, dimension by dimension
+        for (int d = 0; d < 3; ++d) k.wrap[d] = wrap[d];
+      for_each(ctx_, "fluid3d::project_box", cells(), k);
+      if (fills) {
+        marks_.mark("projection");
+        for (int d = 0; d < 3; ++d)
+          if (!wrap[d]) halo_.exchange({s.c[0], s.c[1], s.c[2]}, d);
+        marks_.mark("velocity exchanges");
+      }
       return;
     }
     fill_ghosts(s, true);  // the high faces (periodic: the low faces' copies; outflow: predicted) for the divergence
@@ -935,10 +944,16 @@ class FluidModel3 final : public Model {
     return true;
   }
 
-  /// Whether the fused projection also writes the periodic copies of the faces into the ghost
-  /// layers (Project3's wrap), so that no ghost fill precedes a momentum stage: the fused
-  /// projection without a dye (whose ghosts the momentum stage writes none of).
-  bool projection_fills_ghosts() const { return fused_projection() && !has_dye(); }
+  /// Whether the projection also writes the periodic copies of the faces into the ghost layers
+  /// (Project3's wrap), so that no ghost fill precedes a momentum stage: the fused projection,
+  /// and on several ranks the distributed one of a box periodic or shared on every side (which
+  /// then exchanges the three components across the shared sides); without a dye (whose
+  /// ghosts the momentum stage writes none of).
+  bool projection_fills_ghosts() const {
+    const bool decomposed = parallel_ && distributed_ && !distributed_obstacle_ && !params_.obstacle && !params_.implicit &&
+                            periodic_or_shared_sides();
+    return (fused_projection() || decomposed) && !has_dye();
+  }
 
   /// The state's ghosts filled before steps that take them from the last projection, where
   /// something else (a restore, the initial state) wrote the state since.

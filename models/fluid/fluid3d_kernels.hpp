@@ -381,10 +381,10 @@ SIM_INLINE T face_link(const MaskedBoxPressure7<T>& ops, const Pos& q) {
 /// u_c -= dt grad_c p on every open face of the cells (a wall's face 0 is closed: link 0).
 /// p is a field's view, or the fused transform solve's staged result, which `store` (when
 /// set) then receives: the solve's scatter fused into the projection. Ops: the whole grid's
-/// Poisson7 on one rank, a box's BoxPressure7 on several. With wrap set (a box periodic all
-/// round on one rank, wrap[d] cells along d) a cell next to a side also writes its faces'
-/// periodic copies into the ghost layers, which a ghost fill would otherwise make before the
-/// next momentum stage.
+/// Poisson7 on one rank, a box's BoxPressure7 on several. With wrap set (wrap[d] the box's
+/// cells along each dimension d it spans whole and periodic, 0 along the others) a cell next
+/// to such a side also writes its faces' periodic copies into the ghost layers, which a ghost
+/// fill would otherwise make before the next momentum stage.
 template <class T, class P = View<const T, 3>, class Ops = solvers::Poisson7<T>>
 struct Project3 {
   View<T, 3> vel[3];
@@ -393,7 +393,7 @@ struct Project3 {
   Spacing3<T> h;
   const double* dt;
   View<T, 3> store{};
-  index_t wrap[3] = {};  ///< wrap[0] 0: no ghost copies
+  index_t wrap[3] = {};  ///< all 0: no ghost copies
   /// Component c at face q after the projection (unchanged on a closed face: link 0).
   template <int c>
   SIM_INLINE T component(const Pos& q, const T* pc, T centre, T dt_) const {
@@ -408,7 +408,7 @@ struct Project3 {
     const T u = component<0>(q, pc, centre, step), v = component<1>(q, pc, centre, step), w = component<2>(q, pc, centre, step);
     if (store.ptr) store(i, j, k) = centre;
     ref(vel[0], q) = u, ref(vel[1], q) = v, ref(vel[2], q) = w;
-    if (wrap[0] != 0) write_periodic_copies(i, j, k, u, v, w);
+    if (wrap[0] != 0 || wrap[1] != 0 || wrap[2] != 0) write_periodic_copies(i, j, k, u, v, w);
   }
   /// The faces of cell (i, j, k) into the ghost cells that are its periodic images, (i + a
   /// n0, j + b n1, k + c n2) for a, b, c in {-1, 0, 1} inside the ghost layer (sides, edges
