@@ -32,8 +32,9 @@
 // transposes are copies by the copy engines, in pieces along x beside the 2D FFTs of the
 // next (plan_copies; on 2 ranks with x periodic each rank's buffer holds the whole spectrum,
 // its slab A transformed in place, so that only the other rank's parts move: PeerSlabs held
-// in place; with x periodic the way back goes in pieces along y, each beside the transforms
-// along x of the next: plan_back_by_columns; SIMKIT_TRANSPOSE_PATH=kernels: whole, one kernel
+// in place; the way back goes in pieces along x, each beside the inverse 2D FFTs of the one
+// before, or with SIMKIT_COPIES_BACK=columns and x periodic in pieces along y, each beside
+// the transforms along x of the next: plan_back_by_columns; SIMKIT_TRANSPOSE_PATH=kernels: whole, one kernel
 // each way that stores (loads) every value straight into (from) its place; nccl: the
 // all-to-all with its pack and unpack, whole). On
 // one rank with every axis periodic this is the one-rank 3D Fourier solve's sequence (a real
@@ -919,7 +920,7 @@ class DistributedTransformPoisson {
       if (x_complex_ && tuning::current().copies_back == "columns") plan_back_by_columns(ctx, spectrum_b, wanted);
     }
   }
-  /// SIMKIT_COPIES_BACK=columns (the default): the way back in pieces of every rank's slab B along y, each
+  /// SIMKIT_COPIES_BACK=columns: the way back in pieces of every rank's slab B along y, each
   /// copied back while the ranks transform the next along x (the inverse 2D FFTs after them
   /// all): this rank's FFTs along x, one plan a piece (the float64 division in each inverse's
   /// callback, as x_fft_'s), and every rank's pieces. At most `wanted` pieces, PeerSlabs'
@@ -946,6 +947,7 @@ class DistributedTransformPoisson {
                             View<const T, 1>(eigen_[2].view()), inv_norm_);
       x_fft_parts_.push_back(x);
     }
+    x_fft_ = fft::BatchedComplexFft<T>();  // (the whole slab's plan and its work area: this path transforms by pieces)
   }
   /// Piece k of this rank's slab B (sb) along y (plan_back_by_columns): the FFT along x, the division, its inverse.
   void solve_along_x_piece(View<T, Rank> sb, int k) {

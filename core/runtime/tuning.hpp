@@ -40,7 +40,7 @@ struct Values {
   long long transpose_chunks = -1;     ///< SIMKIT_TRANSPOSE_CHUNKS: pieces of the distributed transform solve's transposes
   std::string transpose_path = "auto";  ///< SIMKIT_TRANSPOSE_PATH: how the slab transposes move between GPUs
   int copy_lanes = -1;                 ///< SIMKIT_COPY_LANES: side streams the copy engines' moves to one GPU take
-  std::string copies_back = "columns";  ///< SIMKIT_COPIES_BACK: what the 3D solve's copies back run beside
+  std::string copies_back = "planes";  ///< SIMKIT_COPIES_BACK: what the 3D solve's copies back run beside
 };
 
 /// One knob: its variable, the values it accepts, its default, what it changes, and its parser.
@@ -181,7 +181,7 @@ inline const std::vector<Knob>& knobs() {
        "the copy engines' moves between GPUs (SIMKIT_TRANSPOSE_PATH=copies) split each copy to one GPU over this many "
        "streams, each taking a part along the copy's outermost dimension",
        [](const std::string& t, Values& v) { v.copy_lanes = one_of("SIMKIT_COPY_LANES", t, {1, 2, 3, 4}, "1, 2, 3 or 4"); }},
-      {"SIMKIT_COPIES_BACK", "planes or columns", "columns",
+      {"SIMKIT_COPIES_BACK", "planes or columns", "planes",
        "the 3D periodic solve's copies back by the copy engines (SIMKIT_TRANSPOSE_PATH=copies): planes: in pieces along x, "
        "each beside the inverse 2D FFTs of the one before; columns: in pieces along y, each beside the transforms along x of "
        "the next (the inverse 2D FFTs after them all)",
