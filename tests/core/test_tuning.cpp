@@ -39,7 +39,7 @@ TEST(Tuning, ValuesParse) {
       back("SIMKIT_COPIES_BACK", "columns");
   const tuning::Values& v = tuning::current();
   EXPECT_EQ(v.copy_lanes, 2);
-  EXPECT_EQ(v.copies_back, "planes");
+  EXPECT_EQ(v.copies_back, "columns");
   EXPECT_EQ(v.halo, "nccl");
   EXPECT_EQ(v.stencil_rows, 8);
   EXPECT_EQ(v.cublas_workspace_mib, 0);
