@@ -271,6 +271,28 @@ TYPED_TEST(Fluid, ObstacleTransformSolveGivesMgCgsFlow) {
 
 // With walls on every side the momentum stage's output goes to the projection unfilled: the
 // same bits as filling it first, for both time schemes, with dye and a moving lid.
+// A marked step (Model::marked_step) is the step: the same bits as step() and the replayed
+// step, its phases one of each a stage (the fused solve inside the projection on one rank).
+TYPED_TEST(Fluid, MarkedStepIsTheStepWithItsPhases) {
+  const std::string lines = "time_scheme = \"rk2\"\ny_hi_value = 1.0\n";
+  Sim plain = make(this->ctx, 32, 24, lines), marked = make(this->ctx, 32, 24, lines);
+  const double dt = plain->next_dt(0.5);
+  std::vector<std::pair<std::string, double>> phases;
+  for (int k = 0; k < 3; ++k) plain->step(dt), phases = marked->marked_step(dt);
+  marked->step(dt), plain->step(dt);
+  for (const char* name : {"u_face", "v_face", "p"}) {
+    const std::vector<double> a = field(*plain.model, name), b = field(*marked.model, name);
+    ASSERT_EQ(a.size(), b.size());
+    EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(double))) << name;
+  }
+  std::map<std::string, int> count;
+  for (const auto& [label, ms] : phases) {
+    ++count[label];
+    EXPECT_GE(ms, 0.0) << label;
+  }
+  EXPECT_EQ(count, (std::map<std::string, int>{{"ghost fill and exchanges", 2}, {"momentum", 2}, {"projection", 2}}));
+}
+
 TYPED_TEST(Fluid, WalledStagesNeedNoFillBeforeTheirProjection) {
   for (const char* scheme : {"euler", "rk2"}) {
     const std::string lines = std::string("time_scheme = \"") + scheme + "\"\ndye = \"half\"\ny_hi_value = 1.0\n";

@@ -222,6 +222,38 @@ TYPED_TEST(Fluid3d, RestartIsBitForBit) {
 // periodic solve) and in a walled box with a lid (the per-axis transforms), Euler, Heun and RK3, both
 // precisions, through an odd batch cut at a horizon step, one cut at a horizon time and one
 // that lands on the end time. The obstacle's and mg_cg's steps stay host-clocked.
+// A marked step (Model::marked_step: queued as it goes, a mark between its phases) is the
+// step: the same bits as step() and as the replayed step, and its phases those of the path the
+// box takes (one rank: the fused solve of a box periodic all round, else the ghost fill and the
+// projection with its solve), one of each a stage.
+TYPED_TEST(Fluid3d, MarkedStepIsTheStepWithItsPhases) {
+  const std::string len = std::to_string(2 * M_PI), cube = "[" + len + ", " + len + ", " + len + "]";
+  const std::string model = "viscosity = 0.02\ntime_scheme = \"rk2\"\ninit = \"taylor_green\"";
+  for (const bool periodic : {true, false}) {
+    const char* sides = periodic ? "default = \"periodic\"" : "default = \"wall\"\ny_hi_value = 1.0";
+    Sim plain = make_fluid3d(this->ctx, "[8, 10, 6]", cube, model, sides, "float64");
+    Sim marked = make_fluid3d(this->ctx, "[8, 10, 6]", cube, model, sides, "float64");
+    const double dt = plain.model->next_dt(0.6);
+    std::vector<std::pair<std::string, double>> phases;
+    for (int k = 0; k < 3; ++k) plain.model->step(dt), phases = marked.model->marked_step(dt);
+    marked.model->step(dt), plain.model->step(dt);  // (the replayed step goes on from a marked one)
+    for (const char* name : {"u_face", "v_face", "w_face", "p"}) {
+      const std::vector<double> a = field_values(*plain.model, name), b = field_values(*marked.model, name);
+      ASSERT_EQ(a.size(), b.size());
+      EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(double))) << sides << ": " << name;
+    }
+    std::map<std::string, int> count;
+    for (const auto& [label, ms] : phases) {
+      ++count[label];
+      EXPECT_GE(ms, 0.0) << label;
+    }
+    const std::map<std::string, int> expected =
+        periodic ? std::map<std::string, int>{{"momentum", 2}, {"pressure rhs", 2}, {"pressure solve", 2}, {"projection", 2}}
+                 : std::map<std::string, int>{{"ghost fill and exchanges", 2}, {"momentum", 2}, {"projection", 2}};
+    EXPECT_EQ(count, expected) << sides;
+  }
+}
+
 TYPED_TEST(Fluid3d, DeviceClockedStepsAreTheHostStepsBitForBit) {
   const std::string len = std::to_string(2 * M_PI), cube = "[" + len + ", " + len + ", " + len + "]";
   const std::pair<const char*, const char*> boxes[2] = {{"init = \"taylor_green\"", "default = \"periodic\""},
