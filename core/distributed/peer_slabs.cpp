@@ -334,6 +334,37 @@ struct PeerSlabs<T, Rank>::Impl {
       f(seg, rows_of(seg, l0 - s.local, l1 - s.local), s.local * row);
     }
   }
+  /// push_parts' and pull_parts' arguments (`what`: which): a part number k below kMaxPieces,
+  /// one box of parts a rank, and a (ptr, shape) the dense from-box (held in place: its view there).
+  void check_parts(const char* what, const T* ptr, const Extents<Rank>& shape, bool contiguous, const Box<Rank>& from,
+                   std::size_t parts, int k) const {
+    if (k < 0 || k >= kMaxPieces || parts != std::size_t(to.count))
+      throw Error(std::string("peer transposes: ") + what + " takes a part number below " + std::to_string(kMaxPieces) +
+                  " and one box a rank");
+    if (from.size() > 0 && (in_place ? ptr != held(from).ptr || shape != from.shape() : shape != from.shape() || !contiguous))
+      throw ShapeError(std::string("peer transposes: ") + what + " takes the dense from-box " + to_string(from.shape()) +
+                       " (held in place: from_view())");
+  }
+  /// push_parts (push) and pull_parts: after the stream's work so far, the values of the
+  /// from-box `from` (at a, dense; held in place: in this rank's buffer) that parts[r] holds
+  /// copied to (push) or from rank r's buffer by the copy engines. A push only reads a.
+  void copy_parts(T* a, const Box<Rank>& from, const std::vector<Box<Rank>>& parts, bool push) {
+    side_after_stream();
+    for (int r = 0; r < to.count && from.size() > 0; ++r) {
+      const Box<Rank> part = intersect(parts[std::size_t(r)], to.box[r]);
+      T* theirs = reinterpret_cast<T*>(peers.base[r]);
+      if (in_place && r != peers.me) {
+        T* mine = reinterpret_cast<T*>(own);
+        if (push) copy(mine, hold, theirs, hold, intersect(from, part), r);
+        else copy(theirs, hold, mine, hold, intersect(from, part), r);
+      }
+      if (!in_place)
+        segment_pieces(from, 0, from.extent(0), [&](const Box<Rank>& seg, const Box<Rank>& rows, index_t offset) {
+          if (push) copy(a + offset, seg, theirs, to.box[r], intersect(rows, part), r);
+          else copy(theirs, to.box[r], a + offset, seg, intersect(rows, part), r);
+        });
+    }
+  }
   /// The segments as the move kernel's argument.
   RowMap row_map() const {
     RowMap m;
@@ -556,20 +587,8 @@ template <class T, int Rank>
 void PeerSlabs<T, Rank>::push_parts(View<const T, Rank> a, const std::vector<Box<Rank>>& parts, int k) const {
   if (!impl_) throw Error("peer transposes: not planned");
   Impl& im = *impl_;
-  if (k < 0 || k >= kMaxPieces || parts.size() != std::size_t(im.to.count))
-    throw Error("peer transposes: push_parts takes a part number below " + std::to_string(kMaxPieces) + " and one box a rank");
-  if (from_.size() > 0 && (im.in_place ? a.ptr != from_view().ptr || a.shape != from_.shape() : a.shape != from_.shape() || !a.contiguous()))
-    throw ShapeError("peer transposes: push_parts takes the dense from-box " + to_string(from_.shape()) + " (held in place: from_view())");
-  im.side_after_stream();
-  for (int r = 0; r < im.to.count && from_.size() > 0; ++r) {
-    const Box<Rank> part = intersect(parts[std::size_t(r)], im.to.box[r]);
-    if (im.in_place && r != im.peers.me)
-      im.copy(reinterpret_cast<const T*>(im.own), im.hold, reinterpret_cast<T*>(im.peers.base[r]), im.hold, intersect(from_, part), r);
-    if (!im.in_place)
-      im.segment_pieces(from_, 0, from_.extent(0), [&](const Box<Rank>& seg, const Box<Rank>& rows, index_t offset) {
-        im.copy(a.ptr + offset, seg, reinterpret_cast<T*>(im.peers.base[r]), im.to.box[r], intersect(rows, part), r);
-      });
-  }
+  im.check_parts("push_parts", a.ptr, a.shape, a.contiguous(), from_, parts.size(), k);
+  im.copy_parts(const_cast<T*>(a.ptr), from_, parts, true);
   for (int i = 0; i < im.streams; ++i) SIM_CUDA_CHECK(cudaEventRecord(im.pushed_part[i][std::size_t(k)], im.side[i]));
 }
 
@@ -585,20 +604,8 @@ template <class T, int Rank>
 void PeerSlabs<T, Rank>::pull_parts(View<T, Rank> a, const std::vector<Box<Rank>>& parts, int k) const {
   if (!impl_) throw Error("peer transposes: not planned");
   Impl& im = *impl_;
-  if (k < 0 || k >= kMaxPieces || parts.size() != std::size_t(im.to.count))
-    throw Error("peer transposes: pull_parts takes a piece number below " + std::to_string(kMaxPieces) + " and one box a rank");
-  if (from_.size() > 0 && (im.in_place ? a.ptr != from_view().ptr || a.shape != from_.shape() : a.shape != from_.shape() || !a.contiguous()))
-    throw ShapeError("peer transposes: pull_parts takes the dense from-box " + to_string(from_.shape()) + " (held in place: from_view())");
-  im.side_after_stream();
-  for (int r = 0; r < im.to.count && from_.size() > 0; ++r) {
-    const Box<Rank> part = intersect(parts[std::size_t(r)], im.to.box[r]);
-    if (im.in_place && r != im.peers.me)
-      im.copy(reinterpret_cast<const T*>(im.peers.base[r]), im.hold, reinterpret_cast<T*>(im.own), im.hold, intersect(from_, part), r);
-    if (!im.in_place)
-      im.segment_pieces(from_, 0, from_.extent(0), [&](const Box<Rank>& seg, const Box<Rank>& rows, index_t offset) {
-        im.copy(reinterpret_cast<const T*>(im.peers.base[r]), im.to.box[r], a.ptr + offset, seg, intersect(rows, part), r);
-      });
-  }
+  im.check_parts("pull_parts", a.ptr, a.shape, a.contiguous(), from_, parts.size(), k);
+  im.copy_parts(a.ptr, from_, parts, false);
   for (int i = 0; i < im.streams; ++i) SIM_CUDA_CHECK(cudaEventRecord(im.pulled[i][std::size_t(k)], im.side[i]));
 }
 

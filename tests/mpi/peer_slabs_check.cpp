@@ -55,6 +55,17 @@ std::vector<Box<Rank>> parts_of(const std::vector<Box<Rank>>& to, int k) {
   return parts;
 }
 
+/// The values of v (device memory, read back through a dense copy) that are not scale * want + shift.
+template <class T, int Rank>
+long wrong_values(const Context& ctx, View<const T, Rank> v, const std::vector<T>& want, T scale = 1, T shift = 0) {
+  Array<T, Rank> got(ctx, v.shape);
+  detail::copy<T, Rank>(ctx, v, got.view());
+  const std::vector<T> host = got.to_host();
+  long wrong = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) wrong += host[i] != scale * want[i] + shift;
+  return wrong;
+}
+
 /// One grid of cells split along axis a (from) and axis b (to): scatter, check the to-box,
 /// gather into a cleared array, check the from-box; then the same by the copy engines (push
 /// in 3 pieces, pull in 3 pieces; then by 3 parts of the to-boxes' last dimension). With makhoul (a = 0), each rank's from-rows are held in
@@ -80,17 +91,10 @@ long check_grid(const Comm& comm, const Context& ctx, const index_t (&cells)[Ran
   const std::vector<T> want_to = values_of<T, Rank>(mine_to, cells);
   Array<T, Rank> a = Array<T, Rank>::from_host(ctx, mine_from.shape(), want_from);
   peer.scatter(a.view());
-  ctx.synchronize();
-  Array<T, Rank> got_to(ctx, mine_to.shape());
-  detail::copy<T, Rank>(ctx, peer.local(), got_to.view());
-  const std::vector<T> to_host = got_to.to_host();
-  long wrong = 0;
-  for (std::size_t i = 0; i < want_to.size(); ++i) wrong += to_host[i] != want_to[i];
+  long wrong = wrong_values<T, Rank>(ctx, peer.local(), want_to);
   a.fill(T(-1));
   peer.gather(a.view());
-  ctx.synchronize();
-  const std::vector<T> from_host = a.to_host();
-  for (std::size_t i = 0; i < want_from.size(); ++i) wrong += from_host[i] != want_from[i];
+  wrong += wrong_values<T, Rank>(ctx, a.view(), want_from);
   // the copy engines: the to-boxes cleared, pushed in 3 pieces along dimension 0 of the from-box
   Array<T, Rank> cleared(ctx, mine_to.shape());
   cleared.fill(T(-1));
@@ -103,15 +107,12 @@ long check_grid(const Comm& comm, const Context& ctx, const index_t (&cells)[Ran
   for (std::size_t k = 0; k + 1 < bounds.size(); ++k) peer.push(a.view(), bounds[k], bounds[k + 1]);
   peer.join();
   peer.barrier();
-  detail::copy<T, Rank>(ctx, peer.local(), got_to.view());
-  const std::vector<T> pushed = got_to.to_host();
-  for (std::size_t i = 0; i < want_to.size(); ++i) wrong += pushed[i] != want_to[i];
+  wrong += wrong_values<T, Rank>(ctx, peer.local(), want_to);
   a.fill(T(-1));
   peer.barrier();
   peer.pull(a.view(), bounds);
   for (int k = 0; k < 3; ++k) peer.wait_pulled(k);
-  const std::vector<T> pulled = a.to_host();
-  for (std::size_t i = 0; i < want_from.size(); ++i) wrong += pulled[i] != want_from[i];
+  wrong += wrong_values<T, Rank>(ctx, a.view(), want_from);
   // by parts of the to-boxes: cleared, pushed part by part, checked; then pulled back part by part
   peer.barrier();  // every rank's pulls above done
   detail::copy<T, Rank>(ctx, View<const T, Rank>(cleared.view()), peer.local());
@@ -119,15 +120,12 @@ long check_grid(const Comm& comm, const Context& ctx, const index_t (&cells)[Ran
   for (int k = 0; k < 3; ++k) peer.push_parts(a.view(), parts_of<Rank>(to, k), k);
   for (int k = 2; k >= 0; --k) peer.wait_pushed(k);
   peer.barrier();
-  detail::copy<T, Rank>(ctx, peer.local(), got_to.view());
-  const std::vector<T> parts_pushed = got_to.to_host();
-  for (std::size_t i = 0; i < want_to.size(); ++i) wrong += parts_pushed[i] != want_to[i];
+  wrong += wrong_values<T, Rank>(ctx, peer.local(), want_to);
   a.fill(T(-1));
   peer.barrier();
   for (int k = 0; k < 3; ++k) peer.pull_parts(a.view(), parts_of<Rank>(to, k), k);
   for (int k = 0; k < 3; ++k) peer.wait_pulled(k);
-  const std::vector<T> parts_pulled = a.to_host();
-  for (std::size_t i = 0; i < want_from.size(); ++i) wrong += parts_pulled[i] != want_from[i];
+  wrong += wrong_values<T, Rank>(ctx, a.view(), want_from);
   peer.barrier();
   ctx.synchronize();
   return wrong;
@@ -146,8 +144,17 @@ long check_in_place(const Comm& comm, const Context& ctx, const index_t (&cells)
   const Box<3> whole{{0, 0, 0}, {cells[0], cells[1], cells[2]}};
   PeerSlabs<T, 3> peer(comm, ctx, from, to, whole);
   const std::vector<T> want_from = values_of<T, 3>(mine_from, cells), want_to = values_of<T, 3>(mine_to, cells);
-  Array<T, 3> cleared(ctx, mine_to.shape()), got_to(ctx, mine_to.shape());
+  Array<T, 3> cleared(ctx, mine_to.shape());
   cleared.fill(T(-1));
+  // scale * (the to-boxes' values) + shift into every rank's to-box, between barriers
+  auto write_to_boxes = [&](T scale, T shift) {
+    std::vector<T> v(want_to.size());
+    for (std::size_t i = 0; i < want_to.size(); ++i) v[i] = scale * want_to[i] + shift;
+    const Array<T, 3> b = Array<T, 3>::from_host(ctx, mine_to.shape(), v);
+    peer.barrier();  // every rank's reads of its to-box before this done
+    detail::copy<T, 3>(ctx, View<const T, 3>(b.view()), peer.local());
+    peer.barrier();  // every to-box written
+  };
   detail::copy<T, 3>(ctx, View<const T, 3>(cleared.view()), peer.local());
   const Array<T, 3> a = Array<T, 3>::from_host(ctx, mine_from.shape(), want_from);
   detail::copy<T, 3>(ctx, View<const T, 3>(a.view()), peer.from_view());
@@ -157,44 +164,27 @@ long check_in_place(const Comm& comm, const Context& ctx, const index_t (&cells)
   for (std::size_t k = 0; k + 1 < bounds.size(); ++k) peer.push(peer.from_view(), bounds[k], bounds[k + 1]);
   peer.join();
   peer.barrier();
-  detail::copy<T, 3>(ctx, View<const T, 3>(peer.local()), got_to.view());
-  const std::vector<T> pushed = got_to.to_host();
-  long wrong = 0;
-  for (std::size_t i = 0; i < want_to.size(); ++i) wrong += pushed[i] != want_to[i];
-  std::vector<T> twice_to(want_to.size());
-  for (std::size_t i = 0; i < want_to.size(); ++i) twice_to[i] = 2 * want_to[i] + 1;
-  const Array<T, 3> b = Array<T, 3>::from_host(ctx, mine_to.shape(), twice_to);
-  peer.barrier();  // every rank's reads of its to-box above done
-  detail::copy<T, 3>(ctx, View<const T, 3>(b.view()), peer.local());
-  peer.barrier();  // every to-box written
+  long wrong = wrong_values<T, 3>(ctx, peer.local(), want_to);
+  write_to_boxes(T(2), T(1));
   peer.pull(peer.from_view(), bounds);
   for (int k = 0; k < 3; ++k) peer.wait_pulled(k);
-  Array<T, 3> got_from(ctx, mine_from.shape());
-  detail::copy<T, 3>(ctx, View<const T, 3>(peer.from_view()), got_from.view());
-  const std::vector<T> pulled = got_from.to_host();
-  for (std::size_t i = 0; i < want_from.size(); ++i) wrong += pulled[i] != 2 * want_from[i] + 1;
+  wrong += wrong_values<T, 3>(ctx, peer.from_view(), want_from, T(2), T(1));
   // by parts of the to-boxes: 3 v + 2 in the to-boxes pulled part by part, then the from-box
   // (3 v + 2 now) pushed part by part into the to-boxes, cleared first
-  for (std::size_t i = 0; i < want_to.size(); ++i) twice_to[i] = 3 * want_to[i] + 2;
-  const Array<T, 3> c = Array<T, 3>::from_host(ctx, mine_to.shape(), twice_to);
-  peer.barrier();
-  detail::copy<T, 3>(ctx, View<const T, 3>(c.view()), peer.local());
-  peer.barrier();
+  write_to_boxes(T(3), T(2));
   for (int k = 0; k < 3; ++k) peer.pull_parts(peer.from_view(), parts_of<3>(to, k), k);
   for (int k = 0; k < 3; ++k) peer.wait_pulled(k);
-  detail::copy<T, 3>(ctx, View<const T, 3>(peer.from_view()), got_from.view());
-  const std::vector<T> parts_pulled = got_from.to_host();
-  for (std::size_t i = 0; i < want_from.size(); ++i) wrong += parts_pulled[i] != 3 * want_from[i] + 2;
+  wrong += wrong_values<T, 3>(ctx, peer.from_view(), want_from, T(3), T(2));
+  Array<T, 3> pulled(ctx, mine_from.shape());
+  detail::copy<T, 3>(ctx, View<const T, 3>(peer.from_view()), pulled.view());
   peer.barrier();  // every rank's pulls done
   detail::copy<T, 3>(ctx, View<const T, 3>(cleared.view()), peer.local());
-  detail::copy<T, 3>(ctx, View<const T, 3>(got_from.view()), peer.from_view());  // (its part shared with the to-box cleared too)
+  detail::copy<T, 3>(ctx, View<const T, 3>(pulled.view()), peer.from_view());  // (its part shared with the to-box cleared too)
   peer.barrier();
   for (int k = 0; k < 3; ++k) peer.push_parts(peer.from_view(), parts_of<3>(to, k), k);
   for (int k = 0; k < 3; ++k) peer.wait_pushed(k);
   peer.barrier();
-  detail::copy<T, 3>(ctx, View<const T, 3>(peer.local()), got_to.view());
-  const std::vector<T> parts_pushed = got_to.to_host();
-  for (std::size_t i = 0; i < want_to.size(); ++i) wrong += parts_pushed[i] != 3 * want_to[i] + 2;
+  wrong += wrong_values<T, 3>(ctx, peer.local(), want_to, T(3), T(2));
   peer.barrier();
   ctx.synchronize();
   return wrong;
