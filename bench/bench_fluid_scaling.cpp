@@ -90,17 +90,16 @@ double timed(const Comm& comm, const Context& ctx, int repeat, const std::functi
 /// A step's phases: each label and its ms.
 using Phases = std::vector<std::pair<std::string, double>>;
 
-/// The phases of model's step (Model::marked_step) of dt, each summed over the step's stages:
-/// medians of repeat marked steps (every rank starting each together), the slowest rank's, in
-/// the order they first come.
-Phases step_phases(const Comm& comm, const Context& ctx, Model& model, double dt, int repeat) {
+/// The phases run() returns (a label that comes again summed: a step's stages), as medians of
+/// repeat runs (every rank starting each together), the slowest rank's, in the order they first come.
+Phases median_phases(const Comm& comm, const Context& ctx, int repeat, const std::function<Phases()>& run) {
   std::vector<std::string> labels;
   std::vector<std::vector<double>> ms;
   for (int r = 0; r < repeat; ++r) {
     ctx.synchronize();
     comm.barrier();
     std::vector<double> sums(labels.size(), 0.0);
-    for (const auto& [label, span] : model.marked_step(dt)) {
+    for (const auto& [label, span] : run()) {
       const std::size_t i = std::size_t(std::find(labels.begin(), labels.end(), label) - labels.begin());
       if (i == labels.size()) labels.push_back(label), sums.push_back(0.0), ms.emplace_back();
       sums[i] += span;
@@ -125,7 +124,7 @@ std::string phase_line(std::string head, const Phases& phases) {
   return head;
 }
 
-/// The row of a step's phases (step_phases), with their total.
+/// The row of a step's phases (median_phases), with their total.
 bench::Row phases_row(const std::string& name, const Phases& phases) {
   bench::Row row{name, {}};
   double total = 0;
@@ -236,7 +235,7 @@ double cavity_ms(const Comm& comm, const Context& ctx, index_t n, int steps, int
   const double ms = timed(comm, ctx, steps, [&] {
     for (int k = 0; k < batch; ++k) model->step(dt);
   }) / batch * 1e3;
-  if (phases) *phases = step_phases(comm, ctx, *model, dt, steps);
+  if (phases) *phases = median_phases(comm, ctx, steps, [&] { return model->marked_step(dt); });
   return ms;
 }
 
@@ -267,7 +266,7 @@ double taylor_green_ms(const Comm& comm, const Context& ctx, const index_t (&cel
   const double dt = comm.min(model->next_dt(0.6));
   for (int k = 0; k < 3; ++k) model->step(dt);
   const double ms = timed(comm, ctx, steps, [&] { model->step(dt); }) * 1e3;
-  if (phases) *phases = step_phases(comm, ctx, *model, dt, steps);
+  if (phases) *phases = median_phases(comm, ctx, steps, [&] { return model->marked_step(dt); });
   return ms;
 }
 
@@ -360,26 +359,14 @@ struct Solve {
   /// The phases of one solve (DistributedTransformPoisson::mark_phases), or of its transposes
   /// alone where they are marked: each phase's median ms over repeat marked runs (every rank
   /// starting each together), the slowest rank's.
-  std::vector<std::pair<std::string, double>> phases(const Comm& comm, const Context& ctx, int repeat,
-                                                     bool transposes_alone = false) {
+  Phases phases(const Comm& comm, const Context& ctx, int repeat, bool transposes_alone = false) {
     solver.mark_phases(true);
-    std::vector<std::string> labels;
-    std::vector<std::vector<double>> ms;
-    for (int r = 0; r < repeat; ++r) {
-      ctx.synchronize();
-      comm.barrier();
+    const Phases out = median_phases(comm, ctx, repeat, [&] {
       if (transposes_alone) solver.transposes_alone();
       else solver.solve(b.view(), x.view());
-      const std::vector<std::pair<std::string, double>> p = solver.phase_ms();
-      labels.resize(p.size()), ms.resize(p.size());
-      for (std::size_t i = 0; i < p.size(); ++i) labels[i] = p[i].first, ms[i].push_back(p[i].second);
-    }
+      return solver.phase_ms();
+    });
     solver.mark_phases(false);
-    std::vector<std::pair<std::string, double>> out;
-    for (std::size_t i = 0; i < labels.size(); ++i) {
-      std::sort(ms[i].begin(), ms[i].end());
-      out.emplace_back(labels[i], comm.max(ms[i][ms[i].size() / 2]));
-    }
     return out;
   }
 };

@@ -127,10 +127,11 @@ class FluidModel final : public Model {
     last_pressure_iterations_ = last_viscous_iterations_ = 0;
     last_dt_ = dt;
     dt_input_.set(dt);
-    if (recordable()) {
+    if (recordable() && !marks_.on()) {  // (marks on: a marked step, queued as it goes)
       replay_recorded_step();
     } else {
       dt_input_.upload();
+      marks_.mark("start");
       advance(dt);
       speeds_on_host_ = speeds_on_device_ = false;
     }
@@ -139,15 +140,8 @@ class FluidModel final : public Model {
 
   /// step() queued as it goes, with marks between its phases (Model::marked_step).
   std::vector<std::pair<std::string, double>> marked_step(double dt) override {
-    last_pressure_iterations_ = last_viscous_iterations_ = 0;
-    last_dt_ = dt;
-    dt_input_.set(dt);
-    dt_input_.upload();
     marks_ = StreamMarks(ctx_);
-    marks_.mark("start");
-    advance(dt);
-    speeds_on_host_ = speeds_on_device_ = false;
-    flip();
+    step(dt);
     std::vector<std::pair<std::string, double>> spans = marks_.spans_ms();
     marks_ = StreamMarks();
     return spans;

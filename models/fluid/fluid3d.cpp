@@ -383,7 +383,8 @@ class FluidModel3 final : public Model {
     dt_.set(dt);
     pressure_in_transform_ = fused_projection();
     ensure_state_ghosts();
-    if (!recordable()) {
+    if (!recordable() || marks_.on()) {  // (marks on: a marked step, queued as it goes)
+      marks_.mark("start");
       dt_.upload(), advance();
       flip();
       return;
@@ -396,14 +397,8 @@ class FluidModel3 final : public Model {
 
   /// step() queued as it goes, with marks between its phases (Model::marked_step).
   std::vector<std::pair<std::string, double>> marked_step(double dt) override {
-    last_dt_ = dt;
-    dt_.set(dt);
-    pressure_in_transform_ = fused_projection();
-    ensure_state_ghosts();
     marks_ = StreamMarks(ctx_);
-    marks_.mark("start");
-    dt_.upload(), advance();
-    flip();
+    step(dt);
     std::vector<std::pair<std::string, double>> spans = marks_.spans_ms();
     marks_ = StreamMarks();
     return spans;
