@@ -43,7 +43,6 @@
 #include "core/kernels/reduce_async.hpp"
 #include "core/runtime/graph.hpp"
 #include "core/runtime/step_input.hpp"
-#include "core/runtime/stream_marks.hpp"
 #include "core/runtime/tuning.hpp"
 #include "io/config.hpp"
 #include "models/boundary_config.hpp"
@@ -53,6 +52,7 @@
 #include "models/fluid/fluid_params.hpp"
 #include "models/fluid/implicit_viscosity.hpp"
 #include "models/fluid/obstacle_mask.hpp"
+#include "models/fluid/marked_step.hpp"
 #include "models/fluid/recorded_steps.hpp"
 #include "models/fluid/stage_coefficients.hpp"
 #include "solvers/box_transform3.hpp"
@@ -397,11 +397,7 @@ class FluidModel3 final : public Model {
 
   /// step() queued as it goes, with marks between its phases (Model::marked_step).
   std::vector<std::pair<std::string, double>> marked_step(double dt) override {
-    marks_ = StreamMarks(ctx_);
-    step(dt);
-    std::vector<std::pair<std::string, double>> spans = marks_.spans_ms();
-    marks_ = StreamMarks();
-    return spans;
+    return fluid::marked_step(marks_, ctx_, [&] { step(dt); });
   }
 
   /// Steps whose dt the device chooses (Model::run_device_steps), for the transform solve
