@@ -47,24 +47,33 @@ struct SlabRowPlace {
   }
 };
 
-/// real(place(i), 0, makhoul(j)) = in(i, j): the rows reordered along y, and placed along x.
+/// A slab's rows as the 2D cosine path holds them before its row FFTs (and after their
+/// inverses): local row i at place(i), each row in Makhoul's order along y. Where a caller's
+/// kernel writes the right-hand side, and reads the solution, for a solve without its own
+/// gather and scatter (DistributedTransformPoisson::staged()). data null: no such rows.
+template <class T>
+struct CosineSlabRows {
+  T* data = nullptr;
+  index_t columns = 0;
+  SlabRowPlace place;
+  /// Local cell (i, j)'s value.
+  SIM_INLINE T& operator()(index_t i, index_t j) const { return data[place(i) * columns + makhoul_position(j, columns)]; }
+};
+
+/// rows(i, j) = in(i, j): the rows reordered along y, and placed along x.
 template <class T>
 struct CosineRowsGather {
   View<const T, 2> in;
-  View<T, 3> real;
-  index_t columns;
-  SlabRowPlace place;
-  SIM_INLINE void operator()(index_t i, index_t j) const { real(place(i), 0, makhoul_position(j, columns)) = in(i, j); }
+  CosineSlabRows<T> rows;
+  SIM_INLINE void operator()(index_t i, index_t j) const { rows(i, j) = in(i, j); }
 };
 
-/// out(i, j) = real(place(i), 0, makhoul(j)): the gather undone.
+/// out(i, j) = rows(i, j): the gather undone.
 template <class T>
 struct CosineRowsScatter {
-  View<const T, 3> real;
+  CosineSlabRows<T> rows;
   View<T, 2> out;
-  index_t columns;
-  SlabRowPlace place;
-  SIM_INLINE void operator()(index_t i, index_t j) const { out(i, j) = real(place(i), 0, makhoul_position(j, columns)); }
+  SIM_INLINE void operator()(index_t i, index_t j) const { out(i, j) = rows(i, j); }
 };
 
 /// to(makhoul(i), q, c) = from(i, q, c) (forward), or to(i, q, c) = from(makhoul(i), q, c):

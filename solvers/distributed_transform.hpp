@@ -296,6 +296,18 @@ class DistributedTransformPoisson {
     else solve_per_axis(b, x);
     marks_.mark("the way back: transposes to slabs A and the inverse transforms");
   }
+  /// Where a caller's kernels may write the right-hand side and read the solution themselves
+  /// (2D, walls all round, every box a slab along x: the reordered rows of plan_cos2), so that
+  /// solve_staged() skips the gather and the scatter; null data on the other paths.
+  CosineSlabRows<T> staged() { return to_a_.identity() && from_a_.identity() ? cos_rows() : CosineSlabRows<T>{}; }
+  /// solve() of the right-hand side written through staged(), its solution left there
+  /// (collective: every rank calls it, one with an empty box too).
+  void solve_staged() {
+    marks_.clear();
+    marks_.mark("start");
+    solve_cos2_rows();
+    marks_.mark("the way back: transposes to slabs A and the inverse transforms");
+  }
   /// Diagnostic: while on, each solve marks its phases on the stream (StreamMarks; not inside a
   /// recording); phase_ms() then gives the last solve's, on this rank.
   void mark_phases(bool on) { marks_ = on ? StreamMarks(ctx_) : StreamMarks(); }
@@ -703,18 +715,31 @@ class DistributedTransformPoisson {
     }
     return f;
   }
-  /// solve() on the path of plan_cos2.
+  /// solve() on the path of plan_cos2: the gather into the reordered rows, their solve, the scatter.
   void solve_cos2(View<const T, Rank> b, View<T, Rank> x) {
     if constexpr (Rank == 2) {
       View<const T, 2> in = b;
       const View<T, 2> a = to_a_.identity() ? View<T, 2>{} : slabs_a_view();
       if (!to_a_.identity()) to_a_(b, a), in = a;
-      const index_t n1 = index_t(axes_[0].eigenvalues.size()), n2 = index_t(axes_[1].eigenvalues.size());
-      const SlabRowPlace& place = cos_place_;
-      const View<T, 3> real = mine_a_.size() > 0 ? rows_real_.view() : View<T, 3>{};
       const View<T, 2> out = from_a_.identity() ? x : a;
-      if (mine_a_.size() > 0)
-        for_each(ctx_, "poisson::cosine_rows_gather", box_of(mine_a_.shape()), CosineRowsGather<T>{in, real, n2, place});
+      const CosineSlabRows<T> rows = cos_rows();
+      if (mine_a_.size() > 0) for_each(ctx_, "poisson::cosine_rows_gather", box_of(mine_a_.shape()), CosineRowsGather<T>{in, rows});
+      solve_cos2_rows();
+      if (mine_a_.size() > 0) for_each(ctx_, "poisson::cosine_rows_scatter", box_of(mine_a_.shape()), CosineRowsScatter<T>{rows, out});
+      if (!from_a_.identity()) from_a_(a, x);
+    }
+  }
+  /// This rank's reordered rows of slab A (plan_cos2), null data where it has none.
+  CosineSlabRows<T> cos_rows() {
+    if (!cos2_ || mine_a_.size() == 0) return {};
+    return {rows_real_.view().ptr, index_t(axes_[Rank - 1].eigenvalues.size()), cos_place_};
+  }
+  /// The reordered rows (cos_rows()) solved in place: their real FFTs along y, the transposes,
+  /// the FFTs along x with the division, and the way back.
+  void solve_cos2_rows() {
+    if constexpr (Rank == 2) {
+      const index_t n1 = index_t(axes_[0].eigenvalues.size()), n2 = index_t(axes_[1].eigenvalues.size());
+      const View<T, 3> real = mine_a_.size() > 0 ? rows_real_.view() : View<T, 3>{};
       const View<T, 3> sa = cos_spectrum_a(), sb = cos_spectrum_b();
       if (copies_) {  // (plan_cos2_copies)
         const View<T, 2> flat = flat_rows(sa);
@@ -743,9 +768,6 @@ class DistributedTransformPoisson {
         if (transposed_) cos_spectrum_from_b(sb, sa);
         if (mine_a_.size() > 0) rows_.inverse(real);
       }
-      if (mine_a_.size() > 0)
-        for_each(ctx_, "poisson::cosine_rows_scatter", box_of(mine_a_.shape()), CosineRowsScatter<T>{real, out, n2, place});
-      if (!from_a_.identity()) from_a_(a, x);
     }
   }
   /// The complex FFT along x of this rank's columns of the half spectrum (sb, in slabs B), the

@@ -99,6 +99,18 @@ std::size_t plane_elements(const Field<T, Rank>& f, index_t count) {
   return std::size_t(count * (a.size() / a.shape().n[0]));
 }
 
+#if SIMKIT_HAS_NCCL
+/// The message of dimension 0's ghost planes of f on `side` (0 low, 1 high) with rank
+/// `neighbour`: the ghost planes received beyond that side, or the planes sent from the cells
+/// next to it; whole planes, straight from and into the field.
+template <class T, int Rank>
+DeviceTransfer plane_message(int neighbour, Field<T, Rank>& f, int side, int ghost, bool receive) {
+  const index_t n0 = f.grid().cells.n[0];
+  const index_t first = receive ? (side ? n0 : -index_t(ghost)) : (side ? n0 - ghost : 0);
+  return {neighbour, planes(f, first), plane_elements(f, ghost)};
+}
+#endif
+
 /// A dense view of shape `box` over the start of buf (grown to fit).
 template <class T, int Rank>
 View<T, Rank> dense(const Context& ctx, Array<T, 1>& buf, const Box<Rank>& box) {
@@ -166,10 +178,9 @@ void Halo<T, Rank>::post_device(Field<T, Rank>& f, int d_first, int d_end, bool 
   const Context& ctx = f.context();
   auto v = f.view();
   std::vector<DeviceTransfer> sends, recvs;
-  const index_t n0 = f.grid().cells.n[0];
   for (auto [d, side] : faces(d_first, d_end, false)) {
     if (d == 0 && Rank > 1) {  // whole planes, straight from the field
-      sends.push_back({sub_.neighbour[d][side], planes(f, side ? n0 - ghost_ : 0), plane_elements(f, ghost_)});
+      sends.push_back(plane_message(sub_.neighbour[d][side], f, side, ghost_, false));
       continue;
     }
     const Box<Rank> out = slab(f.interior(), ghost_, d, side, false, corners);
@@ -179,7 +190,7 @@ void Halo<T, Rank>::post_device(Field<T, Rank>& f, int d_first, int d_end, bool 
   }
   for (auto [d, side] : faces(d_first, d_end, true)) {
     if (d == 0 && Rank > 1) {  // straight into the ghost planes
-      recvs.push_back({sub_.neighbour[d][side], planes(f, side ? n0 : -index_t(ghost_)), plane_elements(f, ghost_)});
+      recvs.push_back(plane_message(sub_.neighbour[d][side], f, side, ghost_, true));
       continue;
     }
     const Box<Rank> in = slab(f.interior(), ghost_, d, side, true, corners);
@@ -370,11 +381,8 @@ void Halo<T, Rank>::exchange(std::initializer_list<Field<T, Rank>*> fields, int 
   if (dev_ && d == 0 && Rank > 1 && fields.size() > 0) {  // whole planes straight from and into each field, as post_device
     std::vector<DeviceTransfer> sends, recvs;
     for (Field<T, Rank>* f : fields) {
-      const index_t n0 = f->grid().cells.n[0];
-      for (auto [dim, side] : faces(0, 1, false))
-        sends.push_back({sub_.neighbour[dim][side], planes(*f, side ? n0 - ghost_ : 0), plane_elements(*f, ghost_)});
-      for (auto [dim, side] : faces(0, 1, true))
-        recvs.push_back({sub_.neighbour[dim][side], planes(*f, side ? n0 : -index_t(ghost_)), plane_elements(*f, ghost_)});
+      for (auto [dim, side] : faces(0, 1, false)) sends.push_back(plane_message(sub_.neighbour[dim][side], *f, side, ghost_, false));
+      for (auto [dim, side] : faces(0, 1, true)) recvs.push_back(plane_message(sub_.neighbour[dim][side], *f, side, ghost_, true));
     }
     const Context& ctx = (*fields.begin())->context();
     dev_->channel->start(ctx, sends, recvs, sizeof(T) == 8);

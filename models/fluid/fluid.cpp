@@ -305,6 +305,10 @@ class FluidModel final : public Model {
       project_fused(u, v, *fused);
       return;
     }
+    if (const solvers::CosineSlabRows<T> rows = solver_->staged_rows(); rows.data) {
+      project_through_rows(u, v, rows);
+      return;
+    }
     pressure_rhs(u, v, false);
     marks_.mark("pressure rhs");
     solve_pressure(p_);
@@ -371,6 +375,14 @@ class FluidModel final : public Model {
     if (!ctx_.is_cuda() && MomentumRows<T>::applies(k)) cpu::for_each(box(), MomentumRows<T>{k});  // (rows vectorised)
     else for_each(ctx_, "fluid::momentum", box(), k);
     if (fill_stage_output_) fill_ghosts(uo, vo, dout, true);
+    else if (comm_.parallel()) exchange_normal_faces(uo, vo);
+  }
+
+  /// The faces on the shared sides that the pressure's right-hand side and the projection read
+  /// (u's across dimension 0, v's across 1), after a stage whose output needs no other fill.
+  void exchange_normal_faces(Field<T, 2>& u, Field<T, 2>& v) {
+    halo_.exchange({&u}, 0);
+    halo_.exchange({&v}, 1);
   }
 
   /// (I - theta_dt nu L) (u, v) = (u, v) in place, then the ghost fill (d: the stage's dye).
@@ -488,6 +500,26 @@ class FluidModel final : public Model {
     if (!ctx_.is_cuda() && ProjectRows<T>::applies(k)) run(ProjectRows<T>{k});  // (rows vectorised)
     else run(k);
     last_pressure_iterations_ = 0, last_pressure_residual_ = std::nan("");
+  }
+
+  /// The projection through the distributed transform solve's staged rows (several ranks,
+  /// walls all round, every box a slab along x): the right-hand side written into them as
+  /// into pressure_rhs_, the solve in place, p's rows at the shared sides copied out and
+  /// exchanged, and the projection reading the rows (storing them into p_). No gather or
+  /// scatter pass: the same values as solve_pressure() and apply_projection().
+  void project_through_rows(Field<T, 2>& u, Field<T, 2>& v, const solvers::CosineSlabRows<T>& rows) {
+    for_each(ctx_, "fluid::pressure_rhs_rows", box(),
+             PressureRhs<T, solvers::CosineSlabRows<T>>{u.view(), v.view(), pressure_rhs_.view(), stencil_, T(1 / hx_),
+                                                        T(1 / hy_), kernel_dt_, rows});
+    marks_.mark("pressure rhs");
+    solver_->solve_staged();
+    last_pressure_residual_ = std::nan("");
+    marks_.mark("pressure solve");
+    for_each(ctx_, "fluid::shared_pressure_rows", Box<2>{{0, 0}, {2, ny_}}, SharedPressureRows<T>{rows, p_.view(), nx_});
+    solver_->level().exchange(p_);
+    const SlabRowsPressure<T> p{rows, p_.view(), nx_, ny_};
+    for_each(ctx_, "fluid::project_rows", Box<2>{{0, 0}, {nx_ + 1, ny_ + 1}},
+             Project<T, SlabRowsPressure<T>>{u.view(), v.view(), p, stencil_, kernel_dt_, 1 / hx_, 1 / hy_, p_.view()});
   }
 
   /// The fused 2D transform solve when the pressure solver has one (one rank, walls or periodic all round).
@@ -616,13 +648,14 @@ class FluidModel final : public Model {
     homogeneous_boundary_ = boundary_;
     for (T& w : homogeneous_boundary_.wall_velocity) w = T(0);
     homogeneous_boundary_.inflow_velocity = T(0);
-    // With a wall on every side of one rank, an explicit stage's output needs no fill before its
-    // projection: the momentum stage gives the closed faces at i = 0 and j = 0 their 0, the
+    // With a wall on every side of the grid, an explicit stage's output needs no fill before
+    // its projection: the momentum stage gives the closed faces at i = 0 and j = 0 their 0, the
     // faces at nx and ny hold the 0 every fill gave them (nothing else writes them), and the
-    // projection reads no ghost; the next stage fills its input. model.fill_every_stage fills
-    // anyway (for the test that compares the two).
-    const bool walls = boundary_.side[0] == Side::wall && boundary_.side[1] == Side::wall &&
-                       boundary_.side[2] == Side::wall && boundary_.side[3] == Side::wall;
+    // projection reads no ghost but the faces and p across the sides shared with other ranks,
+    // which exchange_normal_faces() and the pressure's exchange bring; the next stage fills its
+    // input. model.fill_every_stage fills anyway (for the test that compares the two).
+    bool walls = true;
+    for (int k = 0; k < 4; ++k) walls = walls && (boundary_.side[k] == Side::wall || boundary_.side[k] == Side::internal);
     fill_stage_output_ = !walls || params_.implicit_viscosity || params_.fill_every_stage;
   }
 

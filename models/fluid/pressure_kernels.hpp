@@ -9,15 +9,17 @@
 
 namespace sim::fluid {
 
-/// Right-hand side of the pressure equation: b = -div(u) / dt (0 in solid cells).
-template <class T>
+/// Right-hand side of the pressure equation: b = -div(u) / dt (0 in solid cells); also
+/// written through `staged` when set (a transform solve's own buffer: fft::StagedView on one
+/// rank, solvers::CosineSlabRows on several).
+template <class T, class Staged = fft::StagedView<T>>
 struct PressureRhs {
   View<const T, 2> u, v;
   View<T, 2> b;
   solvers::PoissonStencil<T> links;
   T inv_hx, inv_hy;
   const double* dt;                  ///< read from memory (StepInput)
-  fft::StagedView<T> staged{};       ///< when set, b is also written here: the fused transform solve's gather
+  Staged staged{};                   ///< when set, b is also written here: the transform solve's gather
   /// The spacing as the divergence reads it (1 / h only).
   SIM_INLINE MacSpacing<T, 2> spacing() const { return {{inv_hx, inv_hy}, {T(0), T(0)}}; }
   SIM_INLINE void operator()(index_t i, index_t j) const {

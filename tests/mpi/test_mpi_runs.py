@@ -375,6 +375,17 @@ class Fluid(Case):
     def test_cavity_np2(self):
         self.compare(FLUID_CAVITY, 2)
 
+    def test_cavity_stage_output_unfilled_np2_np4(self):
+        # walls all round: a stage's output is not filled before its projection, only the faces on
+        # the shared sides exchanged (on 2 ranks, slabs along x, the pressure also goes through the
+        # distributed solve's staged rows): filling every stage's output must change no bit
+        c = self.config("fluid", FLUID_CAVITY)
+        for ranks, split in ((2, None), (4, "[2, 2]")):
+            extra = ["model.pressure_solver=\"auto\"", *(["grid.decomposition=" + split] if split else [])]
+            self.simulate(ranks, c, "lean%d" % ranks, *extra)
+            self.simulate(ranks, c, "filled%d" % ranks, "model.fill_every_stage=true", *extra)
+            self.assert_same_run("lean%d" % ranks, "filled%d" % ranks)
+
     def test_cavity_np4_multigrid_float32(self):
         self.compare(FLUID_CAVITY, 4, "model.pressure_solver=\"multigrid\"", "run.precision=\"float32\"",
                      "model.pressure_tol=1e-5", rtol=1e-4, atol=1e-5)

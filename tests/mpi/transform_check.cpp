@@ -16,7 +16,9 @@
 // of those on the complex FFT along x; in 2D with walls all round (Neumann) and the boxes split
 // along x (or blocks), the solver's path of real FFTs of the rows and complex FFTs along x
 // (distributed_cosine2.hpp), checked to be taken there and only there (odd and even sizes,
-// slabs of the half spectrum left empty), and counted; in 3D with walls on y and z (Neumann)
+// slabs of the half spectrum left empty), and counted, and where every box is a slab along x
+// solved once more through its staged rows (the right-hand side written there by the caller),
+// which must give solve()'s bits and be offered there only; in 3D with walls on y and z (Neumann)
 // and the boxes split along x (or blocks), the path of batched 2D real FFTs over (y, z) of
 // the reordered planes (distributed_cosine_yz.hpp), checked to be taken there and only there
 // (x periodic, walled or Dirichlet, odd and even sizes, empty slabs), and counted; exit 1 on
@@ -145,6 +147,7 @@ struct Tally : sim_test::split_solve_check::Tally {
   int cosine_yz = 0;  // 3D walls on y and z by 2D real FFTs over (y, z)
   int peer = 0;       // transposes stored straight into the other GPUs' memory (PeerSlabs)
   int copies = 0;     // of those, copied by the copy engines in pieces beside the FFTs
+  int staged = 0;     // 2D cases also solved through the staged rows, to the same bits
 };
 
 /// One case: the split procs of the grid, sides given per axis by pair indices.
@@ -216,8 +219,32 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
     return 0.0;
   });
   const double ratio = comm.max(diff / (eps * pmax));
+  // the staged rows (the 2D cosine path with every box a slab along x): the right-hand side
+  // written there, solve_staged(), the solution read there: solve()'s bits
+  bool staged_wrong = false;
+  if constexpr (Rank == 2) {
+    const solvers::CosineSlabRows<T> rows = solver.staged();
+    const bool want_staged = took_cosine && procs[1] == 1 && mine.size() > 0;
+    bool differs = want_staged != (rows.data != nullptr);
+    if (comm.max(rows.data ? 1.0 : 0.0) > 0) {
+      Array<T, Rank> xs2(ctx, mine.shape());
+      if (rows.data) for_each(ctx, "test::staged_gather", box_of(mine.shape()), solvers::CosineRowsGather<T>{bl.view(), rows});
+      solver.solve_staged();
+      if (rows.data) {
+        for_each(ctx, "test::staged_scatter", box_of(mine.shape()), solvers::CosineRowsScatter<T>{rows, xs2.view()});
+        const std::vector<T> staged_x = xs2.to_host();
+        for (std::size_t i = 0; i < xs.size(); ++i) differs = differs || !(staged_x[i] == xs[i]);
+      }
+      tally.staged += rows.data ? 1 : 0;
+    }
+    staged_wrong = comm.max(differs ? 1.0 : 0.0) > 0;
+    if (staged_wrong && comm.rank() == 0)
+      std::printf("FAIL 2D %s %lld x %lld (%d x %d ranks): the solve through the staged rows %s\n", sizeof(T) == 8 ? "float64" : "float32",
+                  (long long)cells[0], (long long)cells[Rank - 1], procs[0], procs[Rank - 1],
+                  want_staged != (rows.data != nullptr) ? "was not offered where expected (or offered where not)" : "gave other bits than solve()");
+  }
   const bool wrong_path = want_yz != took_yz || want_complex != took_complex || want_cosine != took_cosine ||
-                          want_cos_yz != took_cos_yz;
+                          want_cos_yz != took_cos_yz || staged_wrong;
   if (tally.add(ratio, res, pmax, wrong_path)) {
     if (comm.rank() == 0) {
       std::string s;
@@ -308,13 +335,14 @@ int main(int argc, char** argv) {
           run_walls_yz<double>(comm, ctx, *cells, t64);
           run_walls_yz<float>(comm, ctx, *cells, t32);
         }
-        char paths[400];
+        char paths[512];
         std::snprintf(paths, sizeof paths,
                       "%d cases by the 2D FFT over y,z, %d of them with the complex FFT along x; %d 2D cases by real FFTs "
                       "(walls all round); %d 3D cases by 2D real FFTs over y,z (walls on y and z); %d cases with "
-                      "transposes stored into the other GPUs' memory, %d of them by the copy engines; ",
+                      "transposes stored into the other GPUs' memory, %d of them by the copy engines; %d 2D cases also "
+                      "solved through the staged rows, to the same bits; ",
                       t64.yz_fft + t32.yz_fft, t64.x_complex + t32.x_complex, t64.cosine2 + t32.cosine2,
-                      t64.cosine_yz + t32.cosine_yz, t64.peer + t32.peer, t64.copies + t32.copies);
+                      t64.cosine_yz + t32.cosine_yz, t64.peer + t32.peer, t64.copies + t32.copies, t64.staged + t32.staged);
         return std::string(paths);
       });
 }
