@@ -473,7 +473,7 @@ void mg_cg_case(const Comm& comm, const Context& ctx, index_t n, int repeat, std
 
 template <class T>
 void poisson3_case(const Comm& comm, const Context& ctx, index_t n, bool weak, int steps, double bus,
-                   std::vector<bench::Row>& rows) {
+                   std::vector<bench::Row>& rows, std::vector<std::string>& lists) {
   const char* prec = sizeof(T) == 8 ? "float64" : "float32";
   const index_t one[3] = {n, n, n};
   double ms1 = 0;
@@ -486,9 +486,14 @@ void poisson3_case(const Comm& comm, const Context& ctx, index_t n, bool weak, i
   Solve<T, 3> s(comm, ctx, many, true);
   const auto [solve, transposes] = s.time(comm, ctx, steps);
   const double bytes = comm.max(double(s.solver.transpose_bytes()));
-  rows.push_back(scaling_row("poisson 3D periodic " + std::to_string(n) + "^3" + (weak ? " per rank" : "") + " " + prec +
-                                 (weak ? " solve, weak" : " solve, strong"),
-                             comm.size(), weak, ms1, solve * 1e3, transposes * 1e3, bytes, bus));
+  const std::string name = "poisson 3D periodic " + std::to_string(n) + "^3" + (weak ? " per rank" : "") + " " + prec +
+                           (weak ? " solve, weak" : " solve, strong");
+  rows.push_back(scaling_row(name, comm.size(), weak, ms1, solve * 1e3, transposes * 1e3, bytes, bus));
+  const Phases phases = s.phases(comm, ctx, steps);
+  if (comm.rank() == 0)
+    lists.push_back(phase_line(name + ", phases of the distributed solve on " + std::to_string(comm.size()) +
+                                   " ranks (ms, the slowest rank's):",
+                               phases));
 }
 
 /// "name (count): pass, pass, ..." for the listing after the table.
@@ -623,8 +628,8 @@ int main(int argc, char** argv) {
     if (cells3 > 0)
       for (bool w : {false, true}) {
         if (w && !weak) continue;
-        poisson3_case<double>(comm, ctx, cells3, w, steps, bus, rows);
-        poisson3_case<float>(comm, ctx, cells3, w, steps, bus, rows);
+        poisson3_case<double>(comm, ctx, cells3, w, steps, bus, rows, lists);
+        poisson3_case<float>(comm, ctx, cells3, w, steps, bus, rows, lists);
       }
     if (tg3 > 0) {
       taylor_green_case<double>(comm, ctx, tg3, weak, steps, batch, rows);
