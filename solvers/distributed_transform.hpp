@@ -296,16 +296,21 @@ class DistributedTransformPoisson {
     else solve_per_axis(b, x);
     marks_.mark("the way back: transposes to slabs A and the inverse transforms");
   }
-  /// Where a caller's kernels may write the right-hand side and read the solution themselves
-  /// (2D, walls all round, every box a slab along x: the reordered rows of plan_cos2), so that
-  /// solve_staged() skips the gather and the scatter; null data on the other paths.
-  CosineSlabRows<T> staged() { return to_a_.identity() && from_a_.identity() ? cos_rows() : CosineSlabRows<T>{}; }
-  /// solve() of the right-hand side written through staged(), its solution left there
+  /// Where a caller's kernel may write the right-hand side itself (2D, walls all round, every box
+  /// a slab along x: the reordered rows of plan_cos2), so that solve_staged() skips the gather;
+  /// null data on the other paths. The rows keep it until the next solve_staged().
+  CosineSlabRows<T> staged() { return cos_staged_out_.size() > 0 ? cos_rows() : CosineSlabRows<T>{}; }
+  /// Where solve_staged() leaves the solution, in the same order (null data where staged() is).
+  CosineSlabRows<T> staged_result() {
+    if (cos_staged_out_.size() == 0) return {};
+    return {cos_staged_out_.view().ptr, index_t(axes_[Rank - 1].eigenvalues.size()), cos_place_};
+  }
+  /// solve() of the right-hand side written through staged(), its solution in staged_result()
   /// (collective: every rank calls it, one with an empty box too).
   void solve_staged() {
     marks_.clear();
     marks_.mark("start");
-    solve_cos2_rows();
+    solve_cos2_rows(cos_staged_out_.size() > 0 ? cos_staged_out_.view() : View<T, 3>{});
     marks_.mark("the way back: transposes to slabs A and the inverse transforms");
   }
   /// Diagnostic: while on, each solve marks its phases on the stream (StreamMarks; not inside a
@@ -605,6 +610,9 @@ class DistributedTransformPoisson {
     // slab A's rows in Makhoul's order on one rank (the whole grid), in makhoul_segments'
     // order where the peer moves put them in Makhoul's order, else as they are
     cos_place_ = SlabRowPlace::of(mine_a_.lo[0], mine_a_.hi[0], n1, !transposed_ || cos_reordered_);
+    // boxes that are slabs A take the right-hand side in the rows themselves (staged()), and the
+    // solution in rows of their own, so that the right-hand side stays
+    if (to_a_.identity() && from_a_.identity() && mine_a_.size() > 0) cos_staged_out_ = Array<T, 3>(ctx, rows_real_.shape());
     if (cos_b_box_.size() > 0) cos_x_ = fft::BatchedComplexFft<T>(ctx, cos_b_box_.shape());
     std::vector<double> lx(static_cast<std::size_t>(n1)), ly(static_cast<std::size_t>(n2));
     std::vector<double> t1(static_cast<std::size_t>(2 * n1)), t2(static_cast<std::size_t>(2 * n2));
@@ -734,12 +742,14 @@ class DistributedTransformPoisson {
     if (!cos2_ || mine_a_.size() == 0) return {};
     return {rows_real_.view().ptr, index_t(axes_[Rank - 1].eigenvalues.size()), cos_place_};
   }
-  /// The reordered rows (cos_rows()) solved in place: their real FFTs along y, the transposes,
-  /// the FFTs along x with the division, and the way back.
-  void solve_cos2_rows() {
+  /// The reordered rows (cos_rows()) solved: their real FFTs along y, the transposes, the FFTs
+  /// along x with the division, and the way back, into `solved` (rows of the same shape) where
+  /// given, else in place.
+  void solve_cos2_rows(View<T, 3> solved = {}) {
     if constexpr (Rank == 2) {
       const index_t n1 = index_t(axes_[0].eigenvalues.size()), n2 = index_t(axes_[1].eigenvalues.size());
       const View<T, 3> real = mine_a_.size() > 0 ? rows_real_.view() : View<T, 3>{};
+      const View<T, 3> back = solved.ptr ? solved : real;
       const View<T, 3> sa = cos_spectrum_a(), sb = cos_spectrum_b();
       if (copies_) {  // (plan_cos2_copies)
         const View<T, 2> flat = flat_rows(sa);
@@ -758,7 +768,7 @@ class DistributedTransformPoisson {
         peer_.pull_parts(flat, cos_parts_[std::size_t(pieces - 1)], pieces - 1);
         for (int k = 0; k < pieces; ++k) peer_.wait_pulled(k);
         marks_.mark("the last piece's copy back");
-        if (mine_a_.size() > 0) rows_.inverse(real);
+        if (mine_a_.size() > 0) rows_.inverse(back);
       } else {
         if (mine_a_.size() > 0) rows_.forward(real);
         if (transposed_) cos_spectrum_to_b(sa, sb);
@@ -766,7 +776,7 @@ class DistributedTransformPoisson {
         solve_cos_columns(sb, n1, n2);
         marks_.mark("the FFTs along x, the division, their inverses");
         if (transposed_) cos_spectrum_from_b(sb, sa);
-        if (mine_a_.size() > 0) rows_.inverse(real);
+        if (mine_a_.size() > 0) rows_.inverse(back);
       }
     }
   }
@@ -1111,6 +1121,7 @@ class DistributedTransformPoisson {
   bool cos2_ = false;                   // the path of plan_cos2 (2D, walls all round)
   fft::BatchedRealFft2<T> rows_;        // plan_cos2: the real FFTs of slabs A's rows
   Array<T, 3> rows_real_, cos_b_, cos_v_, cos_empty_;  // plan_cos2: reordered rows; the spectrum's slab B, reordered
+  Array<T, 3> cos_staged_out_;          // plan_cos2, boxes that are slabs A: solve_staged()'s solution
   bool cos_reordered_ = false;          // plan_cos2: the peer moves place the rows in Makhoul's order along x
   SlabRowPlace cos_place_;              // plan_cos2: where the gather puts slab A's rows
   std::vector<std::vector<Box<Rank>>> cos_parts_;     // plan_cos2_copies: piece k of every rank's columns (as reals)

@@ -153,10 +153,12 @@ class PoissonSolver {
   bool exact_on_one_rank() const { return transform_ || obstacle_; }
   /// The distributed transform solve without an obstacle (several ranks; null otherwise).
   const DistributedTransformPoisson<T, 2>* distributed_transform() const { return distributed_.get(); }
-  /// The distributed transform solve's staged rows (DistributedTransformPoisson::staged();
-  /// null data where there are none): write the right-hand side there, solve_staged(), read p there.
+  /// The distributed transform solve's staged rows (DistributedTransformPoisson::staged(); null
+  /// data where there are none): write the right-hand side there, solve_staged(), read p from
+  /// staged_result().
   CosineSlabRows<T> staged_rows() const { return distributed_ ? distributed_->staged() : CosineSlabRows<T>{}; }
-  /// The distributed transform solve of the right-hand side in staged_rows(), in place.
+  CosineSlabRows<T> staged_result() const { return distributed_ ? distributed_->staged_result() : CosineSlabRows<T>{}; }
+  /// The distributed transform solve of the right-hand side in staged_rows().
   void solve_staged() { distributed_->solve_staged(); }
   /// The transforms (and, on several ranks, the transposes; with an obstacle, the correction) of
   /// the exact solve; "" for the iterative methods.

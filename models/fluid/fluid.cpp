@@ -122,12 +122,14 @@ class FluidModel final : public Model {
 
   /// Advances by dt. A step with no host round trip (explicit viscosity, the transform solver;
   /// on several ranks no obstacle and every message on the stream) is recorded once per buffer
-  /// parity (steps swap buffers) and replayed: one launch a step, with dt read from memory.
+  /// parity (steps swap buffers) and replayed: one launch a step, with dt read from memory
+  /// (on several ranks whose transposes run on the copy engines, only once an adaptive dt is
+  /// asked: the step alone is queued as it goes, which ran faster there).
   void step(double dt) override {
     last_pressure_iterations_ = last_viscous_iterations_ = 0;
     last_dt_ = dt;
     dt_input_.set(dt);
-    if (recordable() && !marks_.on()) {  // (marks on: a marked step, queued as it goes)
+    if (recordable() && !marks_.on() && (adaptive_dt_asked_ || !queue_fixed_steps_)) {  // (marks on: a marked step, queued as it goes)
       replay_recorded_step();
     } else {
       dt_input_.upload();
@@ -503,23 +505,21 @@ class FluidModel final : public Model {
   }
 
   /// The projection through the distributed transform solve's staged rows (several ranks,
-  /// walls all round, every box a slab along x): the right-hand side written into them as
-  /// into pressure_rhs_, the solve in place, p's rows at the shared sides copied out and
-  /// exchanged, and the projection reading the rows (storing them into p_). No gather or
-  /// scatter pass: the same values as solve_pressure() and apply_projection().
+  /// walls all round, every box a slab along x): the right-hand side written straight into them
+  /// (not into pressure_rhs_: transform_residual() takes it from there when asked), the solve,
+  /// its solution scattered into p_, and the projection. No gather pass, one array written less
+  /// by the right-hand side: the values of pressure_rhs(), solve_pressure() and apply_projection().
   void project_through_rows(Field<T, 2>& u, Field<T, 2>& v, const solvers::CosineSlabRows<T>& rows) {
     for_each(ctx_, "fluid::pressure_rhs_rows", box(),
-             PressureRhs<T, solvers::CosineSlabRows<T>>{u.view(), v.view(), pressure_rhs_.view(), stencil_, T(1 / hx_),
-                                                        T(1 / hy_), kernel_dt_, rows});
+             PressureRhs<T, solvers::CosineSlabRows<T>>{u.view(), v.view(), View<T, 2>{}, stencil_, T(1 / hx_), T(1 / hy_),
+                                                        kernel_dt_, rows});
     marks_.mark("pressure rhs");
     solver_->solve_staged();
+    for_each(ctx_, "fluid::pressure_from_rows", box(), solvers::CosineRowsScatter<T>{solver_->staged_result(), p_.view()});
     last_pressure_residual_ = std::nan("");
+    rhs_in_rows_ = true;
     marks_.mark("pressure solve");
-    for_each(ctx_, "fluid::shared_pressure_rows", Box<2>{{0, 0}, {2, ny_}}, SharedPressureRows<T>{rows, p_.view(), nx_});
-    solver_->level().exchange(p_);
-    const SlabRowsPressure<T> p{rows, p_.view(), nx_, ny_};
-    for_each(ctx_, "fluid::project_rows", Box<2>{{0, 0}, {nx_ + 1, ny_ + 1}},
-             Project<T, SlabRowsPressure<T>>{u.view(), v.view(), p, stencil_, kernel_dt_, 1 / hx_, 1 / hy_, p_.view()});
+    apply_projection(u, v, p_);
   }
 
   /// The fused 2D transform solve when the pressure solver has one (one rank, walls or periodic all round).
@@ -533,6 +533,8 @@ class FluidModel final : public Model {
   /// A singular problem's right-hand side is measured without its mean, which the solve drops.
   double transform_residual() {
     if (last_dt_ == 0) return 0;
+    if (rhs_in_rows_)  // (project_through_rows left it in the solve's rows)
+      for_each(ctx_, "fluid::pressure_rhs_from_rows", box(), solvers::CosineRowsScatter<T>{solver_->staged_rows(), pressure_rhs_.view()});
     if (pressure_singular_) pressure_rhs_ = pressure_rhs_ - T(comm_.sum(double(sum(pressure_rhs_))) / double(gnx_ * gny_));
     solver_->level().residual(pressure_rhs_, p_, divergence_);
     const double bnorm = std::sqrt(comm_.sum(double(dot(pressure_rhs_, pressure_rhs_))));
@@ -564,7 +566,13 @@ class FluidModel final : public Model {
     batches_.set_mode(ctx_, tuning::current().decomposed_steps);
     const solvers::DistributedTransformPoisson<T, 2>* solve = solver_->distributed_transform();
     // the transposes on the copy engines: per-step replays, not one device loop (see copies_beside_stream)
-    if (solve && solve->copies_beside_stream() && batches_.mode() == "auto") batches_.set_mode(ctx_, "replays");
+    if (solve && solve->copies_beside_stream() && batches_.mode() == "auto") {
+      batches_.set_mode(ctx_, "replays");
+      // and a step of a dt the host gives (no adaptive dt asked) queued as it goes, not replayed:
+      // on 2 H200s the cavity 4096^2 step took 1.105 / 0.696 ms so against 1.148 / 0.731 replayed
+      // (float64 / float32, bench/results/2026-11-29-h200x2-multi-gpu); SIMKIT_DECOMPOSED_STEPS=replays replays it
+      queue_fixed_steps_ = true;
+    }
     if (!comm_.parallel() || params_.implicit_viscosity || !solve || batches_.mode() == "host") return;
     const std::string nccl = "NCCL";
     const bool on_stream = !ctx_.is_cuda() || (halo_.transport() == nccl && solver_->level().halo.transport() == nccl &&
@@ -796,6 +804,7 @@ class FluidModel final : public Model {
   ClockedBatches batches_;              // the batches of device-clocked steps (run_device_steps)
   RankReduction speed_max_;                   // several ranks: the speeds' maximum over the ranks, in place
   bool decomposed_recorded_ = false;    // several ranks: the step is recorded (choose_decomposed_steps)
+  bool queue_fixed_steps_ = false;      // several ranks, transposes on the copy engines: step() without an adaptive dt is queued, not replayed
   AsyncReduction<double> rank_sum_;     // a sum over the ranks (the pressure right-hand side's, or the guess's)
   Array<double, 1> rank_sum_slot_;      // where it lands (device memory)
 
@@ -805,6 +814,7 @@ class FluidModel final : public Model {
   Field<T, 2> u_carry_, v_carry_, dye_stand_in_;  // implicit viscosity: the IMEX carry, and a dye stand-in for ghost fills
   ImplicitViscosity<T> viscosity_;
   Field<T, 2> p_, pressure_rhs_, divergence_, pressure_increment_;  // cell-centred, shaped like the pressure solver's fields
+  bool rhs_in_rows_ = false;  // the last right-hand side is in the distributed solve's staged rows (project_through_rows)
 };
 
 }  // namespace fluid

@@ -9,9 +9,9 @@
 
 namespace sim::fluid {
 
-/// Right-hand side of the pressure equation: b = -div(u) / dt (0 in solid cells); also
-/// written through `staged` when set (a transform solve's own buffer: fft::StagedView on one
-/// rank, solvers::CosineSlabRows on several).
+/// Right-hand side of the pressure equation: b = -div(u) / dt (0 in solid cells), where b is
+/// given; written through `staged` when set (a transform solve's own buffer: fft::StagedView on
+/// one rank, solvers::CosineSlabRows on several).
 template <class T, class Staged = fft::StagedView<T>>
 struct PressureRhs {
   View<const T, 2> u, v;
@@ -25,7 +25,7 @@ struct PressureRhs {
   SIM_INLINE void operator()(index_t i, index_t j) const {
     const T inv_dt = T(1 / *dt);
     const T value = links.solid(i, j) ? T(0) : -inv_dt * divergence(Velocity<T, 2>{{u, v}}, position(u, i, j), spacing());
-    b(i, j) = value;
+    if (b.ptr) b(i, j) = value;
     if (staged.data) staged(i, j) = value;
   }
 };

@@ -6,7 +6,6 @@
 
 #include "core/mesh/grid.hpp"
 #include "core/numerics/spectral/multiplier2.hpp"
-#include "solvers/distributed_cosine2.hpp"
 #include "solvers/poisson.hpp"
 
 namespace sim::fluid {
@@ -70,32 +69,6 @@ struct Project {
     }
     if (i >= links.nx || j >= links.ny) return {0.0, 0.0};
     return FaceSpeeds<T>{u, v}(i, j);
-  }
-};
-
-/// The pressure as Project reads it where the distributed transform solve left it in its
-/// staged rows (solvers::CosineSlabRows): the rows on the box's cells, p's exchanged ghosts
-/// outside them.
-template <class T>
-struct SlabRowsPressure {
-  solvers::CosineSlabRows<T> rows;
-  View<const T, 2> ghosts;
-  index_t nx, ny;
-  SIM_INLINE T operator()(index_t i, index_t j) const {
-    return i >= 0 && i < nx && j >= 0 && j < ny ? rows(i, j) : ghosts(i, j);
-  }
-};
-
-/// p's first and last rows along x (r = 0, 1) from the staged rows: what its exchange across
-/// the shared sides along x sends.
-template <class T>
-struct SharedPressureRows {
-  solvers::CosineSlabRows<T> rows;
-  View<T, 2> p;
-  index_t nx;
-  SIM_INLINE void operator()(index_t r, index_t j) const {
-    const index_t i = r == 0 ? 0 : nx - 1;
-    p(i, j) = rows(i, j);
   }
 };
 

@@ -17,8 +17,9 @@
 // along x (or blocks), the solver's path of real FFTs of the rows and complex FFTs along x
 // (distributed_cosine2.hpp), checked to be taken there and only there (odd and even sizes,
 // slabs of the half spectrum left empty), and counted, and where every box is a slab along x
-// solved once more through its staged rows (the right-hand side written there by the caller),
-// which must give solve()'s bits and be offered there only; in 3D with walls on y and z (Neumann)
+// solved once more through its staged rows (the right-hand side written there by the caller, the
+// solution read from staged_result()), which must give solve()'s bits and be offered there
+// only; in 3D with walls on y and z (Neumann)
 // and the boxes split along x (or blocks), the path of batched 2D real FFTs over (y, z) of
 // the reordered planes (distributed_cosine_yz.hpp), checked to be taken there and only there
 // (x periodic, walled or Dirichlet, odd and even sizes, empty slabs), and counted; exit 1 on
@@ -231,7 +232,7 @@ void check(const Comm& comm, const Context& ctx, const index_t (&cells)[Rank], c
       if (rows.data) for_each(ctx, "test::staged_gather", box_of(mine.shape()), solvers::CosineRowsGather<T>{bl.view(), rows});
       solver.solve_staged();
       if (rows.data) {
-        for_each(ctx, "test::staged_scatter", box_of(mine.shape()), solvers::CosineRowsScatter<T>{rows, xs2.view()});
+        for_each(ctx, "test::staged_scatter", box_of(mine.shape()), solvers::CosineRowsScatter<T>{solver.staged_result(), xs2.view()});
         const std::vector<T> staged_x = xs2.to_host();
         for (std::size_t i = 0; i < xs.size(); ++i) differs = differs || !(staged_x[i] == xs[i]);
       }
