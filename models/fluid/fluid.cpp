@@ -123,14 +123,15 @@ class FluidModel final : public Model {
   /// Advances by dt. A step with no host round trip (explicit viscosity, the transform solver;
   /// on several ranks no obstacle and every message on the stream) is recorded once per buffer
   /// parity (steps swap buffers) and replayed: one launch a step, with dt read from memory
-  /// (on several ranks whose transposes run on the copy engines, only once an adaptive dt is
-  /// asked: the step alone is queued as it goes, which ran faster there).
+  /// (on several ranks whose transposes run on the copy engines the same work is queued as it
+  /// goes instead, which ran faster there).
   void step(double dt) override {
     last_pressure_iterations_ = last_viscous_iterations_ = 0;
     last_dt_ = dt;
     dt_input_.set(dt);
-    if (recordable() && !marks_.on() && (adaptive_dt_asked_ || !queue_fixed_steps_)) {  // (marks on: a marked step, queued as it goes)
-      replay_recorded_step();
+    if (recordable() && !marks_.on()) {  // (marks on: a marked step, queued as it goes)
+      if (queue_fixed_steps_) queue_recordable_step();
+      else replay_recorded_step();
     } else {
       dt_input_.upload();
       marks_.mark("start");
@@ -568,9 +569,9 @@ class FluidModel final : public Model {
     // the transposes on the copy engines: per-step replays, not one device loop (see copies_beside_stream)
     if (solve && solve->copies_beside_stream() && batches_.mode() == "auto") {
       batches_.set_mode(ctx_, "replays");
-      // and a step of a dt the host gives (no adaptive dt asked) queued as it goes, not replayed:
-      // on 2 H200s the cavity 4096^2 step took 1.105 / 0.696 ms so against 1.148 / 0.731 replayed
-      // (float64 / float32, bench/results/2026-11-29-h200x2-multi-gpu); SIMKIT_DECOMPOSED_STEPS=replays replays it
+      // and step() (a dt the host gives) queued as it goes, not replayed: on 2 H200s the cavity
+      // 4096^2 step took 1.105 / 0.696 ms unrecorded against 1.148 / 0.731 replayed (float64 /
+      // float32, bench/results/2026-11-29-h200x2-multi-gpu); SIMKIT_DECOMPOSED_STEPS=replays replays it
       queue_fixed_steps_ = true;
     }
     if (!comm_.parallel() || params_.implicit_viscosity || !solve || batches_.mode() == "host") return;
@@ -587,13 +588,24 @@ class FluidModel final : public Model {
     const bool speeds = adaptive_dt_asked_;
     Recorded& r = recordings_.step(speeds);
     if (!r.valid())  // on the CPU each replay calls this
-      r = record(ctx_, [this, speeds] {
-        ending_.projections_to_fuse = speeds ? params_.stages : 0;  // the last projection also reduces the speeds
-        dt_input_.upload(), advance(dt_input_.value());
-        if (speeds && ending_.projections_to_fuse != 0) queue_speeds(step_output_u(), step_output_v());
-      });
+      r = record(ctx_, [this, speeds] { recordable_step(speeds); });
     r.replay();
     speeds_on_host_ = speeds_on_device_ = speeds;
+  }
+
+  /// The recordable step's work queued as it goes, not recorded (queue_fixed_steps_).
+  void queue_recordable_step() {
+    const bool speeds = adaptive_dt_asked_;
+    recordable_step(speeds);
+    speeds_on_host_ = speeds_on_device_ = speeds;
+  }
+
+  /// What replay_recorded_step() records: dt uploaded, the stages, and with `speeds` what the
+  /// next next_dt() needs (the last projection reduces the speeds).
+  void recordable_step(bool speeds) {
+    ending_.projections_to_fuse = speeds ? params_.stages : 0;
+    dt_input_.upload(), advance(dt_input_.value());
+    if (speeds && ending_.projections_to_fuse != 0) queue_speeds(step_output_u(), step_output_v());
   }
 
   /// The step of a device clock c (run_device_steps), while it is recorded: dt read from the
@@ -804,7 +816,7 @@ class FluidModel final : public Model {
   ClockedBatches batches_;              // the batches of device-clocked steps (run_device_steps)
   RankReduction speed_max_;                   // several ranks: the speeds' maximum over the ranks, in place
   bool decomposed_recorded_ = false;    // several ranks: the step is recorded (choose_decomposed_steps)
-  bool queue_fixed_steps_ = false;      // several ranks, transposes on the copy engines: step() without an adaptive dt is queued, not replayed
+  bool queue_fixed_steps_ = false;      // several ranks, transposes on the copy engines: step() is queued, not replayed
   AsyncReduction<double> rank_sum_;     // a sum over the ranks (the pressure right-hand side's, or the guess's)
   Array<double, 1> rank_sum_slot_;      // where it lands (device memory)
 
