@@ -593,11 +593,11 @@ class FluidModel final : public Model {
     speeds_on_host_ = speeds_on_device_ = speeds;
   }
 
-  /// The recordable step's work queued as it goes, not recorded (queue_fixed_steps_).
+  /// The recordable step's work queued as it goes, not recorded (queue_fixed_steps_), the speeds
+  /// left to next_dt(), which reduces them when asked (the adaptive dt's batches replay instead).
   void queue_recordable_step() {
-    const bool speeds = adaptive_dt_asked_;
-    recordable_step(speeds);
-    speeds_on_host_ = speeds_on_device_ = speeds;
+    recordable_step(false);
+    speeds_on_host_ = speeds_on_device_ = false;
   }
 
   /// What replay_recorded_step() records: dt uploaded, the stages, and with `speeds` what the
