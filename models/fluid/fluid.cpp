@@ -569,9 +569,8 @@ class FluidModel final : public Model {
     // the transposes on the copy engines: per-step replays, not one device loop (see copies_beside_stream)
     if (solve && solve->copies_beside_stream() && batches_.mode() == "auto") {
       batches_.set_mode(ctx_, "replays");
-      // and step() (a dt the host gives) queued as it goes, not replayed: on 2 H200s the cavity
-      // 4096^2 step took 1.105 / 0.696 ms unrecorded against 1.148 / 0.731 replayed (float64 /
-      // float32, bench/results/2026-11-29-h200x2-multi-gpu); SIMKIT_DECOMPOSED_STEPS=replays replays it
+      // and step() (a dt the host gives) queued as it goes, not replayed, which ran the cavity's
+      // step faster on 2 H200s (bench/results/2026-11-29-h200x2-multi-gpu); SIMKIT_DECOMPOSED_STEPS=replays replays it
       queue_fixed_steps_ = true;
     }
     if (!comm_.parallel() || params_.implicit_viscosity || !solve || batches_.mode() == "host") return;
