@@ -301,10 +301,7 @@ class DistributedTransformPoisson {
   /// null data on the other paths. The rows keep it until the next solve_staged().
   CosineSlabRows<T> staged() { return cos_staged_out_.size() > 0 ? cos_rows() : CosineSlabRows<T>{}; }
   /// Where solve_staged() leaves the solution, in the same order (null data where staged() is).
-  CosineSlabRows<T> staged_result() {
-    if (cos_staged_out_.size() == 0) return {};
-    return {cos_staged_out_.view().ptr, index_t(axes_[Rank - 1].eigenvalues.size()), cos_place_};
-  }
+  CosineSlabRows<T> staged_result() { return cos_staged_out_.size() > 0 ? slab_rows(cos_staged_out_) : CosineSlabRows<T>{}; }
   /// solve() of the right-hand side written through staged(), its solution in staged_result()
   /// (collective: every rank calls it, one with an empty box too).
   void solve_staged() {
@@ -738,9 +735,10 @@ class DistributedTransformPoisson {
     }
   }
   /// This rank's reordered rows of slab A (plan_cos2), null data where it has none.
-  CosineSlabRows<T> cos_rows() {
-    if (!cos2_ || mine_a_.size() == 0) return {};
-    return {rows_real_.view().ptr, index_t(axes_[Rank - 1].eigenvalues.size()), cos_place_};
+  CosineSlabRows<T> cos_rows() { return cos2_ && mine_a_.size() > 0 ? slab_rows(rows_real_) : CosineSlabRows<T>{}; }
+  /// Rows of this rank's slab A in plan_cos2's order, held in `a` (of rows_real_'s shape).
+  CosineSlabRows<T> slab_rows(Array<T, 3>& a) {
+    return {a.view().ptr, index_t(axes_[Rank - 1].eigenvalues.size()), cos_place_};
   }
   /// The reordered rows (cos_rows()) solved: their real FFTs along y, the transposes, the FFTs
   /// along x with the division, and the way back, into `solved` (rows of the same shape) where

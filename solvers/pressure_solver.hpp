@@ -157,6 +157,7 @@ class PoissonSolver {
   /// data where there are none): write the right-hand side there, solve_staged(), read p from
   /// staged_result().
   CosineSlabRows<T> staged_rows() const { return distributed_ ? distributed_->staged() : CosineSlabRows<T>{}; }
+  /// Where solve_staged() leaves the solution (DistributedTransformPoisson::staged_result()).
   CosineSlabRows<T> staged_result() const { return distributed_ ? distributed_->staged_result() : CosineSlabRows<T>{}; }
   /// The distributed transform solve of the right-hand side in staged_rows().
   void solve_staged() { distributed_->solve_staged(); }

@@ -123,15 +123,14 @@ class FluidModel final : public Model {
   /// Advances by dt. A step with no host round trip (explicit viscosity, the transform solver;
   /// on several ranks no obstacle and every message on the stream) is recorded once per buffer
   /// parity (steps swap buffers) and replayed: one launch a step, with dt read from memory
-  /// (on several ranks whose transposes run on the copy engines the same work is queued as it
-  /// goes instead, which ran faster there).
+  /// (on several ranks whose transposes run on the copy engines it is queued as it goes instead,
+  /// unrecorded, which ran faster there; the speeds are then left to next_dt()).
   void step(double dt) override {
     last_pressure_iterations_ = last_viscous_iterations_ = 0;
     last_dt_ = dt;
     dt_input_.set(dt);
-    if (recordable() && !marks_.on()) {  // (marks on: a marked step, queued as it goes)
-      if (queue_fixed_steps_) queue_recordable_step();
-      else replay_recorded_step();
+    if (recordable() && !marks_.on() && !queue_fixed_steps_) {  // (marks on: a marked step, queued as it goes)
+      replay_recorded_step();
     } else {
       dt_input_.upload();
       marks_.mark("start");
@@ -587,24 +586,13 @@ class FluidModel final : public Model {
     const bool speeds = adaptive_dt_asked_;
     Recorded& r = recordings_.step(speeds);
     if (!r.valid())  // on the CPU each replay calls this
-      r = record(ctx_, [this, speeds] { recordable_step(speeds); });
+      r = record(ctx_, [this, speeds] {
+        ending_.projections_to_fuse = speeds ? params_.stages : 0;  // the last projection also reduces the speeds
+        dt_input_.upload(), advance(dt_input_.value());
+        if (speeds && ending_.projections_to_fuse != 0) queue_speeds(step_output_u(), step_output_v());
+      });
     r.replay();
     speeds_on_host_ = speeds_on_device_ = speeds;
-  }
-
-  /// The recordable step's work queued as it goes, not recorded (queue_fixed_steps_), the speeds
-  /// left to next_dt(), which reduces them when asked (the adaptive dt's batches replay instead).
-  void queue_recordable_step() {
-    recordable_step(false);
-    speeds_on_host_ = speeds_on_device_ = false;
-  }
-
-  /// What replay_recorded_step() records: dt uploaded, the stages, and with `speeds` what the
-  /// next next_dt() needs (the last projection reduces the speeds).
-  void recordable_step(bool speeds) {
-    ending_.projections_to_fuse = speeds ? params_.stages : 0;
-    dt_input_.upload(), advance(dt_input_.value());
-    if (speeds && ending_.projections_to_fuse != 0) queue_speeds(step_output_u(), step_output_v());
   }
 
   /// The step of a device clock c (run_device_steps), while it is recorded: dt read from the
