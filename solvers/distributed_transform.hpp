@@ -372,7 +372,7 @@ class DistributedTransformPoisson {
     std::string s;
     if (yz_fft_)
       s = std::string("2D real FFT over y,z per slab + ") + (x_complex_ ? "complex FFT" : axes_[0].label()) + " along x" +
-          (x_divides_ ? " (the division in its inverse's cuFFT callback)" : "");
+          (x_divides_ ? " (the division in its forward's cuFFT store callback)" : "");
     else if (cos2_) s = "DCT-II/III x DCT-II/III as real FFTs along y per slab + complex FFT along x (Makhoul)";
     else if (cos_yz_) s = std::string("DCT-II/III over y,z by a 2D real FFT per slab + ") + axes_[0].label() + " along x";
     else
@@ -441,7 +441,7 @@ class DistributedTransformPoisson {
       if (peer_ && !copies_) p.push_back("transpose to slabs along y: stores into the other GPUs' memory (and this rank's own piece)");
       move("transpose to slabs along y", first(a_to_b_), true);
       if (spectrum_b_box_.size() > 0 && x_complex_ && x_divides_)
-        p.insert(p.end(), {"complex FFT along x", "inverse complex FFT along x, dividing as it loads"});
+        p.insert(p.end(), {"complex FFT along x, dividing as it stores", "inverse complex FFT along x"});
       else if (spectrum_b_box_.size() > 0 && x_complex_)
         p.insert(p.end(), {"complex FFT along x", "divide", "inverse complex FFT along x"});
       else if (spectrum_b_box_.size() > 0) {
@@ -911,9 +911,11 @@ class DistributedTransformPoisson {
     if (mine.size() > 0 && x_complex_) {
       x_fft_ = fft::BatchedComplexFft<T>(ctx, mine.shape(), in_place_ ? modes[1] * modes[2] : 0);
       // in double only: the division in cuFFT's Z2Z callback measured faster than its own pass,
-      // in the C2C slower (bench/results/2026-11-28-h200x2-multi-gpu)
+      // in the C2C (as a load callback of the inverse) slower (bench/results/2026-11-28-h200x2-multi-gpu);
+      // a store callback of the forward beats a load callback of the inverse
+      // (bench/results/2026-11-29-h200-fft-callbacks)
       if (sizeof(T) == 8)
-        x_divides_ = x_fft_.divide_in_inverse(View<const T, 1>(eigen_[0].view()), View<const T, 1>(eigen_[1].view()),
+        x_divides_ = x_fft_.divide_in_forward(View<const T, 1>(eigen_[0].view()), View<const T, 1>(eigen_[1].view()),
                                               View<const T, 1>(eigen_[2].view()), inv_norm_);
     } else if (mine.size() > 0) {
       forward_b_ = fft::Transform<T, Rank>(ctx, axes_[0].forward, mine.shape(), 0);
@@ -952,7 +954,7 @@ class DistributedTransformPoisson {
   }
   /// SIMKIT_COPIES_BACK=columns: the way back in pieces of every rank's slab B along y, each
   /// copied back while the ranks transform the next along x (the inverse 2D FFTs after them
-  /// all): this rank's FFTs along x, one plan a piece (the float64 division in each inverse's
+  /// all): this rank's FFTs along x, one plan a piece (the float64 division in each forward's
   /// callback, as x_fft_'s), and every rank's pieces. At most `wanted` pieces, PeerSlabs'
   /// kMaxPieces and the fewest rows along y of a rank that has any.
   void plan_back_by_columns(const Context& ctx, const std::vector<Box<Rank>>& spectrum_b, index_t wanted) {
@@ -973,7 +975,7 @@ class DistributedTransformPoisson {
       const View<T, Rank> sb = spectrum_b_view();
       fft::BatchedComplexFft<T> x(ctx, extents(mine.extent(0), y1 - y0, mine.extent(2)), sb.stride[0]);
       if (x_divides_)
-        x.divide_in_inverse(View<const T, 1>(eigen_[0].view()), View<const T, 1>(eigen_[1].view().sub(Box<1>{{y0}, {y1}})),
+        x.divide_in_forward(View<const T, 1>(eigen_[0].view()), View<const T, 1>(eigen_[1].view().sub(Box<1>{{y0}, {y1}})),
                             View<const T, 1>(eigen_[2].view()), inv_norm_);
       x_fft_parts_.push_back(x);
     }
@@ -1019,9 +1021,9 @@ class DistributedTransformPoisson {
   /// eigenvalues and the inverse transform.
   void solve_along_x(View<T, Rank> sb) {
     if (spectrum_b_box_.size() > 0 && x_complex_) {
-      x_fft_.forward(sb);
+      x_fft_.forward(sb);  // (dividing as it stores where x_divides_)
       if (!x_divides_) divide_pairs(sb);
-      x_fft_.inverse(sb);  // (dividing as it loads where x_divides_)
+      x_fft_.inverse(sb);
     } else if (spectrum_b_box_.size() > 0) {
       forward_b_(sb, sb);
       divide_pairs(sb);
@@ -1133,7 +1135,7 @@ class DistributedTransformPoisson {
   fft::BatchedComplexFft<T> x_fft_;     // plan_yz: along x in slabs B of the spectrum
   std::vector<std::vector<Box<Rank>>> back_parts_;    // plan_back_by_columns: piece k of every rank's slab B along y
   std::vector<fft::BatchedComplexFft<T>> x_fft_parts_;  // plan_back_by_columns: along x in each piece of this rank's slab B
-  bool x_divides_ = false;              // plan_yz: x_fft_'s inverse divides by the eigenvalues as it loads (cuFFT's callback)
+  bool x_divides_ = false;              // plan_yz: x_fft_'s forward divides by the eigenvalues as it stores (cuFFT's callback)
   Array<T, Rank> spectrum_b_, empty_;   // plan_yz: the spectrum in slabs B; a stand-in for empty slabs
   Box<Rank> spectrum_b_box_{};          // plan_yz: this rank's part of the spectrum in slabs B
   PeerSlabs<T, Rank> peer_;             // plan_yz, plan_cos2 between GPUs of one host: slabs B of the spectrum, the kernels moving it

@@ -1,7 +1,7 @@
 // The batched complex FFTs along the first axis (core/numerics/spectral/batched_cfft.hpp) on
 // every backend against the DFT's definition per column: odd, even and the shortest lengths,
 // forward and inverse (unnormalised), float32 and float64, the refusals, the periodic
-// solve's division fused into the inverse, and planes further apart than the shape's.
+// solve's division fused into the forward, and planes further apart than the shape's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -123,7 +123,7 @@ std::vector<double> rows_of(const std::vector<double>& h, const Extents<3>& big,
 
 /// Planned with planes apart (rows [2, 4) of every plane of a (n0, 5, 6) array): forward and
 /// inverse against the definition on those rows, the other rows untouched; the division in the
-/// inverse on that layout as on a dense copy.
+/// forward on that layout as on a dense copy.
 template <class T>
 void check_rows_of_planes(const Context& ctx, index_t n0) {
   const Extents<3> big = extents(n0, 5, 6), e = extents(n0, 2, 6);
@@ -141,24 +141,27 @@ void check_rows_of_planes(const Context& ctx, index_t n0) {
   std::vector<double> scaled = rows_of(hz, big, 2, e);
   for (double& v : scaled) v *= double(n0);
   EXPECT_LT(rel_error(rows_of(host_of(a), big, 2, e), scaled), tolerance<T>()) << "round trip, n0 " << n0;
-  // the division in the inverse: the strided rows against a dense copy of them
+  // the division in the forward: the strided rows against a dense copy of them
   std::vector<T> l0(static_cast<std::size_t>(n0)), l1 = {T(0.5), T(1.5)}, l2 = {T(0), T(0), T(0.3), T(0.3), T(0.9), T(0.9)};
   for (index_t i = 0; i < n0; ++i) l0[std::size_t(i)] = T(2 - 2 * std::cos(2 * M_PI * double(i) / double(n0)));
   const auto e0 = Array<T, 1>::from_host(ctx, extents(n0), l0), e1 = Array<T, 1>::from_host(ctx, extents(2), l1),
              e2 = Array<T, 1>::from_host(ctx, extents(6), l2);
   fft::BatchedComplexFft<T> dense(ctx, e);
-  const bool strided_fused = f.divide_in_inverse(e0.view(), e1.view(), e2.view(), T(0.25));
-  const bool dense_fused = dense.divide_in_inverse(e0.view(), e1.view(), e2.view(), T(0.25));
+  const bool strided_fused = f.divide_in_forward(e0.view(), e1.view(), e2.view(), T(0.25));
+  const bool dense_fused = dense.divide_in_forward(e0.view(), e1.view(), e2.view(), T(0.25));
   EXPECT_EQ(strided_fused, dense_fused);
   const std::vector<double> block = rows_of(hz, big, 2, e);
   Array<T, 3> d = Array<T, 3>::from_host(ctx, e, std::vector<T>(block.begin(), block.end()));
   a = Array<T, 3>::from_host(ctx, big, std::vector<T>(hz.begin(), hz.end()));
-  dense.inverse(d.view());
-  f.inverse(a.view().sub(rows));
-  EXPECT_LT(rel_error(rows_of(host_of(a), big, 2, e), host_of(d)), 4 * tolerance<T>()) << "division in the inverse, n0 " << n0;
+  dense.forward(d.view());
+  f.forward(a.view().sub(rows));
+  const std::vector<double> divided = host_of(a);
+  EXPECT_LT(rel_error(rows_of(divided, big, 2, e), host_of(d)), 4 * tolerance<T>()) << "division in the forward, n0 " << n0;
+  EXPECT_EQ(rows_of(divided, big, 0, extents(n0, 2, 6)), rows_of(hz, big, 0, extents(n0, 2, 6))) << "rows before, dividing";
+  EXPECT_EQ(rows_of(divided, big, 4, extents(n0, 1, 6)), rows_of(hz, big, 4, extents(n0, 1, 6))) << "rows after, dividing";
 }
 
-/// The inverse with the division fused (divide_in_inverse) against the division done on the
+/// The forward with the division fused (divide_in_forward) against the division done on the
 /// host between the transforms: the zero mode (eigenvalue sum 0) comes out 0, every other mode
 /// divided by its sum times inv_norm. Returns whether the division was fused.
 template <class T>
@@ -172,7 +175,7 @@ bool check_division(const Context& ctx, const Extents<3>& e) {
   const auto e0 = Array<T, 1>::from_host(ctx, extents(n0), l0), e1 = Array<T, 1>::from_host(ctx, extents(n1), l1),
              e2 = Array<T, 1>::from_host(ctx, extents(2 * m), l2);
   fft::BatchedComplexFft<T> fused(ctx, e), plain(ctx, e);
-  const bool in_inverse = fused.divide_in_inverse(e0.view(), e1.view(), e2.view(), inv_norm);
+  const bool in_forward = fused.divide_in_forward(e0.view(), e1.view(), e2.view(), inv_norm);
   const std::vector<double> h = values(e.size());
   auto z = Array<T, 3>::from_host(ctx, e, std::vector<T>(h.begin(), h.end()));
   auto w = Array<T, 3>::from_host(ctx, e, std::vector<T>(h.begin(), h.end()));
@@ -188,33 +191,33 @@ bool check_division(const Context& ctx, const Extents<3>& e) {
   w = Array<T, 3>::from_host(ctx, e, s);
   plain.inverse(w.view());
   fused.forward(z.view());
-  if (!in_inverse) {  // the caller's division: fused() leaves it out
+  if (!in_forward) {  // the caller's division: fused() leaves it out
     z = Array<T, 3>::from_host(ctx, e, s);
   }
   fused.inverse(z.view());
-  EXPECT_LT(rel_error(host_of(z), host_of(w)), 4 * tolerance<T>()) << to_string(e) << (in_inverse ? ", divided in the inverse" : "");
-  return in_inverse;
+  EXPECT_LT(rel_error(host_of(z), host_of(w)), 4 * tolerance<T>()) << to_string(e) << (in_forward ? ", divided in the forward" : "");
+  return in_forward;
 }
 }  // namespace
 
-// On the GPU the periodic solve's division rides in the inverse transform's load callback
+// On the GPU the periodic solve's division rides in the forward transform's store callback
 // (where cuFFT links it): the same result as the division between the transforms. On the CPU
-// divide_in_inverse() declines and the caller divides.
-TYPED_TEST(BatchedComplexFftTest, DivisionInTheInverseIsTheDivisionBetween) {
+// divide_in_forward() declines and the caller divides.
+TYPED_TEST(BatchedComplexFftTest, DivisionInTheForwardIsTheDivisionBetween) {
   for (const Extents<3>& e : {extents(6, 5, 8), extents(7, 3, 2), extents(16, 4, 10)}) {
     const bool fused64 = check_division<double>(this->ctx, e), fused32 = check_division<float>(this->ctx, e);
     if (!this->ctx.is_cuda()) EXPECT_FALSE(fused64 || fused32);
     std::printf("[ %s %s: division %s ]\n", this->ctx.is_cuda() ? "cuda" : "cpu", to_string(e).c_str(),
-                fused64 && fused32 ? "in cuFFT's inverse" : "between the transforms");
+                fused64 && fused32 ? "in cuFFT's forward" : "between the transforms");
   }
   fft::BatchedComplexFft<double> one(this->ctx, extents(1, 3, 4));  // (length 1: nothing to fuse into)
   const auto l = Array<double, 1>::zeros(this->ctx, extents(4));
-  EXPECT_FALSE(one.divide_in_inverse(l.view(), l.view(), l.view(), 1.0));
-  EXPECT_THROW(one.divide_in_inverse(l.view(), l.view(), l.view().sub(Box<1>{{0}, {2}}), 1.0), ShapeError);  // (l2: 2 m needed)
+  EXPECT_FALSE(one.divide_in_forward(l.view(), l.view(), l.view(), 1.0));
+  EXPECT_THROW(one.divide_in_forward(l.view(), l.view(), l.view().sub(Box<1>{{0}, {2}}), 1.0), ShapeError);  // (l2: 2 m needed)
 }
 
 // Planes further apart than the shape's (rows of every plane of a larger array, as a slab of a
-// spectrum held whole): the same transforms, the same division in the inverse.
+// spectrum held whole): the same transforms, the same division in the forward.
 TYPED_TEST(BatchedComplexFftTest, PlanesApartTransformRowsOfALargerArray) {
   for (index_t n0 : {6, 7}) {
     check_rows_of_planes<double>(this->ctx, n0);

@@ -72,8 +72,8 @@ struct BatchedComplexFft<T>::Impl {
   // cpu: planned on the first call's pointer (FFTW_UNALIGNED: any later pointer will do)
   mutable std::mutex mutex;
   mutable typename FftwC2c<T>::plan forward = nullptr, inverse = nullptr;
-  // cuda: one plan for both directions, and the inverse dividing as it loads (divide_in_inverse)
-  int plan = -1, dividing_inverse = -1;
+  // cuda: one plan for both directions, and the forward dividing as it stores (divide_in_forward)
+  int plan = -1, dividing_forward = -1;
   void* division = nullptr;  // the dividing plan's SeparableDivision, in device memory
 
   ~Impl() {
@@ -84,7 +84,7 @@ struct BatchedComplexFft<T>::Impl {
     }
 #if SIM_TU_HAS_CUDA
     if (plan >= 0) cufftDestroy(cufftHandle(plan));
-    if (dividing_inverse >= 0) cufftDestroy(cufftHandle(dividing_inverse));
+    if (dividing_forward >= 0) cufftDestroy(cufftHandle(dividing_forward));
     if (division) ctx.deallocate(division, sizeof(detail::SeparableDivision<T>));
 #endif
   }
@@ -107,7 +107,7 @@ struct BatchedComplexFft<T>::Impl {
     if (shape.n[0] == 1) return;  // the DFT of length 1 is the identity
     if (ctx.is_cuda()) {
 #if SIM_TU_HAS_CUDA
-      exec_c2c(cufftHandle(backward && dividing_inverse >= 0 ? dividing_inverse : plan), z.ptr, backward ? CUFFT_INVERSE : CUFFT_FORWARD);
+      exec_c2c(cufftHandle(!backward && dividing_forward >= 0 ? dividing_forward : plan), z.ptr, backward ? CUFFT_INVERSE : CUFFT_FORWARD);
 #endif
       return;
     }
@@ -122,25 +122,28 @@ struct BatchedComplexFft<T>::Impl {
     FftwC2c<T>::run(p, c);
   }
 
-  /// The inverse plan whose load callback divides by d (copied to the device), or false where
+  /// The forward plan whose store callback divides by d (copied to the device), or false where
   /// cuFFT cannot make it.
-  bool plan_dividing_inverse(const detail::SeparableDivision<T>& d) {
+  bool plan_dividing_forward(const detail::SeparableDivision<T>& d) {
 #if SIM_TU_HAS_CUDA && SIMKIT_HAS_FFT_CALLBACK
     division = ctx.allocate(sizeof(d));
     SIM_CUDA_CHECK(cudaMemcpy(division, &d, sizeof(d), cudaMemcpyHostToDevice));  // (at planning: a synchronous copy)
     cufftHandle h;
     detail::check_cufft(cufftCreate(&h), "Create");
     const bool f64 = sizeof(T) == 8;
-    cufftResult r = cufftXtSetJITCallback(h, f64 ? "simkit_divide_spectrum_z" : "simkit_divide_spectrum_c", simkit_multiply_callback_lto,
-                                          sizeof(simkit_multiply_callback_lto), f64 ? CUFFT_CB_LD_COMPLEX_DOUBLE : CUFFT_CB_LD_COMPLEX,
-                                          &division);
+    // offsets in 32 bits where every one the plan stores fits (the narrow callbacks index faster)
+    const bool narrow = (unsigned long long)shape.n[0] * (unsigned long long)stride < (1ull << 32);
+    const char* name = f64 ? (narrow ? "simkit_divide_spectrum_z_narrow" : "simkit_divide_spectrum_z")
+                           : (narrow ? "simkit_divide_spectrum_c_narrow" : "simkit_divide_spectrum_c");
+    cufftResult r = cufftXtSetJITCallback(h, name, simkit_multiply_callback_lto, sizeof(simkit_multiply_callback_lto),
+                                          f64 ? CUFFT_CB_ST_COMPLEX_DOUBLE : CUFFT_CB_ST_COMPLEX, &division);
     long long n = shape.n[0], embed = shape.n[0];
     std::size_t work = 0;
     if (r == CUFFT_SUCCESS)
       r = cufftMakePlanMany64(h, 1, &n, &embed, stride, 1, &embed, stride, 1, f64 ? CUFFT_Z2Z : CUFFT_C2C, columns, &work);
     if (r == CUFFT_SUCCESS) r = cufftSetStream(h, static_cast<cudaStream_t>(ctx.stream()));
     if (r == CUFFT_SUCCESS) {
-      dividing_inverse = int(h);
+      dividing_forward = int(h);
       return true;
     }
     cufftDestroy(h);
@@ -201,15 +204,15 @@ const Extents<3>& BatchedComplexFft<T>::shape() const {
 }
 
 template <class T>
-bool BatchedComplexFft<T>::divide_in_inverse(View<const T, 1> l0, View<const T, 1> l1, View<const T, 1> l2, T inv_norm) {
+bool BatchedComplexFft<T>::divide_in_forward(View<const T, 1> l0, View<const T, 1> l1, View<const T, 1> l2, T inv_norm) {
   if (!impl_) throw Error("fft::BatchedComplexFft used before it was planned");
   Impl& im = *impl_;
   const index_t m = im.shape.n[2] / 2;
   if (l0.shape.n[0] < im.shape.n[0] || l1.shape.n[0] < im.shape.n[1] || l2.shape.n[0] < 2 * m)
-    throw ShapeError("fft::BatchedComplexFft::divide_in_inverse: eigenvalues of " + std::to_string(l0.shape.n[0]) + ", " +
+    throw ShapeError("fft::BatchedComplexFft::divide_in_forward: eigenvalues of " + std::to_string(l0.shape.n[0]) + ", " +
                      std::to_string(l1.shape.n[0]) + ", " + std::to_string(l2.shape.n[0]) + " for a spectrum of " + to_string(im.shape));
-  if (!im.ctx.is_cuda() || im.shape.n[0] == 1 || im.dividing_inverse >= 0) return im.dividing_inverse >= 0;
-  return im.plan_dividing_inverse(detail::SeparableDivision<T>{l0.ptr, l1.ptr, l2.ptr, (unsigned long long)im.stride,
+  if (!im.ctx.is_cuda() || im.shape.n[0] == 1 || im.dividing_forward >= 0) return im.dividing_forward >= 0;
+  return im.plan_dividing_forward(detail::SeparableDivision<T>{l0.ptr, l1.ptr, l2.ptr, (unsigned long long)im.stride,
                                                               (unsigned long long)m, inv_norm});
 }
 

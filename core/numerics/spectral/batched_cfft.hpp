@@ -7,7 +7,7 @@
 // One strided batched call (cuFFT's cufftPlanMany with stride n1 m or the planes' stride, or FFTW's
 // fftw_plan_many_dft), planned once, on the context's stream, no gather or scatter and no
 // host synchronisation. The spectrum division of a periodic transform solve runs between the
-// two (solvers/distributed_transform.hpp), or, on the GPU, inside the inverse (divide_in_inverse).
+// two (solvers/distributed_transform.hpp), or, on the GPU, inside the forward (divide_in_forward).
 //
 //   sim::fft::BatchedComplexFft<double> x(ctx, extents(nx, ny, 2 * (nz / 2 + 1)));
 //   x.forward(s);   // s: a contiguous view of that shape, transformed along axis 0 in place
@@ -35,12 +35,12 @@ class BatchedComplexFft {
   void inverse(View<T, 3> z) const;
   /// The planned shape (as reals).
   const Extents<3>& shape() const;
-  /// Fuses into inverse() the division of every mode (i, j, k) by l0[i] + l1[j] + l2[2 k], times
-  /// inv_norm (0 where that sum is not positive): on the GPU in the load callback of an inverse
-  /// plan of its own (cuFFT links it in). Returns whether it could (false on the CPU, along an
-  /// axis of length 1, or where cuFFT cannot link it: the caller then divides between the
-  /// transforms). l0, l1, l2 are device arrays that outlive this object.
-  bool divide_in_inverse(View<const T, 1> l0, View<const T, 1> l1, View<const T, 1> l2, T inv_norm);
+  /// Fuses into forward() the division of every mode (i, j, k) of its result by l0[i] + l1[j] +
+  /// l2[2 k], times inv_norm (0 where that sum is not positive): on the GPU in the store callback
+  /// of a forward plan of its own (cuFFT links it in). Returns whether it could (false on the
+  /// CPU, along an axis of length 1, or where cuFFT cannot link it: the caller then divides
+  /// between the transforms). l0, l1, l2 are device arrays that outlive this object.
+  bool divide_in_forward(View<const T, 1> l0, View<const T, 1> l1, View<const T, 1> l2, T inv_norm);
 
   struct Impl;
 
