@@ -375,22 +375,44 @@ void Halo<T, Rank>::exchange(Field<T, Rank>& f) {
 }
 
 template <class T, int Rank>
+bool Halo<T, Rank>::planes_grouped(std::size_t fields, int d) const {
+#if SIMKIT_HAS_NCCL
+  return dev_ && d == 0 && Rank > 1 && fields > 0;
+#else
+  (void)fields, (void)d;
+  return false;
+#endif
+}
+
+template <class T, int Rank>
 void Halo<T, Rank>::exchange(std::initializer_list<Field<T, Rank>*> fields, int d) {
+  start(fields, d);
+  finish(fields, d);
+}
+
+template <class T, int Rank>
+void Halo<T, Rank>::start(std::initializer_list<Field<T, Rank>*> fields, int d) {
   if (sub_.neighbour[d][0] < 0 && sub_.neighbour[d][1] < 0) return;
 #if SIMKIT_HAS_NCCL
-  if (dev_ && d == 0 && Rank > 1 && fields.size() > 0) {  // whole planes straight from and into each field, as post_device
+  if (planes_grouped(fields.size(), d)) {  // whole planes straight from and into each field, as post_device
     std::vector<DeviceTransfer> sends, recvs;
     for (Field<T, Rank>* f : fields) {
       for (auto [dim, side] : faces(0, 1, false)) sends.push_back(plane_message(sub_.neighbour[dim][side], *f, side, ghost_, false));
       for (auto [dim, side] : faces(0, 1, true)) recvs.push_back(plane_message(sub_.neighbour[dim][side], *f, side, ghost_, true));
     }
-    const Context& ctx = (*fields.begin())->context();
-    dev_->channel->start(ctx, sends, recvs, sizeof(T) == 8);
-    dev_->channel->finish(ctx);
+    dev_->channel->start((*fields.begin())->context(), sends, recvs, sizeof(T) == 8);
     return;
   }
 #endif
   for (Field<T, Rank>* f : fields) start(*f, d), finish(*f, d);
+}
+
+template <class T, int Rank>
+void Halo<T, Rank>::finish(std::initializer_list<Field<T, Rank>*> fields, int d) {
+  if (sub_.neighbour[d][0] < 0 && sub_.neighbour[d][1] < 0) return;
+#if SIMKIT_HAS_NCCL
+  if (planes_grouped(fields.size(), d)) dev_->channel->finish((*fields.begin())->context());
+#endif
 }
 
 template class Halo<float, 1>;

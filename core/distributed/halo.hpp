@@ -54,6 +54,13 @@ class Halo {
   /// NCCL dimension 0's planes of every field go as one group of messages (one latency, not one
   /// a field); otherwise start + finish of each field in turn.
   void exchange(std::initializer_list<Field<T, Rank>*> fields, int d);
+  /// exchange(fields, d) in two halves: through NCCL dimension 0's planes of every field leave
+  /// here as one group of messages and finish(fields, d) completes them, so that kernels queued
+  /// between (which must not touch those planes or the ghosts) overlap them; on other paths
+  /// the whole exchange runs here and finish(fields, d) does nothing.
+  void start(std::initializer_list<Field<T, Rank>*> fields, int d);
+  /// Completes start(fields, d) (the same fields, in the same order).
+  void finish(std::initializer_list<Field<T, Rank>*> fields, int d);
   /// Sends dimension d's boundary slabs of f (spanning the other dimensions' ghosts) and posts
   /// the receives; finish(f, d) completes them. exchange() is start + finish for d = 0, 1, 2.
   void start(Field<T, Rank>& f, int d);
@@ -91,6 +98,8 @@ class Halo {
  private:
   void post(Field<T, Rank>& f, int d_first, int d_end, bool corners);
   void unpack(Field<T, Rank>& f, int d_first, int d_end, bool corners);
+  /// Whether start(fields, d) sends every field's planes as one group through NCCL.
+  bool planes_grouped(std::size_t fields, int d) const;
   bool use_nccl(const Context& ctx, HaloUse use) const;
   /// The faces (d, side) of dimensions [d_first, d_end) with a neighbouring rank, each
   /// dimension low side first; high side first when receive_order (NCCL matches two ranks'

@@ -837,6 +837,44 @@ class FluidModel3 final : public Model {
              FillSides3<T, d>{{s.c[0]->view(), s.c[1]->view(), s.c[2]->view()}, b, s.dye ? s.dye->view() : View<T, 3>{}});
   }
 
+  /// project() where the box is split over ranks along dimension d alone (slabs, at least 3
+  /// cells along d; periodic or shared on every side, no obstacle): each exchange runs beside
+  /// the cells that do not need it. Component d's faces across the shared sides beside the
+  /// right-hand side of every plane along d but the last; p's ghosts beside the projection of
+  /// the last plane and the first half of the others; where the projection writes the ghosts,
+  /// the three components' planes beside the second half, once the first plane (which reads
+  /// p's low ghosts) is projected. The same arithmetic per cell as without the overlap.
+  void project_slab(const State<T>& s, const index_t wrap[3], int d) {
+    const index_t n = n_[d], mid = n / 2;
+    auto over_planes = [&](const char* name, index_t lo, index_t hi, const auto& kernel) {
+      Box<3> b = cells();
+      b.lo[d] = lo, b.hi[d] = hi;
+      if (lo < hi) for_each(ctx_, name, b, kernel);
+    };
+    const WrappedPressureRhs3<T> rhs{s.velocity(), rhs_.view(), h_, dt_.device(), {wrap[0], wrap[1], wrap[2]}};
+    halo_.start(*s.c[d], d);
+    over_planes("fluid3d::pressure_rhs_wrapped", 0, n - 1, rhs);
+    halo_.finish(*s.c[d], d);
+    over_planes("fluid3d::pressure_rhs_wrapped", n - 1, n, rhs);
+    marks_.mark("pressure rhs (the normal faces' exchange beside it)");
+    distributed_->solve(rhs_.view(), p_.view());
+    marks_.mark("pressure solve");
+    Project3<T, View<const T, 3>, BoxPressure7<T>> k{{s.c[0]->view(), s.c[1]->view(), s.c[2]->view()}, p_.view(), box_ops_, h_,
+                                                     dt_.device()};
+    const bool fills = projection_fills_ghosts();
+    if (fills)  // the periodic copies within the box
+      for (int e = 0; e < 3; ++e) k.wrap[e] = wrap[e];
+    halo_.start(p_, d);
+    over_planes("fluid3d::project_box", n - 1, n, k);
+    over_planes("fluid3d::project_box", 1, mid, k);
+    halo_.finish(p_, d);
+    over_planes("fluid3d::project_box", 0, 1, k);
+    if (fills) halo_.start({s.c[0], s.c[1], s.c[2]}, d);
+    over_planes("fluid3d::project_box", mid, n - 1, k);
+    if (fills) halo_.finish({s.c[0], s.c[1], s.c[2]}, d);
+    marks_.mark(fills ? "projection (the exchanges of p and the velocity beside it)" : "projection (the exchange of p beside it)");
+  }
+
   /// Makes the state discretely divergence-free: A p = -div(u) / dt, then u -= dt grad p;
   /// guess_scale: what the last pressure is multiplied by as the first guess of an iterative solve.
   void project(const State<T>& s, double guess_scale = 1) {
@@ -858,10 +896,14 @@ class FluidModel3 final : public Model {
     }
     if (parallel_ && !params_.obstacle && periodic_or_shared_sides()) {  // no fill: the normal components' exchanges alone
       index_t wrap[3];
+      int shared = -1, shared_dims = 0;
       for (int d = 0; d < 3; ++d) {
         wrap[d] = walls_.side[2 * d] == Side::periodic ? n_[d] : 0;
-        if (!wrap[d]) halo_.start(*s.c[d], d), halo_.finish(*s.c[d], d);
+        if (!wrap[d]) shared = d, ++shared_dims;
       }
+      if (shared_dims == 1 && n_[shared] >= 3) return project_slab(s, wrap, shared);
+      for (int d = 0; d < 3; ++d)
+        if (!wrap[d]) halo_.start(*s.c[d], d), halo_.finish(*s.c[d], d);
       marks_.mark("normal faces' exchanges");
       for_each(ctx_, "fluid3d::pressure_rhs_wrapped", cells(),
                WrappedPressureRhs3<T>{s.velocity(), rhs_.view(), h_, dt_.device(), {wrap[0], wrap[1], wrap[2]}});
