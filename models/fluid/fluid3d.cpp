@@ -856,7 +856,7 @@ class FluidModel3 final : public Model {
     over_planes("fluid3d::pressure_rhs_wrapped", 0, n - 1, rhs);
     halo_.finish(*s.c[d], d);
     over_planes("fluid3d::pressure_rhs_wrapped", n - 1, n, rhs);
-    marks_.mark("pressure rhs (the normal faces' exchange beside it)");
+    marks_.mark("pressure rhs");  // (the normal faces' exchange within)
     distributed_->solve(rhs_.view(), p_.view());
     marks_.mark("pressure solve");
     Project3<T, View<const T, 3>, BoxPressure7<T>> k{{s.c[0]->view(), s.c[1]->view(), s.c[2]->view()}, p_.view(), box_ops_, h_,
@@ -872,8 +872,7 @@ class FluidModel3 final : public Model {
     if (fills) halo_.start({s.c[0], s.c[1], s.c[2]}, d);
     over_planes("fluid3d::project_box", mid, n - 1, k);
     if (fills) halo_.finish({s.c[0], s.c[1], s.c[2]}, d);
-    marks_.mark(fills ? "projection (the exchanges of p and the velocity beside it)" : "projection (the exchange of p beside it)");
-  }
+  }  // (the caller marks the projection, the exchanges of p and the velocity within)
 
   /// Makes the state discretely divergence-free: A p = -div(u) / dt, then u -= dt grad p;
   /// guess_scale: what the last pressure is multiplied by as the first guess of an iterative solve.
