@@ -911,9 +911,9 @@ class DistributedTransformPoisson {
     if (mine.size() > 0 && x_complex_) {
       x_fft_ = fft::BatchedComplexFft<T>(ctx, mine.shape(), in_place_ ? modes[1] * modes[2] : 0);
       // in double only: the division in cuFFT's Z2Z callback measured faster than its own pass,
-      // in the C2C (as a load callback of the inverse) slower (bench/results/2026-11-28-h200x2-multi-gpu);
-      // a store callback of the forward beats a load callback of the inverse
-      // (bench/results/2026-11-29-h200-fft-callbacks)
+      // in the C2C slower, as a load callback of the inverse (bench/results/2026-11-28-h200x2-multi-gpu)
+      // and as a store callback of the forward; in the Z2Z the store callback beats the load
+      // callback (bench/results/2026-11-29-h200-fft-callbacks)
       if (sizeof(T) == 8)
         x_divides_ = x_fft_.divide_in_forward(View<const T, 1>(eigen_[0].view()), View<const T, 1>(eigen_[1].view()),
                                               View<const T, 1>(eigen_[2].view()), inv_norm_);
