@@ -424,6 +424,7 @@ class FluidModel final : public Model {
   /// The pressure equation's right-hand side into pressure_rhs_: -div(u) / dt, mean-free where
   /// the problem is singular, plus A p_ when plus_old_pressure (the incremental form).
   void pressure_rhs(Field<T, 2>& u, Field<T, 2>& v, bool plus_old_pressure) {
+    rhs_in_rows_ = false;  // (the residual diagnostic reads this one, not the staged rows' last)
     for_each(ctx_, "fluid::pressure_rhs", box(),
              PressureRhs<T>{u.view(), v.view(), pressure_rhs_.view(), stencil_, T(1 / hx_), T(1 / hy_), kernel_dt_});
     if (pressure_singular_ && !solver_->exact()) {  // the Neumann problem needs a mean-free right-hand side (the transform drops the mean itself)
