@@ -837,6 +837,16 @@ class FluidModel3 final : public Model {
              FillSides3<T, d>{{s.c[0]->view(), s.c[1]->view(), s.c[2]->view()}, b, s.dye ? s.dye->view() : View<T, 3>{}});
   }
 
+  /// The projection of a rank's box periodic or shared on every side (BoxPressure7), writing
+  /// the periodic copies within the box (wrap) where fills.
+  Project3<T, View<const T, 3>, BoxPressure7<T>> box_projection(const State<T>& s, const index_t wrap[3], bool fills) const {
+    Project3<T, View<const T, 3>, BoxPressure7<T>> k{{s.c[0]->view(), s.c[1]->view(), s.c[2]->view()}, p_.view(), box_ops_, h_,
+                                                     dt_.device()};
+    if (fills)
+      for (int d = 0; d < 3; ++d) k.wrap[d] = wrap[d];
+    return k;
+  }
+
   /// project() where the box is split over ranks along dimension d alone (slabs, at least 3
   /// cells along d; periodic or shared on every side, no obstacle): each exchange runs beside
   /// the cells that do not need it. Component d's faces across the shared sides beside the
@@ -859,11 +869,8 @@ class FluidModel3 final : public Model {
     marks_.mark("pressure rhs");  // (the normal faces' exchange within)
     distributed_->solve(rhs_.view(), p_.view());
     marks_.mark("pressure solve");
-    Project3<T, View<const T, 3>, BoxPressure7<T>> k{{s.c[0]->view(), s.c[1]->view(), s.c[2]->view()}, p_.view(), box_ops_, h_,
-                                                     dt_.device()};
     const bool fills = projection_fills_ghosts();
-    if (fills)  // the periodic copies within the box
-      for (int e = 0; e < 3; ++e) k.wrap[e] = wrap[e];
+    const auto k = box_projection(s, wrap, fills);
     halo_.start(p_, d);
     over_planes("fluid3d::project_box", n - 1, n, k);
     over_planes("fluid3d::project_box", 1, mid, k);
@@ -911,11 +918,8 @@ class FluidModel3 final : public Model {
       marks_.mark("pressure solve");
       halo_.exchange(p_);
       marks_.mark("pressure exchange");
-      Project3<T, View<const T, 3>, BoxPressure7<T>> k{{faces[0], faces[1], faces[2]}, p_.view(), box_ops_, h_, dt_.device()};
-      const bool fills = projection_fills_ghosts();
-      if (fills)  // the periodic copies within the box; then the shared sides' exchanges, dimension by dimension
-        for (int d = 0; d < 3; ++d) k.wrap[d] = wrap[d];
-      for_each(ctx_, "fluid3d::project_box", cells(), k);
+      const bool fills = projection_fills_ghosts();  // (then the shared sides' exchanges, dimension by dimension)
+      for_each(ctx_, "fluid3d::project_box", cells(), box_projection(s, wrap, fills));
       if (fills) {
         marks_.mark("projection");
         for (int d = 0; d < 3; ++d)
